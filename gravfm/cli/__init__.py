@@ -1,0 +1,49 @@
+"""The `gravfm` command: thin subcommands calling library functions.
+
+Each subcommand lives in its own module with a ``register(subparsers)`` function. Errors derived
+from :class:`gravfm.errors.GravfmError` are printed as one line and exit with status 2.
+"""
+
+import argparse
+import importlib
+import sys
+
+from ..errors import GravfmError
+
+# Modules under gravfm.cli that provide register(subparsers); each is imported lazily so a
+# missing optional part (e.g. the hardware stack) never breaks `gravfm graph info`.
+SUBCOMMAND_MODULES = ["graph_cmd", "partition_cmd", "model_cmd", "run_cmd", "synth_cmd", "demo_cmd"]
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="gravfm",
+        description="Generate, simulate, verify and model vertex-centric graph accelerators for FPGAs.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name == f"{__name__}.{name}":
+                continue  # subcommand not written yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args) or 0
+    except GravfmError as error:
+        print(f"gravfm: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gravfm: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
