@@ -1,1 +1,76 @@
-"""gravfm.model."""
+"""The analytical performance model of GraVF-M (SPEC §5), its platforms and parameters.
+
+``predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm")``
+returns a :class:`Prediction`: every throughput limit, T_sys, the bottleneck and, when not given,
+the number of FPGAs and PEs per FPGA chosen by the model. Platforms are TOML files
+(:func:`load_platform`); algorithm sizes come from named defaults (:func:`algorithm_params`) or
+hardware layouts (:func:`params_from_layouts`). Only |V| and |E| of the graph are needed, plus the
+per-superstep message counts for :func:`predict_supersteps`. Pure Python: no Amaranth import.
+"""
+
+from .algorithm_params import (
+    AlgorithmParams,
+    algorithm_params,
+    builtin_algorithm_params,
+    params_for_algorithm,
+    params_from_layouts,
+)
+from .limits import (
+    fpgas_needed,
+    interface_limit,
+    memory_limit,
+    memory_limit_granular,
+    network_limit,
+    node_interface_limit,
+    node_network_limit,
+    pe_limit,
+    pes_needed,
+)
+from .platform import (
+    FpgaSpec,
+    HierarchySpec,
+    LatencySpec,
+    LinkSpec,
+    MemorySpec,
+    NetworkSpec,
+    Platform,
+    builtin_platforms,
+    load_platform,
+)
+from .predict import LIMIT_DESCRIPTIONS, MEMORY_MODELS, Prediction, evaluate, predict, sweep
+from .supersteps import SuperstepPrediction, predict_supersteps, superstep_latency_cycles
+
+__all__ = [
+    "AlgorithmParams",
+    "FpgaSpec",
+    "HierarchySpec",
+    "LIMIT_DESCRIPTIONS",
+    "LatencySpec",
+    "LinkSpec",
+    "MEMORY_MODELS",
+    "MemorySpec",
+    "NetworkSpec",
+    "Platform",
+    "Prediction",
+    "SuperstepPrediction",
+    "algorithm_params",
+    "builtin_algorithm_params",
+    "builtin_platforms",
+    "evaluate",
+    "fpgas_needed",
+    "interface_limit",
+    "load_platform",
+    "memory_limit",
+    "memory_limit_granular",
+    "network_limit",
+    "node_interface_limit",
+    "node_network_limit",
+    "params_for_algorithm",
+    "params_from_layouts",
+    "pe_limit",
+    "pes_needed",
+    "predict",
+    "predict_supersteps",
+    "superstep_latency_cycles",
+    "sweep",
+]

@@ -1,0 +1,139 @@
+"""The throughput limits of SPEC §5 as plain functions of numbers.
+
+Every function returns a limit on the system throughput T_sys in edges per second (traversed
+edges: messages produced by the scatter kernels). Arguments are in SI units: Hz, bits, bits per
+second. ``degree`` is the average degree |E|/|V|. Symbols: n FPGAs, p PEs per FPGA.
+
+GraVF-M broadcasts one update (m_update bits) per active vertex to each other FPGA; GraVF sends one
+message (m_message bits) per edge, of which the fraction (n-1)/n crosses to another FPGA.
+"""
+
+import math
+
+__all__ = [
+    "ARCHITECTURES",
+    "fpgas_needed",
+    "pe_limit",
+    "memory_limit",
+    "memory_limit_granular",
+    "interface_limit",
+    "network_limit",
+    "node_interface_limit",
+    "node_network_limit",
+    "pes_needed",
+]
+
+ARCHITECTURES = ("gravfm", "gravf")
+
+
+def _check_arch(arch):
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"arch must be one of {', '.join(ARCHITECTURES)}, not {arch!r}")
+
+
+def fpgas_needed(vertices, m_vertex, memory_bits):
+    """Smallest n with n >= |V| m_vertex / M (the graph's vertex state must fit); at least 1."""
+    return max(1, math.ceil(vertices * m_vertex / memory_bits))
+
+
+def pe_limit(fpgas, pes, f_clk_hz, cpe):
+    """L_PE = n p f / CPE (1)."""
+    return fpgas * pes * f_clk_hz / cpe
+
+
+def memory_limit(fpgas, bandwidth_bits_per_s, m_edge):
+    """L_mem = n BW_mem / m_edge (2): one edge read per traversed edge, no wasted bits."""
+    return fpgas * bandwidth_bits_per_s / m_edge
+
+
+def memory_limit_granular(fpgas, pes, bandwidth_bits_per_s, m_edge, m_memword, degree):
+    """L_mem with access granularity (worst case).
+
+    Each of the |V| n p edge lists ends in a memory word holding a single edge, which wastes
+    m_memword - m_edge bits per list: n BW_mem / (m_edge + (|V|/|E|) n p (m_memword - m_edge)).
+    Once (|V|/|E|) n p >= 1 a list holds one edge or none on average, and every edge costs a
+    whole word: n BW_mem / m_memword. An edge wider than a word costs whole words.
+    """
+    word = m_memword * math.ceil(m_edge / m_memword)  # an edge never shares a word with less
+    lists_per_edge = fpgas * pes / degree
+    if lists_per_edge >= 1:
+        return fpgas * bandwidth_bits_per_s / word
+    return fpgas * bandwidth_bits_per_s / (m_edge + lists_per_edge * (word - m_edge))
+
+
+def interface_limit(fpgas, interface_bits_per_s, degree, *, arch, m_update, m_message, group=None):
+    """L_if, the limit set by one FPGA's network interface; ``math.inf`` for a single FPGA.
+
+    GraVF-M (3): each FPGA sends T_FPGA m_update (g-1)/degree bits/s, so
+    L_if = n BW_if degree / (m_update (g-1)), which is (BW_if/m_update) n/(n-1) degree for g = n.
+    GraVF: each FPGA sends T_FPGA m_message (g-1)/n bits/s, so L_if = n^2 BW_if / (m_message (g-1)),
+    which is (BW_if/m_message) n^2/(n-1) for g = n.
+
+    ``group`` is the number of FPGAs that exchange data over this interface (default n; inside a
+    node of a hierarchical network, the node's size).
+    """
+    _check_arch(arch)
+    group = fpgas if group is None else group
+    if group <= 1:
+        return math.inf
+    if arch == "gravfm":
+        return fpgas * interface_bits_per_s * degree / (m_update * (group - 1))
+    return fpgas * fpgas * interface_bits_per_s / (m_message * (group - 1))
+
+
+def network_limit(fpgas, network_bits_per_s, degree, *, arch, m_update, m_message, group=None):
+    """L_net, the limit set by the total network bandwidth; ``math.inf`` for a single FPGA.
+
+    GraVF-M (6): BW_net / ((n-1) m_update / degree). GraVF (7): BW_net n / ((n-1) m_message).
+    With ``group`` = g < n (FPGAs of one node of a hierarchical network, BW_net being that node's
+    internal network): GraVF-M n BW_net degree / (g (g-1) m_update); GraVF n^2 BW_net /
+    (g (g-1) m_message). Both reduce to (6) and (7) for g = n.
+    """
+    _check_arch(arch)
+    group = fpgas if group is None else group
+    if group <= 1:
+        return math.inf
+    if arch == "gravfm":
+        return fpgas * network_bits_per_s * degree / (group * (group - 1) * m_update)
+    return fpgas * fpgas * network_bits_per_s / (group * (group - 1) * m_message)
+
+
+def node_interface_limit(fpgas, fpgas_per_node, node_interface_bits_per_s, degree, *, arch, m_update,
+                         m_message):
+    """Interface limit of the network between nodes of k FPGAs (hierarchical platforms).
+
+    N = ceil(n/k) nodes; a node sends each of its updates once to each other node (GraVF-M:
+    k T_FPGA m_update (N-1)/degree <= BW_node_if, which is equation (3) with N in place of n when
+    every node is full), or the messages bound for other nodes (GraVF: k T_FPGA m_message (n-k)/n).
+    """
+    _check_arch(arch)
+    group = min(fpgas_per_node, fpgas)
+    nodes = math.ceil(fpgas / group)
+    if nodes <= 1:
+        return math.inf
+    if arch == "gravfm":
+        return fpgas * node_interface_bits_per_s * degree / (group * m_update * (nodes - 1))
+    return fpgas * fpgas * node_interface_bits_per_s / (group * m_message * (fpgas - group))
+
+
+def node_network_limit(fpgas, fpgas_per_node, node_network_bits_per_s, degree, *, arch, m_update,
+                       m_message):
+    """Total-bandwidth limit of the network between nodes (hierarchical platforms).
+
+    GraVF-M: T_sys m_update (N-1)/degree <= BW_node_net (equation (6) with N nodes).
+    GraVF: T_sys m_message (n-k)/n <= BW_node_net.
+    """
+    _check_arch(arch)
+    group = min(fpgas_per_node, fpgas)
+    nodes = math.ceil(fpgas / group)
+    if nodes <= 1:
+        return math.inf
+    if arch == "gravfm":
+        return node_network_bits_per_s * degree / ((nodes - 1) * m_update)
+    return fpgas * node_network_bits_per_s / ((fpgas - group) * m_message)
+
+
+def pes_needed(t_sys, fpgas, f_clk_hz, cpe):
+    """Least p with L_PE >= T_sys: p >= T_sys CPE / (n f) (rounded up, at least 1)."""
+    exact = t_sys * cpe / (fpgas * f_clk_hz)
+    return max(1, math.ceil(exact - 1e-9))

@@ -1,0 +1,346 @@
+"""Platforms: the hardware a prediction is made for, described by a TOML data file.
+
+A platform file holds the measured or estimated figures of SPEC §5/§6 — clock, PEs per FPGA,
+memory size and bandwidth, network bandwidth per number of peers, latencies — and the PE cycles
+per edge (CPE) measured for each algorithm. Built-in files live in ``gravfm/model/platforms``;
+users pass a path to their own file without touching code (``--platform NAME|PATH``).
+Keys carry their unit in their name (``_mhz``, ``_mib``, ``_gib_s``, ``_bits``, ``_cycles``);
+the properties of the dataclasses return SI units (Hz, bits, bits per second).
+"""
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..errors import ConfigError, SpecError
+from .schema import FromDict
+from .units import gib_per_s_to_bits_per_s, mhz_to_hz, mib_to_bits
+
+__all__ = [
+    "FpgaSpec",
+    "MemorySpec",
+    "LinkSpec",
+    "HierarchySpec",
+    "NetworkSpec",
+    "LatencySpec",
+    "Platform",
+    "PLATFORM_DIR",
+    "builtin_platforms",
+    "load_platform",
+]
+
+PLATFORM_DIR = Path(__file__).resolve().parent / "platforms"
+
+
+def _require_positive(owner, *names, integer=False):
+    for name in names:
+        value = getattr(owner, name)
+        if not value > 0 or not math.isfinite(value):
+            kind = "a positive integer" if integer else "a positive number"
+            raise ConfigError(f"{type(owner).__name__}.{name} must be {kind}, not {value!r}")
+
+
+@dataclass(frozen=True)
+class FpgaSpec(FromDict):
+    """One FPGA of the platform.
+
+    Parameters
+    ----------
+    part : str
+        Device name (for the reader; not used by the model).
+    f_clk_mhz : float
+        Clock of the PEs, f_clk.
+    max_pes : int
+        Most PEs that fit in one FPGA (gives L_PE max).
+    """
+
+    part: str
+    f_clk_mhz: float
+    max_pes: int
+
+    def __post_init__(self):
+        _require_positive(self, "f_clk_mhz")
+        _require_positive(self, "max_pes", integer=True)
+
+    @property
+    def f_clk_hz(self):
+        """f_clk in Hz."""
+        return mhz_to_hz(self.f_clk_mhz)
+
+
+@dataclass(frozen=True)
+class MemorySpec(FromDict):
+    """Graph memory of one FPGA.
+
+    Parameters
+    ----------
+    edge_storage : {"onchip", "offchip"}
+        Where the edge lists live. With on-chip storage the memory limit L_mem does not apply
+        (block RAM serves one edge per PE per cycle, which L_PE already counts).
+    capacity_mib : float
+        M, memory per FPGA available for the graph (MiB).
+    bandwidth_gib_s : float
+        BW_mem used by the model (GiB/s): the bandwidth observed for the edge-list access pattern.
+    peak_bandwidth_gib_s : float
+        Peak bandwidth (GiB/s), for information.
+    word_bits : int
+        m_memword, bits read by one memory access (the access granularity).
+    requests_in_flight : int
+        Outstanding memory requests per PE (for the hardware; not used by the throughput model).
+    """
+
+    edge_storage: Literal["onchip", "offchip"]
+    capacity_mib: float
+    bandwidth_gib_s: float
+    peak_bandwidth_gib_s: float
+    word_bits: int
+    requests_in_flight: int = 1
+
+    def __post_init__(self):
+        _require_positive(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s")
+        _require_positive(self, "word_bits", "requests_in_flight", integer=True)
+        if self.bandwidth_gib_s > self.peak_bandwidth_gib_s:
+            raise ConfigError(f"MemorySpec.bandwidth_gib_s ({self.bandwidth_gib_s}) exceeds "
+                              f"peak_bandwidth_gib_s ({self.peak_bandwidth_gib_s})")
+
+    @property
+    def capacity_bits(self):
+        """M in bits."""
+        return mib_to_bits(self.capacity_mib)
+
+    @property
+    def bandwidth_bits_per_s(self):
+        """BW_mem in bits per second."""
+        return gib_per_s_to_bits_per_s(self.bandwidth_gib_s)
+
+
+@dataclass(frozen=True)
+class LinkSpec(FromDict):
+    """One inter-FPGA link (stream) as the hardware sees it.
+
+    Parameters
+    ----------
+    word_bits : int
+        Width of one link word (bits).
+    clock_mhz : float
+        Clock of the link's stream interface (MHz).
+    latency_cycles : int
+        One-way latency of the link, in f_clk cycles.
+    """
+
+    word_bits: int
+    clock_mhz: float
+    latency_cycles: int
+
+    def __post_init__(self):
+        _require_positive(self, "word_bits", "latency_cycles", integer=True)
+        _require_positive(self, "clock_mhz")
+
+    @property
+    def stream_bits_per_s(self):
+        """Most one stream can carry: one word per link clock cycle."""
+        return self.word_bits * mhz_to_hz(self.clock_mhz)
+
+
+@dataclass(frozen=True)
+class HierarchySpec(FromDict):
+    """Nodes of several FPGAs joined by a slower network (paper §5, "Other network topologies").
+
+    Parameters
+    ----------
+    fpgas_per_node : int
+        k, FPGAs in one node; they talk over the platform's FPGA-to-FPGA network.
+    node_interface_gib_s : float
+        Bandwidth with which one node sends to the other nodes (GiB/s).
+    node_network_gib_s : float
+        Total bandwidth of the network between nodes (GiB/s).
+    node_latency_cycles : int
+        One-way latency between nodes, in f_clk cycles.
+    """
+
+    fpgas_per_node: int
+    node_interface_gib_s: float
+    node_network_gib_s: float
+    node_latency_cycles: int
+
+    def __post_init__(self):
+        _require_positive(self, "fpgas_per_node", "node_latency_cycles", integer=True)
+        _require_positive(self, "node_interface_gib_s", "node_network_gib_s")
+
+
+@dataclass(frozen=True)
+class NetworkSpec(FromDict):
+    """The network between FPGAs.
+
+    Parameters
+    ----------
+    max_fpgas : int
+        FPGAs the platform has (the model chooses n_FPGA in 1..max_fpgas).
+    send_gib_s_by_peers, receive_gib_s_by_peers : list of float
+        BW_if: the bandwidth one FPGA sends (receives) in total when talking to 1, 2, 3, ...
+        peers at once (GiB/s). Beyond the last entry the last value is used (a saturated
+        interface), and the prediction says it extrapolated.
+    total_bandwidth_gib_s : float
+        BW_net, total bandwidth of the network (GiB/s).
+    total_bandwidth_is_lower_bound : bool
+        True when BW_net was only bounded from below (the paper's ``> 23.4 GiB/s``).
+    link : LinkSpec
+        The FPGA-to-FPGA link.
+    hierarchy : HierarchySpec, optional
+        Present when FPGAs are grouped in nodes with a slower network between nodes.
+    """
+
+    max_fpgas: int
+    send_gib_s_by_peers: tuple[float, ...]
+    receive_gib_s_by_peers: tuple[float, ...]
+    total_bandwidth_gib_s: float
+    link: LinkSpec
+    total_bandwidth_is_lower_bound: bool = False
+    hierarchy: HierarchySpec | None = None
+
+    def __post_init__(self):
+        _require_positive(self, "max_fpgas", integer=True)
+        _require_positive(self, "total_bandwidth_gib_s")
+        for name in ("send_gib_s_by_peers", "receive_gib_s_by_peers"):
+            values = getattr(self, name)
+            if not values or not all(value > 0 for value in values):
+                raise ConfigError(f"NetworkSpec.{name} must be a non-empty list of positive numbers, "
+                                  f"not {list(values)!r}")
+
+    def interface_gib_s(self, peers):
+        """BW_if when sending to ``peers`` others, and whether the table had to be extrapolated.
+
+        Returns
+        -------
+        (float, bool)
+            min(send, receive) bandwidth in GiB/s; True if ``peers`` lies beyond the table.
+        """
+        if peers < 1:
+            raise ValueError(f"peers must be at least 1, not {peers!r}")
+
+        def lookup(table):
+            return table[min(peers, len(table)) - 1]
+
+        extrapolated = peers > min(len(self.send_gib_s_by_peers), len(self.receive_gib_s_by_peers))
+        return min(lookup(self.send_gib_s_by_peers), lookup(self.receive_gib_s_by_peers)), extrapolated
+
+    def interface_bits_per_s(self, peers):
+        """BW_if in bits per second for ``peers`` peers (see :meth:`interface_gib_s`)."""
+        gib_s, _ = self.interface_gib_s(peers)
+        return gib_per_s_to_bits_per_s(gib_s)
+
+    @property
+    def total_bits_per_s(self):
+        """BW_net in bits per second."""
+        return gib_per_s_to_bits_per_s(self.total_bandwidth_gib_s)
+
+
+@dataclass(frozen=True)
+class LatencySpec(FromDict):
+    """Fixed latencies that make up the synchronization time of one superstep.
+
+    Parameters
+    ----------
+    pipeline_depth_cycles : int
+        Cycles from an update leaving apply to its last message being gathered, excluding the
+        algorithm's own kernel latency and the inter-FPGA link.
+    barrier_local_cycles : int
+        Cycles for a barrier to cross the on-chip network and be counted by every PE.
+    """
+
+    pipeline_depth_cycles: int
+    barrier_local_cycles: int
+
+    def __post_init__(self):
+        for name in ("pipeline_depth_cycles", "barrier_local_cycles"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"LatencySpec.{name} must be a non-negative integer, not {value!r}")
+
+
+@dataclass(frozen=True)
+class Platform(FromDict):
+    """A platform of one or more FPGAs, as the performance model sees it.
+
+    Parameters
+    ----------
+    name : str
+        Short name (the file's stem for built-in platforms).
+    description : str
+        One line for humans.
+    sources : str
+        Where the figures come from.
+    fpga, memory, network, latency
+        See :class:`FpgaSpec`, :class:`MemorySpec`, :class:`NetworkSpec`, :class:`LatencySpec`.
+    cpe : dict of str to float
+        PE cycles per edge per algorithm name; must include ``default`` (used for algorithms
+        not listed, and reported as such).
+    estimated : list of str, optional
+        Keys (``table.key``) whose values are estimates rather than measurements or datasheet
+        figures; printed beside every prediction for this platform.
+    """
+
+    name: str
+    description: str
+    sources: str
+    fpga: FpgaSpec
+    memory: MemorySpec
+    network: NetworkSpec
+    latency: LatencySpec
+    cpe: dict[str, float]
+    estimated: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if "default" not in self.cpe:
+            raise ConfigError(f"platform {self.name!r}: [cpe] must have a 'default' entry")
+        for algorithm, value in self.cpe.items():
+            if not value >= 1.0 or not math.isfinite(value):
+                raise ConfigError(f"platform {self.name!r}: cpe.{algorithm} must be a number >= 1 "
+                                  f"(a PE handles at most one edge per cycle), not {value!r}")
+
+    def cpe_for(self, algorithm):
+        """CPE for ``algorithm`` and whether it was measured for it (False: the default was used)."""
+        if algorithm in self.cpe:
+            return self.cpe[algorithm], True
+        return self.cpe["default"], False
+
+
+def builtin_platforms():
+    """Names of the platform files shipped with gravfm, sorted."""
+    return sorted(path.stem for path in PLATFORM_DIR.glob("*.toml"))
+
+
+def load_platform(name_or_path):
+    """Load a platform by built-in name or from a TOML file.
+
+    Parameters
+    ----------
+    name_or_path : str or os.PathLike
+        A built-in name (see :func:`builtin_platforms`) or the path of a TOML file.
+
+    Raises
+    ------
+    SpecError
+        Neither a built-in name nor an existing file.
+    ConfigError
+        The file is not valid TOML or does not match the schema (the message names the key).
+    """
+    if isinstance(name_or_path, Platform):
+        return name_or_path
+    text = str(name_or_path)
+    path = Path(text)
+    if not path.is_file():
+        builtin = PLATFORM_DIR / f"{text}.toml"
+        if path.suffix or not builtin.is_file():
+            raise SpecError(f"unknown platform {text!r}: not a file and not one of "
+                            f"{', '.join(builtin_platforms())}")
+        path = builtin
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    return Platform.from_dict(data, where=str(path))

@@ -1,0 +1,292 @@
+"""Predicting a platform's throughput for a graph: T_sys = min(L_PE, L_mem, L_if, L_net) (9).
+
+:func:`predict` is the library entry point (``gravfm run`` prints its answer beside the measured
+throughput). It evaluates every limit of SPEC §5 for a configuration of n FPGAs with p PEs each,
+and, when n or p is not given, chooses them: first the n that maximizes T_sys with the most PEs
+per FPGA, then the fewest PEs that keep that T_sys (p >= T_sys CPE / (n f)).
+
+The SPEC finds n at the crossing of min(L_PE max, L_mem) with the network limits, compared with
+n = 1. Here every integer n from 1 to the platform's FPGA count is evaluated instead: that finds
+the same optimum for the paper's monotone limits, and stays right when the per-peer interface
+bandwidth table makes L_if non-monotone in n (as the AC-510's does).
+"""
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from ..errors import ConfigError, SpecError
+from . import limits as L
+from .algorithm_params import AlgorithmParams, algorithm_params
+from .platform import Platform, load_platform
+from .units import gib_per_s_to_bits_per_s, to_mteps
+
+__all__ = [
+    "LIMIT_DESCRIPTIONS",
+    "MEMORY_MODELS",
+    "Prediction",
+    "evaluate",
+    "predict",
+    "sweep",
+]
+
+LIMIT_DESCRIPTIONS = {
+    "L_PE": "PE throughput (n p f / CPE)",
+    "L_mem": "memory bandwidth for edge reads",
+    "L_if": "network interface of one FPGA",
+    "L_net": "total network bandwidth",
+    "L_if_node": "interface of one node to the other nodes",
+    "L_net_node": "total bandwidth between nodes",
+}
+
+MEMORY_MODELS = ("simple", "granular")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the analytical model predicts for one configuration (a prediction, not a measurement).
+
+    Attributes
+    ----------
+    platform, algorithm, arch : str
+        Platform name, algorithm name, ``"gravfm"`` (update broadcast) or ``"gravf"`` (unicast).
+    vertices, edges : int
+        |V| and |E| of the graph.
+    fpgas, pes : int
+        n_FPGA and PEs per FPGA of the configuration.
+    limits : dict of str to float
+        Each limit that applies, in edges per second (keys of :data:`LIMIT_DESCRIPTIONS`). A single
+        FPGA has no network limit; on-chip edge storage has no memory limit.
+    t_sys : float
+        Predicted system throughput, edges per second: the smallest limit.
+    bottleneck : str
+        Key of the smallest limit.
+    fits : bool
+        Whether n >= |V| m_vertex / M holds.
+    fpgas_needed : int
+        Smallest n for which the graph fits.
+    chosen : bool
+        True when the model chose n and/or p (they were not both given).
+    memory_model : str
+        ``"simple"`` (equation (2)) or ``"granular"`` (worst-case access granularity) for L_mem.
+    cpe : float
+        CPE used for L_PE.
+    details : dict
+        Other figures: both memory limits, BW_if used (GiB/s), |E|/|V|.
+    notes : tuple of str
+        Caveats: extrapolated figures, estimates, lower bounds, defaults used.
+    """
+
+    platform: str
+    algorithm: str
+    arch: str
+    vertices: int
+    edges: int
+    fpgas: int
+    pes: int
+    limits: dict
+    t_sys: float
+    bottleneck: str
+    fits: bool
+    fpgas_needed: int
+    chosen: bool
+    memory_model: str
+    cpe: float
+    details: dict
+    notes: tuple
+
+    @property
+    def t_sys_mteps(self):
+        """T_sys in MTEPS."""
+        return to_mteps(self.t_sys)
+
+    @property
+    def degree(self):
+        """Average degree |E|/|V|."""
+        return self.edges / self.vertices
+
+    def to_dict(self):
+        """Plain-data form for JSON (limits in MTEPS; infinite limits are left out)."""
+        return {
+            "kind": "prediction",
+            "model": "GraVF-M analytical performance model (SPEC section 5)",
+            "platform": self.platform,
+            "algorithm": self.algorithm,
+            "arch": self.arch,
+            "vertices": self.vertices,
+            "edges": self.edges,
+            "average_degree": self.degree,
+            "fpgas": self.fpgas,
+            "pes_per_fpga": self.pes,
+            "chosen_by_model": self.chosen,
+            "fits": self.fits,
+            "fpgas_needed": self.fpgas_needed,
+            "memory_model": self.memory_model,
+            "cpe": self.cpe,
+            "limits_mteps": {name: to_mteps(value) for name, value in self.limits.items()},
+            "bottleneck": self.bottleneck,
+            "t_sys_mteps": self.t_sys_mteps,
+            "details": {key: (None if isinstance(value, float) and math.isinf(value) else value)
+                        for key, value in self.details.items()},
+            "notes": list(self.notes),
+        }
+
+
+def _resolve(platform, params):
+    if not isinstance(platform, Platform):
+        platform = load_platform(platform)
+    if isinstance(params, str):
+        params = algorithm_params(params)
+    if not isinstance(params, AlgorithmParams):
+        raise TypeError(f"algorithm_params must be an AlgorithmParams or a name, not {params!r}")
+    return platform, params
+
+
+def _check_count(name, value, *, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{name} must be an integer >= {minimum}, not {value!r}")
+
+
+def _check_graph(vertices, edges):
+    _check_count("vertices", vertices)
+    _check_count("edges", edges)
+
+
+def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="gravfm",
+             memory_model="simple"):
+    """Every limit and T_sys for one given configuration (nothing is chosen).
+
+    Parameters are those of :func:`predict`, with ``fpgas`` and ``pes`` required. More FPGAs or
+    PEs than the platform has are evaluated all the same, with a note saying so.
+    """
+    platform, params = _resolve(platform, algorithm_params)
+    _check_graph(vertices, edges)
+    _check_count("fpgas", fpgas)
+    _check_count("pes", pes)
+    if arch not in L.ARCHITECTURES:
+        raise SpecError(f"unknown architecture {arch!r}; expected one of {', '.join(L.ARCHITECTURES)}")
+    if memory_model not in MEMORY_MODELS:
+        raise SpecError(f"unknown memory model {memory_model!r}; expected one of {', '.join(MEMORY_MODELS)}")
+
+    notes = []
+    degree = edges / vertices
+    cpe, measured = platform.cpe_for(params.name)
+    if not measured:
+        notes.append(f"CPE {cpe} is the platform's default: no CPE measured for {params.name!r}")
+    limits = {"L_PE": L.pe_limit(fpgas, pes, platform.fpga.f_clk_hz, cpe)}
+    details = {"average_degree": degree}
+
+    memory = platform.memory
+    if memory.edge_storage == "offchip":
+        simple = L.memory_limit(fpgas, memory.bandwidth_bits_per_s, params.m_edge)
+        granular = L.memory_limit_granular(fpgas, pes, memory.bandwidth_bits_per_s, params.m_edge,
+                                           memory.word_bits, degree)
+        limits["L_mem"] = simple if memory_model == "simple" else granular
+        details["L_mem_simple_mteps"] = to_mteps(simple)
+        details["L_mem_granular_mteps"] = to_mteps(granular)
+    else:
+        notes.append("on-chip edge storage: no memory-bandwidth limit (L_PE covers one edge per cycle)")
+
+    network = platform.network
+    sizes = {"arch": arch, "m_update": params.m_update, "m_message": params.m_message}
+    hierarchy = network.hierarchy
+    group = fpgas if hierarchy is None else min(hierarchy.fpgas_per_node, fpgas)
+    if group > 1:
+        interface_gib_s, extrapolated = network.interface_gib_s(group - 1)
+        details["interface_gib_s"] = interface_gib_s
+        if extrapolated:
+            notes.append(f"BW_if for {group - 1} peers extrapolated from the platform's table "
+                         f"(last entry {interface_gib_s} GiB/s)")
+        limits["L_if"] = L.interface_limit(fpgas, gib_per_s_to_bits_per_s(interface_gib_s), degree,
+                                           group=group, **sizes)
+        limits["L_net"] = L.network_limit(fpgas, network.total_bits_per_s, degree, group=group, **sizes)
+        if network.total_bandwidth_is_lower_bound:
+            notes.append(f"BW_net is only known to exceed {network.total_bandwidth_gib_s} GiB/s: "
+                         "L_net is a lower bound")
+    if hierarchy is not None and fpgas > group:
+        node_if = gib_per_s_to_bits_per_s(hierarchy.node_interface_gib_s)
+        node_net = gib_per_s_to_bits_per_s(hierarchy.node_network_gib_s)
+        limits["L_if_node"] = L.node_interface_limit(fpgas, group, node_if, degree, **sizes)
+        limits["L_net_node"] = L.node_network_limit(fpgas, group, node_net, degree, **sizes)
+        details["nodes"] = math.ceil(fpgas / group)
+        if fpgas % group:
+            notes.append(f"{fpgas} FPGAs do not fill nodes of {group}: node limits use the largest node")
+
+    if fpgas > network.max_fpgas:
+        notes.append(f"{fpgas} FPGAs: beyond the platform's {network.max_fpgas} (extrapolation)")
+    if pes > platform.fpga.max_pes:
+        notes.append(f"{pes} PEs per FPGA: beyond the platform's max_pes {platform.fpga.max_pes} "
+                     "(they would not fit; extrapolation)")
+    needed = L.fpgas_needed(vertices, params.m_vertex, memory.capacity_bits)
+    fits = fpgas >= needed
+    if not fits:
+        notes.append(f"the graph does not fit: needs n >= |V| m_vertex / M = {needed} FPGAs")
+    if platform.estimated:
+        notes.append(f"platform figures that are estimates: {', '.join(platform.estimated)}")
+
+    bottleneck = min(limits, key=limits.get)
+    return Prediction(
+        platform=platform.name, algorithm=params.name, arch=arch, vertices=vertices, edges=edges,
+        fpgas=fpgas, pes=pes, limits=limits, t_sys=limits[bottleneck], bottleneck=bottleneck,
+        fits=fits, fpgas_needed=needed, chosen=False, memory_model=memory_model, cpe=cpe,
+        details=details, notes=tuple(notes),
+    )
+
+
+def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm",
+            memory_model="simple"):
+    """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
+
+    Parameters
+    ----------
+    platform : Platform or str or os.PathLike
+        A platform, a built-in platform name or a platform file.
+    algorithm_params : AlgorithmParams or str
+        Sizes in bits (or the name of an algorithm with named defaults).
+    vertices, edges : int
+        |V| and |E|.
+    fpgas, pes : int, optional
+        n_FPGA and PEs per FPGA. A missing one is chosen by the model: n maximizes T_sys over
+        1..max_fpgas (the fewest FPGAs among equals, and only n for which the graph fits when
+        some n does); p is the least that keeps T_sys.
+    arch : {"gravfm", "gravf"}
+        Update broadcast (GraVF-M) or unicast messages (GraVF).
+    memory_model : {"simple", "granular"}
+        Which memory limit enters T_sys (both are in ``details``).
+
+    Returns
+    -------
+    Prediction
+    """
+    platform, params = _resolve(platform, algorithm_params)
+    _check_graph(vertices, edges)
+    kwargs = {"arch": arch, "memory_model": memory_model}
+    if fpgas is not None:
+        candidates = [fpgas]
+    else:
+        needed = L.fpgas_needed(vertices, params.m_vertex, platform.memory.capacity_bits)
+        first = min(needed, platform.network.max_fpgas)
+        candidates = range(first, platform.network.max_fpgas + 1)
+    trial_pes = platform.fpga.max_pes if pes is None else pes
+    best = None
+    for n in candidates:
+        trial = evaluate(platform, params, vertices, edges, n, trial_pes, **kwargs)
+        if best is None or trial.t_sys > best.t_sys * (1 + 1e-9):
+            best = trial
+    if pes is None:
+        fewer = L.pes_needed(best.t_sys, best.fpgas, platform.fpga.f_clk_hz, best.cpe)
+        if fewer < best.pes:
+            trial = evaluate(platform, params, vertices, edges, best.fpgas, fewer, **kwargs)
+            if trial.t_sys >= best.t_sys * (1 - 1e-9):
+                best = trial
+    chosen = fpgas is None or pes is None
+    return dataclasses.replace(best, chosen=chosen)
+
+
+def sweep(platform, algorithm_params, vertices, edges, fpgas_range, pes=None, arch="gravfm",
+          memory_model="simple"):
+    """Predictions for each n in ``fpgas_range`` with ``pes`` (default: the most) PEs per FPGA."""
+    platform, params = _resolve(platform, algorithm_params)
+    pes = platform.fpga.max_pes if pes is None else pes
+    return [evaluate(platform, params, vertices, edges, n, pes, arch=arch, memory_model=memory_model)
+            for n in fpgas_range]

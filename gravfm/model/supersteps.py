@@ -1,0 +1,191 @@
+"""A superstep-aware prediction (beyond the paper).
+
+The paper's T_sys assumes every superstep has enough work to hide the synchronization between
+supersteps; its Fig. 11 shows that below about 2k active vertices per superstep the fixed latency
+of a superstep dominates. Here each superstep ``r`` with ``messages[r]`` traversed edges (from a
+software reference run) takes
+
+    time[r] = max(messages[r] / T_sys, latency / f_clk)
+
+and the predicted throughput is sum(messages) / sum(time). (``combine="sum"`` adds the two
+terms instead, for a design that overlaps nothing between supersteps.)
+
+When the updates of each superstep are known too (GraVF-M only), the network's work follows them
+rather than the messages: every GraVF-M network limit is proportional to |E|/|V| because the
+network carries one update per |E|/|V| messages on average, so a superstep's network time is
+updates[r] |E|/|V| / L_network, its compute and memory time messages[r] / L, and its work time
+the largest of these. A superstep of few hubs with many edges then costs less network time than
+its messages suggest, and one of many low-degree vertices more.
+
+The latency of one superstep, in
+f_clk cycles, is
+
+    latency = pipeline_depth + kernel_latency + barrier_round_trip + ceil(|V| / (n p))
+
+with barrier_round_trip = barrier_local + 2 link_latency when n > 1 (plus 2 node_latency when
+the FPGAs span several nodes), and ceil(|V| / (n p)) the apply pass over one PE's local vertices.
+"""
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from .predict import Prediction, _resolve, predict
+from .units import to_mteps
+
+__all__ = ["COMBINES", "SuperstepPrediction", "superstep_latency_cycles", "predict_supersteps"]
+
+COMBINES = ("max", "sum")
+
+# Limits set by the network, which GraVF-M loads with updates rather than messages.
+NETWORK_LIMITS = ("L_if", "L_net", "L_if_node", "L_net_node")
+
+
+def superstep_latency_cycles(platform, algorithm_params, vertices, fpgas, pes):
+    """Synchronization latency of one superstep in f_clk cycles (formula in the module doc)."""
+    platform, params = _resolve(platform, algorithm_params)
+    barrier = platform.latency.barrier_local_cycles
+    if fpgas > 1:
+        barrier += 2 * platform.network.link.latency_cycles
+    hierarchy = platform.network.hierarchy
+    if hierarchy is not None and fpgas > hierarchy.fpgas_per_node:
+        barrier += 2 * hierarchy.node_latency_cycles
+    apply_pass = math.ceil(vertices / (fpgas * pes))
+    return platform.latency.pipeline_depth_cycles + params.kernel_latency_cycles + barrier + apply_pass
+
+
+@dataclass(frozen=True)
+class SuperstepPrediction:
+    """Predicted run of an algorithm superstep by superstep (a prediction, not a measurement).
+
+    Attributes
+    ----------
+    steady : Prediction
+        The throughput-limit prediction whose T_sys bounds the work of each superstep.
+    latency_cycles : int
+        Synchronization latency of one superstep (cycles of f_clk).
+    f_clk_hz : float
+        Clock used to turn cycles into seconds.
+    messages : tuple of int
+        Messages (traversed edges) of each superstep.
+    times_s : tuple of float
+        Predicted duration of each superstep.
+    combine : str
+        ``"max"`` or ``"sum"`` of work time and latency.
+    updates : tuple of int or None
+        Updates of each superstep, when the network time was computed from them.
+    """
+
+    steady: Prediction
+    latency_cycles: int
+    f_clk_hz: float
+    messages: tuple
+    times_s: tuple
+    combine: str = "max"
+    updates: tuple | None = None
+
+    @property
+    def total_time_s(self):
+        """Predicted run time in seconds."""
+        return sum(self.times_s)
+
+    @property
+    def total_messages(self):
+        """Traversed edges over the run."""
+        return sum(self.messages)
+
+    @property
+    def teps(self):
+        """Predicted throughput over the run, traversed edges per second."""
+        return self.total_messages / self.total_time_s
+
+    @property
+    def latency_bound_supersteps(self):
+        """Supersteps whose work takes less time than the synchronization latency."""
+        latency_s = self.latency_cycles / self.f_clk_hz
+        updates = self.updates if self.updates is not None else (None,) * len(self.messages)
+        return sum(1 for count, sent in zip(self.messages, updates)
+                   if _work_time(self.steady, count, sent) <= latency_s)
+
+    def to_dict(self):
+        """Plain-data form for JSON."""
+        return {
+            "kind": "prediction",
+            "model": f"superstep-aware: time[r] = {self.combine}(messages[r] / T_sys, latency / f_clk)",
+            "supersteps": len(self.messages),
+            "latency_cycles": self.latency_cycles,
+            "latency_bound_supersteps": self.latency_bound_supersteps,
+            "messages_per_superstep": list(self.messages),
+            "updates_per_superstep": None if self.updates is None else list(self.updates),
+            "time_per_superstep_s": list(self.times_s),
+            "total_time_s": self.total_time_s,
+            "total_cycles": self.total_time_s * self.f_clk_hz,
+            "teps_mteps": to_mteps(self.teps),
+            "steady_t_sys_mteps": self.steady.t_sys_mteps,
+        }
+
+
+def _counts(values, name):
+    counts = tuple(values)
+    if not counts:
+        raise ConfigError(f"{name} is empty: a run has at least one superstep")
+    for index, count in enumerate(counts):
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
+            raise ConfigError(f"{name}[{index}] must be a non-negative integer, not {count!r}")
+    return tuple(int(count) for count in counts)
+
+
+def _work_time(steady, messages, updates):
+    """Seconds of work for one superstep at the steady-state limits."""
+    if updates is None or steady.arch != "gravfm":
+        return messages / steady.t_sys
+    degree = steady.edges / steady.vertices
+    return max((updates * degree if name in NETWORK_LIMITS else messages) / limit
+               for name, limit in steady.limits.items())
+
+
+def predict_supersteps(platform, algorithm_params, vertices, edges, messages_per_superstep, fpgas=None,
+                       pes=None, arch="gravfm", memory_model="simple", combine="max",
+                       updates_per_superstep=None):
+    """Superstep-aware prediction from the message counts of a software reference run.
+
+    Parameters
+    ----------
+    platform, algorithm_params, vertices, edges, fpgas, pes, arch, memory_model
+        As for :func:`gravfm.model.predict` (which chooses n and p when not given).
+    messages_per_superstep : sequence of int
+        ``messages[r]`` for every superstep (docs/interfaces.md §2), e.g. a reference result's
+        ``messages_per_superstep``.
+    combine : {"max", "sum"}
+        How a superstep's work time and its latency combine.
+    updates_per_superstep : sequence of int, optional
+        ``updates[r]`` for every superstep; with GraVF-M the network time then follows the
+        updates (module doc). Ignored for GraVF, whose network carries the messages.
+
+    Returns
+    -------
+    SuperstepPrediction
+    """
+    platform, params = _resolve(platform, algorithm_params)
+    if combine not in COMBINES:
+        raise ConfigError(f"combine must be one of {', '.join(COMBINES)}, not {combine!r}")
+    messages = _counts(messages_per_superstep, "messages_per_superstep")
+    updates = None
+    if updates_per_superstep is not None:
+        updates = _counts(updates_per_superstep, "updates_per_superstep")
+        if len(updates) != len(messages):
+            raise ConfigError(f"updates_per_superstep has {len(updates)} entries but messages_per_superstep "
+                              f"has {len(messages)}")
+    if sum(messages) == 0:
+        raise ConfigError("messages_per_superstep sums to 0: no edge is traversed, TEPS is undefined")
+    steady = predict(platform, params, vertices, edges, fpgas=fpgas, pes=pes, arch=arch,
+                     memory_model=memory_model)
+    latency = superstep_latency_cycles(platform, params, vertices, steady.fpgas, steady.pes)
+    f_clk_hz = platform.fpga.f_clk_hz
+    join = max if combine == "max" else (lambda work, wait: work + wait)
+    per_step_updates = updates if updates is not None else (None,) * len(messages)
+    times = tuple(join(_work_time(steady, count, sent), latency / f_clk_hz)
+                  for count, sent in zip(messages, per_step_updates))
+    return SuperstepPrediction(steady=steady, latency_cycles=latency, f_clk_hz=f_clk_hz,
+                               messages=messages, times_s=times, combine=combine, updates=updates)

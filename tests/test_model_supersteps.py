@@ -1,0 +1,140 @@
+"""The superstep-aware prediction: per superstep max(work at T_sys, synchronization latency)."""
+
+import math
+
+import pytest
+
+from gravfm.errors import ConfigError
+from gravfm.model import predict, predict_supersteps, superstep_latency_cycles
+
+F_AC510 = 187.5e6
+
+
+def test_latency_formula_by_hand():
+    # ac510x4, BFS, the paper's Fig. 11 graphs (|V| = 16385), 4 FPGAs x 9 PEs:
+    # pipeline 250 + kernel 2 + barrier (32 local + 2 x 300 link) + ceil(16385 / 36) = 456
+    assert superstep_latency_cycles("ac510x4", "bfs", 16385, 4, 9) == 250 + 2 + 32 + 600 + 456
+
+
+def test_single_fpga_latency_has_no_link():
+    assert superstep_latency_cycles("ac510x4", "wcc", 900, 1, 9) == 250 + 2 + 32 + 100
+
+
+def test_hierarchy_adds_the_node_round_trip():
+    within = superstep_latency_cycles("ac510x8-2nodes", "wcc", 7200, 4, 9)
+    across = superstep_latency_cycles("ac510x8-2nodes", "wcc", 7200, 8, 9)
+    assert across - within == 2 * 1000 - (200 - 100)  # node round trip, minus the shorter apply pass
+
+
+def test_times_by_hand():
+    messages = [1, 10**7, 0]
+    result = predict_supersteps("ac510x4", "bfs", 16385, 16385 * 64, messages, fpgas=4, pes=9)
+    t_sys = predict("ac510x4", "bfs", 16385, 16385 * 64, fpgas=4, pes=9).t_sys
+    latency_s = 1340 / F_AC510
+    assert result.latency_cycles == 1340
+    assert result.times_s == pytest.approx((latency_s, 10**7 / t_sys, latency_s))
+    assert result.latency_bound_supersteps == 2
+    assert result.teps == pytest.approx((10**7 + 1) / (2 * latency_s + 10**7 / t_sys))
+    assert result.teps < t_sys
+
+
+def test_large_supersteps_reach_the_steady_throughput():
+    result = predict_supersteps("ac510x4", "wcc", 2**20, 2**25, [2**25] * 10, fpgas=4, pes=9)
+    assert result.latency_bound_supersteps == 0
+    assert result.teps == pytest.approx(result.steady.t_sys)
+
+
+def test_less_work_per_superstep_means_lower_throughput():
+    """The shape of the paper's Fig. 11: the same edges spread over more, smaller supersteps."""
+    total = 16384 * 64
+    rates = []
+    for width in (16384, 2048, 256, 64):
+        depth = 16384 // width
+        result = predict_supersteps("ac510x4", "bfs", 16385, total, [width * 64] * depth + [0], fpgas=4, pes=9)
+        rates.append(result.teps)
+    assert rates == sorted(rates, reverse=True)
+    assert rates[-1] < 0.2 * rates[0]
+    # with 64 active vertices (4096 edges) a superstep is latency-bound: TEPS = 4096 / latency
+    assert rates[-1] == pytest.approx(total / ((16384 // 64 + 1) * 1340 / F_AC510))
+
+
+def test_sum_is_slower_than_max():
+    messages = [5000, 200000, 3000, 0]
+    fast = predict_supersteps("ac510x4", "wcc", 10000, 100000, messages, fpgas=2, pes=4)
+    slow = predict_supersteps("ac510x4", "wcc", 10000, 100000, messages, fpgas=2, pes=4, combine="sum")
+    assert slow.total_time_s > fast.total_time_s
+    assert slow.total_time_s == pytest.approx(
+        sum(m / fast.steady.t_sys for m in messages) + len(messages) * fast.latency_cycles / F_AC510)
+
+
+@pytest.mark.parametrize("messages, message", [
+    ([], "empty"),
+    ([0, 0], "sums to 0"),
+    ([3, -1], r"messages_per_superstep\[1\]"),
+    ([1.5], r"messages_per_superstep\[0\]"),
+])
+def test_bad_message_counts(messages, message):
+    with pytest.raises(ConfigError, match=message):
+        predict_supersteps("ac510x4", "wcc", 100, 1000, messages)
+
+
+def test_bad_combine():
+    with pytest.raises(ConfigError, match="combine"):
+        predict_supersteps("ac510x4", "wcc", 100, 1000, [10], combine="avg")
+
+
+def test_fed_by_the_software_reference():
+    """BFS on a w x d graph (Fig. 10): d + 2 supersteps, w x degree messages in the middle ones."""
+    generators = pytest.importorskip("gravfm.graph.generators")
+    reference = pytest.importorskip("gravfm.algorithms.reference")
+    graph = generators.wd(16, 8, 4)
+    run = reference.bfs(graph, 0)
+    result = predict_supersteps("ac510x4", "bfs", graph.num_vertices, graph.num_edges,
+                                run.messages_per_superstep, fpgas=4, pes=9)
+    assert len(result.messages) == run.supersteps
+    assert result.total_messages == graph.num_edges  # BFS: each vertex reached sends once
+    # such a small graph is latency-bound in every superstep
+    assert result.latency_bound_supersteps == run.supersteps
+    assert result.total_time_s == pytest.approx(run.supersteps * result.latency_cycles / F_AC510)
+    assert not math.isclose(result.teps, result.steady.t_sys)
+    assert result.to_dict()["kind"] == "prediction"
+
+
+def test_updates_that_match_the_average_degree_change_nothing():
+    vertices, edges = 1000, 32000
+    messages = [3200, 320000, 32, 0]
+    updates = [100, 10000, 1, 0]  # messages = 32 x updates: the average degree
+    plain = predict_supersteps("ac510x4", "wcc", vertices, edges, messages, fpgas=4, pes=9)
+    with_updates = predict_supersteps("ac510x4", "wcc", vertices, edges, messages, fpgas=4, pes=9,
+                                      updates_per_superstep=updates)
+    assert with_updates.times_s == pytest.approx(plain.times_s)
+
+
+def test_hubs_cost_less_network_time_than_their_messages_suggest():
+    """A road-like graph is interface-bound on average; a superstep of a few hubs is not."""
+    vertices, edges = 100_000, 280_000
+    steady = predict("ac510x4", "wcc", vertices, edges, fpgas=4, pes=9)
+    assert steady.bottleneck == "L_if"
+    hubs = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9,
+                              updates_per_superstep=[1000])
+    assert hubs.times_s[0] == pytest.approx(10**7 / steady.limits["L_PE"])
+    many = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9,
+                              updates_per_superstep=[10**7])  # one edge per update: all network
+    assert many.times_s[0] == pytest.approx(10**7 * 2.8 / steady.limits["L_if"])
+    unicast = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9, arch="gravf",
+                                 updates_per_superstep=[1000])
+    assert unicast.times_s[0] == pytest.approx(10**7 / unicast.steady.t_sys)  # GraVF sends messages
+
+
+def test_update_counts_must_match_the_supersteps():
+    with pytest.raises(ConfigError, match="updates_per_superstep has 1 entries"):
+        predict_supersteps("ac510x4", "wcc", 100, 1000, [10, 0], updates_per_superstep=[3])
+    with pytest.raises(ConfigError, match=r"updates_per_superstep\[0\]"):
+        predict_supersteps("ac510x4", "wcc", 100, 1000, [10], updates_per_superstep=[-3])
+
+
+def test_numpy_counts_are_accepted():
+    numpy = pytest.importorskip("numpy")
+    result = predict_supersteps("ac510x4", "wcc", 100, 1000, numpy.array([10, 0]),
+                                updates_per_superstep=numpy.array([2, 0]))
+    assert result.messages == (10, 0) and result.updates == (2, 0)
