@@ -1,0 +1,81 @@
+"""Comparisons of a hardware answer with a software reference, as ``(ok, detail)`` pairs.
+
+Every function names the first vertex (or superstep) that differs and how many do, so a failed
+run says where to look. :func:`~gravfm.algorithms.reference.check_bfs_parent` is the BFS check.
+"""
+
+import numpy as np
+
+__all__ = ["compare_exact", "compare_close", "compare_counts"]
+
+
+def _shape_problem(what, got, expected):
+    if got.shape != expected.shape:
+        return False, f"{what}: got shape {got.shape}, expected {expected.shape}"
+    return None
+
+
+def compare_exact(what, got, expected):
+    """Exact equality of two per-vertex arrays.
+
+    Parameters
+    ----------
+    what : str
+        Name of the quantity, for the message (e.g. ``"label"``).
+    got, expected : array_like
+
+    Returns
+    -------
+    (bool, str)
+    """
+    got, expected = np.asarray(got), np.asarray(expected)
+    problem = _shape_problem(what, got, expected)
+    if problem:
+        return problem
+    wrong = np.flatnonzero(got != expected)
+    if wrong.size == 0:
+        return True, ""
+    v = int(wrong[0])
+    return False, (f"{what}: {wrong.size} of {got.size} vertices differ; first is vertex {v}: "
+                   f"got {got[v]}, expected {expected[v]}")
+
+
+def compare_close(what, got, expected, *, rtol=1e-5, atol=0.0):
+    """Equality within ``|got - expected| <= atol + rtol * |expected|``; infinities must match.
+
+    Meant for floating-point answers (PageRank), where the hardware sums messages in arrival
+    order and the reference in sender order.
+    """
+    got = np.asarray(got, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    problem = _shape_problem(what, got, expected)
+    if problem:
+        return problem
+    close = np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=False)
+    wrong = np.flatnonzero(~close)
+    if wrong.size == 0:
+        return True, ""
+    v = int(wrong[0])
+    return False, (f"{what}: {wrong.size} of {got.size} vertices differ beyond rtol={rtol:g}, "
+                   f"atol={atol:g}; first is vertex {v}: got {float(got[v])!r}, "
+                   f"expected {float(expected[v])!r}")
+
+
+def compare_counts(what, got, expected):
+    """Per-superstep counts (messages or updates) of a run against the reference's.
+
+    Parameters
+    ----------
+    what : str
+        ``"messages"`` or ``"updates"``, for the message.
+    got, expected : sequence of int
+        One entry per superstep.
+    """
+    got, expected = [int(c) for c in got], [int(c) for c in expected]
+    for r, (g, e) in enumerate(zip(got, expected)):
+        if g != e:
+            return False, f"{what} in superstep {r}: got {g}, expected {e}"
+    if len(got) != len(expected):
+        return False, (f"{what}: got {len(got)} supersteps, expected {len(expected)} "
+                       f"(totals {sum(got)} and {sum(expected)})")
+    return True, ""

@@ -1,0 +1,123 @@
+"""``gravfm partition SPEC``: partition a graph over FPGAs and PEs and report the balance."""
+
+import json
+import time
+
+from ..errors import ConfigError
+
+__all__ = ["register", "run", "partition_figures", "format_report"]
+
+# Beyond this many PEs the per-PE table is summarized (min / max) instead of listed.
+_MAX_PE_ROWS = 64
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "partition",
+        help="partition a graph over FPGAs and PEs and report load balance and traffic",
+        description="Assign the vertices of a graph to PEs (round-robin, greedy edge-based or METIS "
+                    "across FPGAs) and report vertices and edges per PE, max/mean imbalance, the "
+                    "fraction of edges crossing FPGAs, and the memory of the edge stores.",
+    )
+    parser.add_argument("graph", metavar="SPEC",
+                        help="graph file or generator spec, e.g. rmat:scale=14,ef=16,seed=1")
+    parser.add_argument("--fpgas", type=int, default=1, metavar="N", help="number of FPGAs (default 1)")
+    parser.add_argument("--pes", type=int, default=1, metavar="P", help="PEs per FPGA (default 1)")
+    parser.add_argument("--method", default="greedy", choices=("greedy", "roundrobin", "metis"),
+                        help="partitioner (default greedy, the paper's default)")
+    parser.add_argument("--ufactor", type=int, default=1, metavar="U",
+                        help="METIS allowed imbalance in thousandths (default 1, as in the paper)")
+    parser.add_argument("--seed", type=int, default=0, help="METIS random seed (default 0)")
+    parser.add_argument("--local-bits", type=int, default=None, metavar="B",
+                        help="bits of the local vertex index for the edge-store sizes "
+                             "(default: the least that fits)")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
+    parser.set_defaults(handler=run)
+
+
+def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bits=None):
+    """Partition ``graph`` and gather every figure the command prints, as a plain dict."""
+    from ..partition import (
+        gravf_edge_stores,
+        gravfm_edge_stores,
+        neighbor_filter,
+        partition,
+        partition_report,
+    )
+
+    options = {"ufactor": ufactor, "seed": seed} if method == "metis" else {}
+    started = time.perf_counter()
+    parts = partition(graph, fpgas, pes, method=method, **options)
+    seconds = time.perf_counter() - started
+    report = partition_report(graph, parts)
+    if local_bits is None:
+        local_bits = parts.min_local_bits
+    if local_bits < parts.min_local_bits:
+        raise ConfigError(f"--local-bits {local_bits} cannot index the busiest PE's "
+                          f"{int(parts.vertices_per_pe.max())} vertices; use at least "
+                          f"{parts.min_local_bits}")
+    figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
+               "local_bits": local_bits}
+    figures["memory_bits"] = {
+        "gravfm": gravfm_edge_stores(graph, parts, local_bits).footprint().to_dict(),
+        "gravf": gravf_edge_stores(graph, parts, local_bits).footprint().to_dict(),
+        "filter": neighbor_filter(graph, parts).footprint_bits if fpgas > 1 else 0,
+    }
+    return figures
+
+
+def _size(bits):
+    if bits < 8 * 2**10:
+        return f"{bits:,} bits"
+    if bits < 8 * 2**20:
+        return f"{bits / 8 / 2**10:.1f} KiB"
+    return f"{bits / 8 / 2**20:.1f} MiB"
+
+
+def format_report(figures):
+    """The human-readable report of :func:`partition_figures`, as lines."""
+    f = figures
+    pes = f["fpgas"] * f["pes_per_fpga"]
+    lines = [
+        f"graph {f['graph'] or '(unnamed)'}: {f['num_vertices']:,} vertices, {f['num_edges']:,} edges",
+        f"{f['method']} partition over {f['fpgas']} FPGA(s) x {f['pes_per_fpga']} PE(s) "
+        f"in {f['seconds']:.3f} s",
+        "",
+    ]
+    columns = ("vertices_per_pe", "out_edges_per_pe", "in_edges_per_pe")
+    lines.append(f"{'PE':>8} {'FPGA':>5} {'vertices':>12} {'out-edges':>12} {'in-edges':>12}")
+    if pes <= _MAX_PE_ROWS:
+        for g in range(pes):
+            values = " ".join(f"{f[c][g]:>12,}" for c in columns)
+            lines.append(f"{g:>8} {g // f['pes_per_fpga']:>5} {values}")
+    else:
+        for label, pick in (("min", min), ("max", max)):
+            values = " ".join(f"{pick(f[c]):>12,}" for c in columns)
+            lines.append(f"{label:>8} {'':>5} {values}")
+    lines += [
+        "",
+        f"imbalance (max/mean): vertices {f['vertex_imbalance']:.4f}, out-edges "
+        f"{f['out_edge_imbalance']:.4f}, in-edges (GraVF-M scatter load) {f['in_edge_imbalance']:.4f}",
+        f"edges crossing FPGAs: {f['crossing_edges']:,} ({100 * f['crossing_fraction']:.2f}%)",
+        f"update copies to other FPGAs per all-active superstep (GraVF-M, filtered): "
+        f"{f['remote_update_copies']:,}",
+    ]
+    memory = f["memory_bits"]
+    lines.append(f"edge stores with local_bits={f['local_bits']}: "
+                 f"GraVF-M {_size(memory['gravfm']['total_bits'])}, "
+                 f"GraVF {_size(memory['gravf']['total_bits'])}, "
+                 f"neighbour filter {_size(memory['filter'])}")
+    return lines
+
+
+def run(args):
+    from ..graph import load_graph
+
+    graph = load_graph(args.graph)
+    figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,
+                                seed=args.seed, local_bits=args.local_bits)
+    print("\n".join(format_report(figures)))
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(figures, file, indent=2)
+    return 0
