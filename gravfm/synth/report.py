@@ -69,7 +69,7 @@ def _critical_path(report):
 def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True):
     """Synthesise ``design`` (a wiring.Component) for ``target`` inside ``workdir``.
 
-    The design is wrapped by :class:`PinLimitedWrapper`; its shift-register flip-flops are
+    The design is wrapped by :class:`PinLimitedWrapper`; the wrapper's own flip-flops are
     subtracted from the count. Returns a :class:`SynthResult`.
     """
     started = time.monotonic()
@@ -84,7 +84,7 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     stat = json.loads((workdir / f"{name}.stat.json").read_text())
     cells = stat["design"]["num_cells_by_type"]
     luts, ffs, brams, dsps = count_resources(target, cells)
-    ffs -= wrapper.input_bits + 1  # the wrapper's shift register and output register
+    ffs -= wrapper.added_flip_flops
     fmax, path = None, None
     if place_and_route and spec.nextpnr is not None:
         tool, *device = spec.nextpnr

@@ -2,8 +2,10 @@
 
 A generated FPGA top has thousands of port bits (host bus, link ports), far more than any package has
 pins. The wrapper feeds every input port from one serial shift register (one pin in) and folds every
-output bit into one registered XOR (one pin out), so no logic is optimised away and the placer sees
-a realistic, pin-free design. The shift register adds one flip-flop per input bit; reports subtract it.
+output bit into one XOR (one pin out), so no logic is optimised away and the placer sees a realistic,
+pin-free design. The XOR is a registered tree of 4-input groups so that the wrapper never holds the
+critical path. The shift register and the XOR tree's registers are counted in ``added_flip_flops``
+so reports can subtract them.
 """
 
 from amaranth.hdl import Cat, Elaboratable, Module, Signal
@@ -26,7 +28,7 @@ class PinLimitedWrapper(Elaboratable):
     serial_in : Signal(1), input pin
     folded_out : Signal(1), output pin
     input_bits : int
-        Flip-flops the wrapper adds (one per input port bit).
+        Bits of the input shift register (one per input port bit).
     """
 
     def __init__(self, component):
@@ -48,9 +50,23 @@ class PinLimitedWrapper(Elaboratable):
             chain = Signal(self.input_bits)
             m.d.sync += chain.eq(Cat(self.serial_in, chain[:-1]))
             m.d.comb += Cat(*self._inputs).eq(chain)
-        if self._outputs:
-            m.d.sync += self.folded_out.eq(Cat(*self._outputs).xor())
+        level = Cat(*self._outputs) if self._outputs else Signal()
+        while len(level) > 1:  # one register per 4-input XOR: a LUT4 and a flip-flop per node
+            groups = [level[i:i + 4] for i in range(0, len(level), 4)]
+            reduced = Signal(len(groups))
+            m.d.sync += reduced.eq(Cat(*(group.xor() for group in groups)))
+            level = reduced
+        m.d.sync += self.folded_out.eq(level)
         return m
+
+    @property
+    def added_flip_flops(self):
+        """Flip-flops of the wrapper itself: the input shift register and the XOR tree."""
+        total, width = self.input_bits + 1, sum(len(v) for v in self._outputs)
+        while width > 1:
+            width = (width + 3) // 4
+            total += width
+        return total
 
     def ports(self):
         return [self.serial_in, self.folded_out]

@@ -1,0 +1,101 @@
+"""``gravfm graph``: inspect and convert graphs (files or generator specs)."""
+
+import argparse
+import json
+import sys
+
+from ..errors import GravfmError
+from ..graph import GENERATORS, RELABEL_POLICIES, load_graph
+from ..graph.readers import FORMATS
+from ..graph.stats import graph_summary
+from ..graph.writers import WRITE_FORMATS, write_graph
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("graph", help="inspect and convert graphs",
+                                   description="Inspect and convert graphs: files or generator specs "
+                                               "such as rmat:scale=14,ef=16,seed=1 or tiny:star.")
+    actions = parser.add_subparsers(dest="graph_command", metavar="ACTION", required=True)
+
+    generators = "\n".join(f"  {name}: {generator.help}" for name, generator in GENERATORS.items())
+    info = actions.add_parser("info", help="print sizes, degree statistics and cleaning counts",
+                              formatter_class=argparse.RawDescriptionHelpFormatter,
+                              epilog=f"generator specs (NAME:key=value,...):\n{generators}")
+    info.add_argument("spec", metavar="SPEC", help="graph file or generator spec")
+    info.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-' for stdout)")
+    _add_input_options(info)
+    info.set_defaults(handler=_info)
+
+    convert = actions.add_parser("convert", help="write a graph as an edge list or Matrix Market file")
+    convert.add_argument("spec", metavar="IN", help="graph file or generator spec")
+    convert.add_argument("output", metavar="OUT", help="output file (.gz compresses)")
+    convert.add_argument("--format", choices=WRITE_FORMATS, default=None,
+                         help="output format (default: from OUT's extension, .mtx or edge list)")
+    _add_input_options(convert)
+    convert.set_defaults(handler=_convert)
+
+
+def _add_input_options(parser):
+    parser.add_argument("--input-format", choices=FORMATS, default=None,
+                        help="input file format (default: from extension and contents)")
+    parser.add_argument("--keep-self-loops", action="store_true", help="keep edges (v, v) (default: drop)")
+    parser.add_argument("--keep-duplicates", action="store_true",
+                        help="keep repeated edges (default: merge them)")
+    parser.add_argument("--undirected", action="store_true",
+                        help="treat edges as undirected: add every edge's reverse")
+    parser.add_argument("--relabel", choices=RELABEL_POLICIES, default="auto",
+                        help="vertex id renumbering (default: auto, only for sparse or 1-based ids)")
+
+
+def _load(args):
+    return load_graph(args.spec, fmt=args.input_format,
+                      self_loops="keep" if args.keep_self_loops else "drop",
+                      duplicates="keep" if args.keep_duplicates else "merge",
+                      relabel=args.relabel, undirected=args.undirected)
+
+
+def _info(args):
+    summary = graph_summary(_load(args))
+    if args.json == "-":
+        json.dump(summary, sys.stdout, indent=2)
+        print()
+        return 0
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as out:
+                json.dump(summary, out, indent=2)
+                out.write("\n")
+        except OSError as error:
+            raise GravfmError(f"{args.json}: cannot write the JSON figures: {error.strerror or error}") from None
+    print(format_summary(summary))
+    return 0
+
+
+def format_summary(summary):
+    """The human-readable text of ``gravfm graph info``."""
+    cleaning = summary["cleaning"]
+    mirrored = f", {cleaning['mirrored_edges']:,} mirrored" if cleaning["mirrored_edges"] else ""
+    lines = [
+        ("graph", summary["name"]),
+        ("vertices", f"{summary['vertices']:,} ({summary['isolated_vertices']:,} isolated)"),
+        ("edges", f"{summary['edges']:,} directed, {summary['unordered_pairs']:,} unordered pairs, "
+                  f"{'symmetric' if summary['symmetric'] else 'not symmetric'}"
+                  f"{', weighted' if summary['weighted'] else ''}"),
+        ("input", f"{cleaning['input_edges']:,} edges{mirrored}; removed {cleaning['self_loops_removed']:,} "
+                  f"self-loops and {cleaning['duplicates_removed']:,} duplicates; "
+                  f"ids {'relabelled' if cleaning['relabelled'] else 'as given'}"),
+        ("self-loops", f"{summary['self_loops']:,} kept"),
+    ]
+    for direction in ("out_degree", "in_degree"):
+        stats = summary[direction]
+        lines.append((direction.replace("_", "-"), f"min {stats['min']}, max {stats['max']}, "
+                                                   f"mean {stats['mean']:.2f}, median {stats['median']:g}"))
+    return "\n".join(f"{label:<11} {value}" for label, value in lines)
+
+
+def _convert(args):
+    graph = _load(args)
+    write_graph(graph, args.output, fmt=args.format)
+    print(f"wrote {args.output}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
+          f"({graph.cleaning.summary()})")
+    return 0

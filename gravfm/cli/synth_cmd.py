@@ -1,0 +1,70 @@
+"""`gravfm synth`: resources, Fmax and PEs per device of a generated FPGA top, with open tools."""
+
+import json
+from pathlib import Path
+
+from ..synth.targets import TARGETS
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "synth", help="synthesise one FPGA of a generated system (Yosys, nextpnr)",
+        description="Synthesise one FPGA top with Yosys (and place-and-route it with nextpnr where an "
+                    "open flow exists) and report LUTs, flip-flops, block RAM, DSPs, Fmax, the "
+                    "critical path, and how many PEs fit each known device for a stated graph size.")
+    parser.add_argument("algorithm", help="registered algorithm name (e.g. wcc, bfs)")
+    parser.add_argument("--pes", type=int, default=4, help="PEs on the FPGA (default 4)")
+    parser.add_argument("--target", choices=sorted(TARGETS), default="ecp5-85")
+    parser.add_argument("--capacity-vertices", type=int, default=1 << 16,
+                        help="vertices of the graph the memories must hold (default 65536)")
+    parser.add_argument("--capacity-edges", type=int, default=1 << 20,
+                        help="edges of the graph the memories must hold (default 1048576)")
+    parser.add_argument("--offchip-edges", action="store_true",
+                        help="edge index and arrays in off-chip memory (as the paper's HMC)")
+    parser.add_argument("--build-local-bits", type=int, default=8,
+                        help="log2 vertices per PE of the synthesised build (default 8)")
+    parser.add_argument("--build-edges-per-pe", type=int, default=4096)
+    parser.add_argument("--workdir", default="build/synth", help="where tool files and logs go")
+    parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args):
+    from ..algorithms import get_algorithm
+    from ..errors import ConfigError
+    from ..synth.system_report import GraphCapacity, synth_system
+
+    if args.pes < 1:
+        raise ConfigError(f"--pes must be at least 1, not {args.pes}")
+    algorithm = get_algorithm(args.algorithm)
+    workdir = Path(args.workdir) / f"{algorithm.name}-{args.pes}pe-{args.target}"
+    print(f"synthesising {algorithm.name} x {args.pes} PEs for {args.target} in {workdir} ...", flush=True)
+    report = synth_system(algorithm, pes=args.pes, target=args.target, workdir=workdir,
+                          capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
+                          offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
+                          build_edges_per_pe=args.build_edges_per_pe)
+    _print(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+def _print(report):
+    fpga, per_pe = report["fpga"], report["per_pe"]
+    print(f"{report['description']}: {report['algorithm']}, {report['pes']} PEs "
+          f"({fpga['seconds']} s of synthesis)")
+    print(f"  per FPGA: {fpga['luts']} LUTs, {fpga['flip_flops']} FFs, {fpga['bram_blocks']} BRAM, "
+          f"{fpga['dsps']} DSP")
+    print(f"  per PE:   {per_pe['luts']} LUTs, {per_pe['flip_flops']} FFs, {per_pe['bram_blocks']} BRAM")
+    if fpga["fmax_mhz"] is not None:
+        path = fpga["critical_path"] or {}
+        print(f"  Fmax after place-and-route: {fpga['fmax_mhz']:.1f} MHz "
+              f"(critical path {path.get('from')} -> {path.get('to')}, {path.get('delay_ns')} ns)")
+    else:
+        print("  Fmax: no open place-and-route for this family (resources only)")
+    cap = report["capacity"]
+    print(f"  PEs that fit, for a graph of {cap['vertices']} vertices and {cap['edges']} edges"
+          f"{' (edges off chip)' if cap['offchip_edges'] else ''}:")
+    for name, fit in report["fits"].items():
+        print(f"    {name:8s} {fit['pes_fit']} PEs (limited by {fit.get('limited_by', 'the search bound')}; "
+              f"{fit['bram_blocks_per_pe']} BRAM blocks and ~{fit['luts_per_pe_estimate']} LUTs per PE)")

@@ -1,0 +1,104 @@
+"""Cost of a generated FPGA top: resources per FPGA and per PE, Fmax, and how many PEs fit a device.
+
+Logic comes from synthesising the top (:func:`gravfm.synth.report.synthesize`) at a small build
+capacity; memory comes from the layouts at the capacity of a stated graph, because block RAM grows
+with the graph while logic does not. A PE needs, on chip: its vertex states, its update queue, and
+(unless edges live off chip, as on the paper's HMC platform) its edge index — one entry for EVERY
+vertex of the graph in the GraVF-M layout — and its edge array.
+"""
+
+import math
+from dataclasses import dataclass
+
+from ..hw.config import SystemConfig
+from ..hw.layouts import KernelLayouts
+from ..hw.system import System
+from .report import synthesize
+from .targets import TARGETS, get_target
+
+__all__ = ["GraphCapacity", "pe_memory_bits", "blocks_for", "synth_system"]
+
+
+@dataclass(frozen=True)
+class GraphCapacity:
+    """The graph a design must hold: vertices and edges of the whole graph."""
+
+    vertices: int
+    edges: int
+
+
+def _capacity_config(algorithm, fpgas, pes, capacity):
+    total = fpgas * pes
+    local_bits = max(1, math.ceil(math.log2(max(2, math.ceil(capacity.vertices / total)))))
+    edges_per_pe = max(2, math.ceil(capacity.edges / total))
+    return SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
+                        edges_per_pe=edges_per_pe)
+
+
+def pe_memory_bits(algorithm, *, fpgas, pes, capacity):
+    """Bits of each on-chip memory of one PE for ``capacity``: {name: (depth, width)}."""
+    config = _capacity_config(algorithm, fpgas, pes, capacity)
+    layouts = KernelLayouts(algorithm, config)
+    per_pe = config.vertices_per_pe
+    return {
+        "vertex_state": (per_pe, layouts.vertex.size),
+        "update_queue": (config.update_queue_depth, layouts.net_update.size),
+        "edge_index": (config.total_pes * per_pe, layouts.edge_index.size),
+        "edge_array": (config.edges_per_pe, layouts.edge_word.size),
+    }
+
+
+def blocks_for(depth, width, block_bits):
+    """Block RAMs for a depth x width memory, each block at its widest useful aspect ratio."""
+    return math.ceil(depth * width / block_bits) if depth * width else 0
+
+
+def _on_chip(memories, offchip_edges):
+    if offchip_edges:
+        return {k: v for k, v in memories.items() if k not in ("edge_index", "edge_array")}
+    return memories
+
+
+def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=512):
+    """Largest p with p PEs' LUTs and block RAMs within ``device``, for a graph of ``capacity``.
+
+    Each PE's vertex and edge memories shrink as p grows; its GraVF-M edge index does not.
+    """
+    best = {"pes_fit": 0, "bram_blocks_per_pe": None, "luts_per_pe_estimate": round(luts_per_pe, 1)}
+    for p in range(1, most + 1):
+        if p * luts_per_pe > device.luts:
+            best["limited_by"] = "luts"
+            break
+        memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=p, capacity=capacity), offchip_edges)
+        blocks = sum(blocks_for(d, w, device.bram_block_bits) for d, w in memories.values())
+        if p * blocks > device.bram_blocks:
+            best["limited_by"] = "bram"
+            break
+        best.update(pes_fit=p, bram_blocks_per_pe=blocks)
+    return best
+
+
+def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False,
+                 build_local_bits=8, build_edges_per_pe=4096):
+    """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device."""
+    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=build_local_bits,
+                          edges_per_pe=build_edges_per_pe)
+    result = synthesize(System(config), target=target, workdir=workdir, name="fpga_top")
+    memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=pes, capacity=capacity), offchip_edges)
+    luts_per_pe = result.luts / pes
+    fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges)
+            for name, device in TARGETS.items()}
+    for name, fit in fits.items():
+        fit["note"] = ("LUTs per PE from this synthesis" if name == target else
+                       f"LUTs per PE from the {target} synthesis (LUT sizes differ between families)")
+    return {
+        "algorithm": algorithm.name, "target": target, "description": get_target(target).description,
+        "pes": pes, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe},
+        "fpga": result.to_dict(),
+        "per_pe": {"luts": round(result.luts / pes, 1), "flip_flops": round(result.flip_flops / pes, 1),
+                   "bram_blocks": round(result.bram_blocks / pes, 2)},
+        "capacity": {"vertices": capacity.vertices, "edges": capacity.edges,
+                     "offchip_edges": offchip_edges,
+                     "pe_memories_bits": {k: d * w for k, (d, w) in memories.items()}},
+        "fits": fits,
+    }

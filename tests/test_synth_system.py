@@ -1,0 +1,51 @@
+"""Cost of a generated FPGA top: memory sizing (fast) and one full `gravfm synth` run (slow)."""
+
+import json
+
+import pytest
+
+from gravfm.algorithms import get_algorithm
+from gravfm.cli import main
+from gravfm.synth.system_report import GraphCapacity, _pes_that_fit, blocks_for, pe_memory_bits
+from gravfm.synth.targets import get_target
+
+WCC = get_algorithm("wcc")
+
+
+def test_pe_memories_follow_the_graph_capacity():
+    capacity = GraphCapacity(vertices=1 << 12, edges=1 << 16)
+    one = pe_memory_bits(WCC, fpgas=1, pes=1, capacity=capacity)
+    four = pe_memory_bits(WCC, fpgas=1, pes=4, capacity=capacity)
+    assert one["vertex_state"][0] == 1 << 12 and four["vertex_state"][0] == 1 << 10
+    assert one["edge_array"][0] == 1 << 16 and four["edge_array"][0] == 1 << 14
+    # The GraVF-M index holds every vertex of the graph in every PE.
+    assert four["edge_index"][0] == 4 * (1 << 10)
+
+
+def test_blocks_round_up():
+    assert blocks_for(1024, 18, 18 * 1024) == 1
+    assert blocks_for(1025, 18, 18 * 1024) == 2
+    assert blocks_for(0, 18, 18 * 1024) == 0
+
+
+def test_pes_that_fit_is_limited_by_the_scarcer_resource():
+    device = get_target("xcu")
+    small = GraphCapacity(vertices=1 << 10, edges=1 << 12)
+    by_luts = _pes_that_fit(WCC, device, luts_per_pe=device.luts / 10, capacity=small, offchip_edges=True)
+    assert by_luts["pes_fit"] == 10 and by_luts["limited_by"] == "luts"
+    large = GraphCapacity(vertices=1 << 16, edges=1 << 20)
+    by_bram = _pes_that_fit(WCC, device, luts_per_pe=100, capacity=large, offchip_edges=False)
+    assert by_bram["limited_by"] == "bram"
+    assert by_bram["pes_fit"] >= 1
+    assert by_bram["pes_fit"] * by_bram["bram_blocks_per_pe"] <= device.bram_blocks
+
+
+@pytest.mark.slow
+def test_gravfm_synth_reports_fmax_and_resources(tmp_path):
+    out = tmp_path / "s.json"
+    assert main(["synth", "wcc", "--pes", "1", "--target", "ecp5-85", "--build-local-bits", "6",
+                 "--build-edges-per-pe", "512", "--workdir", str(tmp_path), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["fpga"]["luts"] > 100 and report["fpga"]["flip_flops"] > 100
+    assert 10 < report["fpga"]["fmax_mhz"] < 500
+    assert report["fits"]["xcu"]["pes_fit"] >= 1
