@@ -1,0 +1,138 @@
+"""The :class:`Algorithm` object: everything the framework needs to know about one algorithm.
+
+An algorithm bundles
+* its data layouts as ordered ``{field: width}`` dicts (a width is an int or ``"vertexid"``,
+  the system's vertex-id width, resolved when the hardware is built);
+* its three hardware kernels as factories ``(layouts) -> amaranth.lib.wiring.Component`` where
+  ``layouts`` is a :class:`gravfm.hw.layouts.KernelLayouts` (the ports each kernel must have are
+  documented there);
+* its initial state and the software reference it is checked against.
+
+This module does not import Amaranth, so the model and the CLI stay fast. Nothing in
+:mod:`gravfm.hw` knows an algorithm by name: a user writes a new :class:`Algorithm` in their own
+file and passes it to :class:`gravfm.hw.SystemConfig` (see ``examples/``).
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from ..errors import ConfigError
+
+__all__ = ["Algorithm", "VERTEXID"]
+
+#: Symbolic width: the system's vertex-id width.
+VERTEXID = "vertexid"
+
+
+def _check_layout(algorithm_name, kind, layout, *, may_be_empty):
+    if not isinstance(layout, Mapping):
+        raise ConfigError(f"algorithm {algorithm_name!r}: {kind} layout must be a dict "
+                          f"{{field: width}}, not {type(layout).__name__}")
+    if not layout and not may_be_empty:
+        raise ConfigError(f"algorithm {algorithm_name!r}: {kind} layout has no field")
+    for name, width in layout.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ConfigError(f"algorithm {algorithm_name!r}: {kind} field name {name!r} is not an identifier")
+        if width == VERTEXID:
+            continue
+        if not isinstance(width, int) or isinstance(width, bool) or width < 1:
+            raise ConfigError(f"algorithm {algorithm_name!r}: {kind} field {name!r} has width {width!r}; "
+                              f"expected a positive int or {VERTEXID!r}")
+
+
+def _default_prepare(graph, params):
+    return graph
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A vertex-centric algorithm: layouts, kernels, initial state and reference.
+
+    Parameters
+    ----------
+    name : str
+        Short name (registry key, CLI argument).
+    vertex, update, message, edge : dict
+        Ordered ``{field: width}`` layouts. ``edge`` may be empty (unweighted graphs).
+    gather, apply, scatter : callable
+        ``(layouts) -> wiring.Component`` building each hardware kernel.
+    initial_state : callable
+        ``(graph, params) -> {field: ndarray[num_vertices]}`` vertex state before round 0, in
+        original vertex ids. Fields listed in ``vertexid_fields`` hold original vertex ids (or -1
+        for "none"); the loader translates them to hardware ids and back.
+    reference : callable
+        ``(graph, params) -> result`` running the software reference (docs/interfaces.md §2).
+    check : callable
+        ``(graph, params, state_fields, reference_result) -> (ok, detail)``.
+    prepare : callable
+        ``(graph, params) -> graph`` preparing the input (e.g. WCC symmetrizes). Default: identity.
+    edge_data : callable or None
+        ``(graph) -> {field: ndarray[num_edges]}`` edge data in CSR order; required when ``edge``
+        is not empty.
+    vertexid_fields : tuple of str
+        Vertex-state fields that hold vertex ids (translated by the loader).
+    default_params : dict
+        Parameters and their defaults (e.g. BFS ``root``).
+    sparse_apply : bool
+        The apply of a vertex that received no message since its last apply changes nothing
+        and emits nothing (true of WCC and BFS, not of PageRank). The hardware then runs apply
+        on every vertex in round 0 only, and afterwards on the vertices gather touched.
+    """
+
+    name: str
+    vertex: dict
+    update: dict
+    message: dict
+    edge: dict
+    gather: Callable
+    apply: Callable
+    scatter: Callable
+    initial_state: Callable
+    reference: Callable
+    check: Callable
+    prepare: Callable = _default_prepare
+    edge_data: Callable | None = None
+    vertexid_fields: tuple = ()
+    default_params: dict = field(default_factory=dict)
+    sparse_apply: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ConfigError(f"algorithm name must be a non-empty string, not {self.name!r}")
+        _check_layout(self.name, "vertex", self.vertex, may_be_empty=False)
+        _check_layout(self.name, "update", self.update, may_be_empty=True)
+        _check_layout(self.name, "message", self.message, may_be_empty=True)
+        _check_layout(self.name, "edge", self.edge, may_be_empty=True)
+        for kind in ("gather", "apply", "scatter", "initial_state", "reference", "check", "prepare"):
+            if not callable(getattr(self, kind)):
+                raise ConfigError(f"algorithm {self.name!r}: {kind} must be callable")
+        for name in self.vertexid_fields:
+            if name not in self.vertex:
+                raise ConfigError(f"algorithm {self.name!r}: vertexid field {name!r} is not in the vertex layout")
+        if self.edge and self.edge_data is None:
+            raise ConfigError(f"algorithm {self.name!r}: edge layout {list(self.edge)} needs edge_data")
+
+    def params(self, given=None):
+        """Complete ``given`` with the defaults; reject unknown parameter names."""
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(self.default_params))
+        if unknown:
+            raise ConfigError(f"algorithm {self.name!r} has no parameter {unknown[0]!r} "
+                              f"(known: {', '.join(sorted(self.default_params)) or 'none'})")
+        return {**self.default_params, **given}
+
+    def initial_state_arrays(self, graph, params):
+        """Initial state as ``{field: int64 array}``, checked against the vertex layout."""
+        state = self.initial_state(graph, params)
+        out = {}
+        for name in self.vertex:
+            if name not in state:
+                raise ConfigError(f"algorithm {self.name!r}: initial_state lacks field {name!r}")
+            values = np.asarray(state[name], dtype=np.int64)
+            if values.shape != (graph.num_vertices,):
+                raise ConfigError(f"algorithm {self.name!r}: initial_state field {name!r} has shape "
+                                  f"{values.shape}, expected ({graph.num_vertices},)")
+            out[name] = values
+        return out

@@ -1,0 +1,238 @@
+"""Single-source shortest paths with integer edge weights stored in the edge memory.
+
+Bellman-Ford in supersteps (the reference is :func:`gravfm.algorithms.reference.sssp`): the root
+starts at distance 0 and active; apply emits the distance of an active vertex and clears the
+flag; scatter adds the weight of each out-edge (read from the edge array beside the
+destination, edge layout ``{"weight": WEIGHT_BITS}``); gather keeps the minimum and marks the
+vertex active when it decreased.
+
+Distances are ``DISTANCE_BITS`` wide; the all-ones value :data:`UNREACHED` means "not reached"
+and reads back as -1, as in the reference. Scatter saturates ``distance + weight`` at
+:data:`UNREACHED`, so no sum can wrap around; the graph is rejected up front (ConfigError) if a
+real shortest distance would not fit below it.
+
+Weights come from the graph (a weighted file, or ``Graph.weights``); a graph without weights
+gets pseudo-random integer weights ``1 .. max_weight`` drawn with ``weight_seed`` in
+:func:`_prepare`, so the reference and the hardware see the same weighted graph.
+"""
+
+import numpy as np
+
+from ..errors import ConfigError
+from .base import Algorithm
+
+__all__ = ["SSSP", "DISTANCE_BITS", "WEIGHT_BITS", "UNREACHED", "attach_weights"]
+
+#: Width of a distance in the vertex state, update and message.
+DISTANCE_BITS = 32
+#: Width of an edge weight in the edge memory.
+WEIGHT_BITS = 16
+#: Distance of a vertex not (yet) reached.
+UNREACHED = (1 << DISTANCE_BITS) - 1
+
+
+def _gather(layouts):
+    from amaranth.hdl import Module, Mux
+    from amaranth.lib import wiring
+
+    from ..hw.kernels import gather_signature
+
+    class SsspGather(wiring.Component):
+        """Keep the shorter distance; a vertex whose distance dropped becomes active."""
+
+        def __init__(self):
+            super().__init__(gather_signature(layouts))
+
+        def elaborate(self, platform):
+            m = Module()
+            i, o = self.i.payload, self.o.payload
+            shorter = i.message.distance < i.state.distance
+            m.d.comb += [
+                o.nodeid.eq(i.nodeid),
+                o.state.distance.eq(Mux(shorter, i.message.distance, i.state.distance)),
+                o.state.active.eq(shorter | i.state.active),
+                self.o.valid.eq(self.i.valid),
+                self.i.ready.eq(self.o.ready),
+            ]
+            return m
+
+    return SsspGather()
+
+
+def _apply(layouts):
+    from amaranth.hdl import Module
+    from amaranth.lib import wiring
+
+    from ..hw.kernels import apply_signature
+
+    class SsspApply(wiring.Component):
+        """An active vertex announces its distance once and goes quiet."""
+
+        def __init__(self):
+            super().__init__(apply_signature(layouts))
+
+        def elaborate(self, platform):
+            m = Module()
+            i, st, up = self.i.payload, self.state_o.payload, self.update_o.payload
+            m.d.comb += [
+                st.nodeid.eq(i.nodeid),
+                st.state.distance.eq(i.state.distance),
+                st.state.active.eq(0),
+                st.barrier.eq(i.barrier),
+                self.state_o.valid.eq(self.i.valid),
+                up.update.distance.eq(i.state.distance),
+                up.sender.eq(i.nodeid),
+                up.round.eq(i.round),
+                up.barrier.eq(i.barrier),
+                self.update_o.valid.eq(self.i.valid & (i.state.active | i.barrier)),
+                self.i.ready.eq(self.update_o.ready | ~self.update_o.valid),
+            ]
+            return m
+
+    return SsspApply()
+
+
+def _scatter(layouts):
+    from amaranth.hdl import Module, Mux, Signal
+    from amaranth.lib import wiring
+
+    from ..hw.kernels import scatter_signature
+
+    class SsspScatter(wiring.Component):
+        """Distance plus edge weight, saturated at UNREACHED, through one pipeline register."""
+
+        def __init__(self):
+            super().__init__(scatter_signature(layouts))
+
+        def elaborate(self, platform):
+            m = Module()
+            i, o = self.i.payload, self.o.payload
+            # One bit wider than a distance, so the carry tells an overflow.
+            total = Signal(DISTANCE_BITS + 1)
+            m.d.comb += total.eq(i.update.distance + i.edge.weight)
+            saturated = Mux(total >= UNREACHED, UNREACHED, total[:DISTANCE_BITS])
+            m.d.comb += self.i.ready.eq(self.o.ready | ~self.o.valid)
+            with m.If(self.i.ready):
+                m.d.sync += [
+                    o.message.distance.eq(saturated),
+                    o.neighbor.eq(i.neighbor),
+                    o.sender.eq(i.sender),
+                    o.round.eq(i.round),
+                    o.barrier.eq(i.barrier),
+                    self.o.valid.eq(self.i.valid),
+                ]
+            return m
+
+    return SsspScatter()
+
+
+def _root(graph, params):
+    from .reference import _check_root
+    return _check_root(graph, params["root"], "sssp")
+
+
+def attach_weights(graph, *, seed=1, max_weight=16):
+    """``graph`` with integer weights: its own if it has some, else seeded ``1 .. max_weight``.
+
+    Parameters
+    ----------
+    graph : gravfm.graph.Graph
+    seed : int
+        Seed of the generated weights (the same seed gives the same weights).
+    max_weight : int
+        Largest generated weight; must fit in :data:`WEIGHT_BITS` bits.
+
+    Raises
+    ------
+    gravfm.errors.ConfigError
+        Weights that are not non-negative integers below ``2**WEIGHT_BITS`` (naming the edge).
+    """
+    from ..graph import Graph
+
+    if graph.weights is None:
+        if isinstance(max_weight, bool) or not isinstance(max_weight, (int, np.integer)) \
+                or not 1 <= max_weight < 1 << WEIGHT_BITS:
+            raise ConfigError(f"sssp: max_weight must be an integer in 1 .. {(1 << WEIGHT_BITS) - 1}, "
+                              f"not {max_weight!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ConfigError(f"sssp: weight_seed must be an integer, not {seed!r}")
+        rng = np.random.default_rng(int(seed))
+        weights = rng.integers(1, int(max_weight) + 1, size=graph.num_edges, dtype=np.int64)
+    else:
+        weights = np.asarray(graph.weights)
+        if weights.dtype.kind == "f":
+            fractional = np.flatnonzero(weights != np.round(weights))
+            if fractional.size:
+                e = int(fractional[0])
+                raise ConfigError(f"sssp: edge {e} has weight {float(weights[e])!r}; the hardware stores "
+                                  f"integer weights")
+        elif weights.dtype.kind not in "iub":
+            raise ConfigError(f"sssp: edge weights must be numbers, not {weights.dtype}")
+        weights = weights.astype(np.int64)
+        bad = np.flatnonzero((weights < 0) | (weights >= 1 << WEIGHT_BITS))
+        if bad.size:
+            e = int(bad[0])
+            raise ConfigError(f"sssp: edge {e} has weight {int(weights[e])}; the edge memory holds "
+                              f"integers 0 .. {(1 << WEIGHT_BITS) - 1}")
+        if graph.weights.dtype == np.int64:
+            return graph
+    return Graph(graph.offsets, graph.targets, weights, cleaning=graph.cleaning,
+                 original_ids=graph.original_ids, name=graph.name)
+
+
+def _prepare(graph, params):
+    weighted = attach_weights(graph, seed=params["weight_seed"], max_weight=params["max_weight"])
+    _root(weighted, params)
+    return weighted
+
+
+def _initial_state(graph, params):
+    root = _root(graph, params)
+    n = graph.num_vertices
+    distance = np.full(n, UNREACHED, dtype=np.int64)
+    active = np.zeros(n, dtype=np.int64)
+    distance[root] = 0
+    active[root] = 1
+    return {"distance": distance, "active": active}
+
+
+def _reference(graph, params):
+    from .reference import sssp
+    result = sssp(graph, _root(graph, params))
+    longest = int(result.distance.max()) if result.distance.size else 0
+    if longest >= UNREACHED:
+        far = int(np.argmax(result.distance))
+        raise ConfigError(f"sssp: vertex {far} is at distance {longest}, which does not fit below the "
+                          f"{DISTANCE_BITS}-bit 'unreached' value {UNREACHED}")
+    return result
+
+
+def _edge_data(graph):
+    if graph.weights is None:
+        raise ConfigError("sssp: the graph has no edge weights (run it through SSSP.prepare)")
+    return {"weight": np.asarray(graph.weights, dtype=np.int64)}
+
+
+def _check(graph, params, state, result):
+    from .checks import compare_exact
+    distance = np.asarray(state["distance"], dtype=np.int64)
+    distance = np.where(distance == UNREACHED, -1, distance)
+    return compare_exact("distance", distance, result.distance)
+
+
+SSSP = Algorithm(
+    name="sssp",
+    vertex={"distance": DISTANCE_BITS, "active": 1},
+    update={"distance": DISTANCE_BITS},
+    message={"distance": DISTANCE_BITS},
+    edge={"weight": WEIGHT_BITS},
+    gather=_gather,
+    apply=_apply,
+    scatter=_scatter,
+    initial_state=_initial_state,
+    reference=_reference,
+    check=_check,
+    prepare=_prepare,
+    edge_data=_edge_data,
+    default_params={"root": 0, "weight_seed": 1, "max_weight": 16},
+)

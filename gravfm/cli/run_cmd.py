@@ -1,0 +1,200 @@
+"""``gravfm run ALGO --graph SPEC``: simulate an algorithm on a graph, verify it and report."""
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+from ..errors import ConfigError
+
+__all__ = ["register", "handle", "print_report", "load_algorithm", "progress_display"]
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "run", help="generate, simulate and verify an algorithm on a graph; report throughput",
+        description="Generate the hardware, build the simulator (cached), load the graph, simulate "
+                    "cycle by cycle, verify against the software reference and report the figures "
+                    "beside the analytical model's prediction. Exit status 1 when verification fails.")
+    add_run_arguments(parser)
+    parser.add_argument("algorithm", metavar="ALGO",
+                        help="registered algorithm (wcc, bfs, ...) or FILE.py:NAME of an Algorithm object")
+    parser.add_argument("--graph", required=True, metavar="SPEC",
+                        help="graph file or generator spec, e.g. rmat:scale=12,ef=16,seed=1")
+    parser.add_argument("--pes", type=int, default=1, help="PEs per FPGA (default 1)")
+    parser.set_defaults(handler=handle)
+
+
+def add_run_arguments(parser):
+    """Options shared by ``run`` and ``demo``."""
+    parser.add_argument("--fpgas", type=int, default=1, help="number of FPGAs (default 1)")
+    parser.add_argument("--platform", default="ac510x4", metavar="FILE|NAME",
+                        help="platform for the clock and the model's prediction (default ac510x4)")
+    parser.add_argument("--partition", default="greedy", help="greedy (default), round_robin or metis")
+    parser.add_argument("--root", type=int, default=None, metavar="V", help="root vertex (BFS)")
+    parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
+                        help="compiled Verilator simulation (default) or the Amaranth simulator")
+    parser.add_argument("--vertices-per-pe", type=int, default=None, metavar="N",
+                        help="vertex capacity of a PE (a power of two; default: from the graph)")
+    parser.add_argument("--edges-per-pe", type=int, default=None, metavar="N",
+                        help="edge capacity of a PE (default: from the graph, rounded up to a power of two)")
+    parser.add_argument("--max-cycles", type=int, default=None, metavar="N", help="stop after N cycles")
+    parser.add_argument("--watchdog", type=int, default=1 << 20, metavar="N",
+                        help="stop when nothing progresses for N cycles (default 1048576)")
+    parser.add_argument("--cache", default=None, metavar="DIR",
+                        help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+
+
+def load_algorithm(text):
+    """A registered algorithm's name, or ``FILE.py:NAME`` naming an Algorithm object in a file."""
+    if ":" not in text or not text.split(":", 1)[0].endswith(".py"):
+        return text
+    path, name = text.rsplit(":", 1)
+    if not Path(path).is_file():
+        raise ConfigError(f"algorithm file {path} does not exist")
+    spec = importlib.util.spec_from_file_location(f"gravfm_user_{Path(path).stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        algorithm = getattr(module, name)
+    except AttributeError:
+        raise ConfigError(f"algorithm file {path} defines no {name!r}") from None
+    if not hasattr(algorithm, "reference") or not hasattr(algorithm, "gather"):
+        raise ConfigError(f"{path}:{name} is not a gravfm.algorithms.Algorithm")
+    return algorithm
+
+
+def local_bits_of(vertices_per_pe):
+    """``--vertices-per-pe`` as local_bits (it must be a power of two)."""
+    if vertices_per_pe is None:
+        return None
+    if vertices_per_pe < 1 or vertices_per_pe & (vertices_per_pe - 1):
+        raise ConfigError(f"--vertices-per-pe must be a power of two, not {vertices_per_pe}")
+    return vertices_per_pe.bit_length() - 1
+
+
+def options_from_args(args, algorithm, graph, pes):
+    from ..run import RunOptions
+    return RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=pes,
+                      platform=args.platform, partition=args.partition, root=args.root,
+                      backend=args.backend, local_bits=local_bits_of(args.vertices_per_pe),
+                      edges_per_pe=args.edges_per_pe, max_cycles=args.max_cycles,
+                      watchdog_cycles=args.watchdog, cache_dir=args.cache)
+
+
+class progress_display:
+    """Context manager: a rich progress line (superstep, cycles, edges) fed by ``update``."""
+
+    def __init__(self, console, enabled=True):
+        self.console, self.enabled = console, enabled
+        self._progress = self._task = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                      TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
+                                      console=self.console, transient=True)
+            self._progress.__enter__()
+            self._task = self._progress.add_task("simulating", total=None, detail="")
+        return self
+
+    def update(self, cycle, superstep, messages, total_messages):
+        if self._progress is None:
+            return
+        self._progress.update(self._task, completed=messages, total=total_messages or None,
+                              description=f"superstep {superstep}",
+                              detail=f"{cycle:,} cycles  {messages:,}/{total_messages:,} edges")
+
+    def log(self, message):
+        self.console.print(f"[dim]{message}[/dim]", highlight=False)
+
+    def __exit__(self, *exc):
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+        return False
+
+
+def _figure(value, digits=3):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return f"{value:,}"
+
+
+def print_report(report, console):
+    """The human-readable report of a :class:`gravfm.run.RunReport`."""
+    from rich.table import Table
+
+    verdict = "[bold green]verified[/] against the software reference" if report.verified \
+        else "[bold red]NOT VERIFIED[/]"
+    detail = f" ({report.check_detail})" if report.check_detail else ""
+    console.print(f"[bold]{report.algorithm}[/] on {report.graph_name}: {report.vertices:,} vertices, "
+                  f"{report.edges:,} edges — {verdict}{detail}", highlight=False)
+    console.print(f"configuration: {report.fpgas} FPGA x {report.pes_per_fpga} PEs ({report.arch}, "
+                  f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
+                  f"{report.edges_per_pe:,} edges per PE; platform {report.platform} at "
+                  f"{report.f_clk_hz / 1e6:g} MHz", highlight=False)
+
+    figures = Table(title="measurement (simulated)", show_header=True, title_justify="left")
+    for column in ("status", "supersteps", "cycles", "messages", "CPE", "MTEPS"):
+        figures.add_column(column, justify="right")
+    figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles),
+                    _figure(report.messages), _figure(report.cpe), _figure(report.mteps, 1))
+    console.print(figures)
+
+    if report.rounds:
+        rounds = Table(title="per superstep", title_justify="left")
+        for column in ("round", "active vertices", "messages", "cycles"):
+            rounds.add_column(column, justify="right")
+        for row in report.rounds:
+            rounds.add_row(str(row.round), _figure(row.active), _figure(row.messages), _figure(row.cycles))
+        console.print(rounds)
+
+    if report.stalls:
+        stalls = Table(title="stall breakdown (PE cycles, all PEs)", title_justify="left")
+        stalls.add_column("cause")
+        stalls.add_column("cycles", justify="right")
+        stalls.add_column("share of PE cycles", justify="right")
+        pe_cycles = max(1, report.cycles * report.total_pes)
+        for cause, cycles in report.stalls.items():
+            stalls.add_row(cause, _figure(cycles), f"{100 * cycles / pe_cycles:.1f}%")
+        console.print(stalls)
+
+    for line in report.diagnosis:
+        console.print(f"[bold red]deadlock:[/] {line}", highlight=False)
+
+    if report.prediction is not None:
+        p = report.prediction
+        console.print(f"model prediction: {p.t_sys_mteps:,.1f} MTEPS, bottleneck {p.bottleneck} "
+                      f"({report.prediction_note}); measured {report.mteps:,.1f} MTEPS at CPE "
+                      f"{_figure(report.cpe)}", highlight=False)
+    elif report.prediction_note:
+        console.print(f"model prediction: {report.prediction_note}", highlight=False)
+
+    cache = "cached build" if report.build_cached else f"built in {report.build_s:.1f} s"
+    console.print(f"simulator: {report.backend}, {cache}, run {report.run_s:.2f} s, "
+                  f"{report.cycles_per_s:,.0f} cycles/s, {report.edges_per_s:,.0f} edges/s", highlight=False)
+
+
+def execute(options, args):
+    """Run with a progress display, print the report, write JSON; exit status 1 unless verified."""
+    from rich.console import Console
+
+    from ..run import run
+
+    console = Console()
+    with progress_display(console, enabled=not args.quiet) as display:
+        report = run(options, log=display.log, on_progress=display.update)
+    print_report(report, console)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+    return 0 if report.verified else 1
+
+
+def handle(args):
+    options = options_from_args(args, load_algorithm(args.algorithm), args.graph, args.pes)
+    return execute(options, args)

@@ -1,0 +1,125 @@
+"""Pipelined binary32 adder/subtractor."""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .binary32 import CANONICAL_NAN
+from .layouts import operands_layout, result_layout
+from .logic import EXPONENT_SHAPE, leading_zeros, round_and_pack, shift_right_jam, unpack
+from .pipeline import StreamPipeline
+
+__all__ = ["FPAdder"]
+
+# Extended significand: hidden bit at bit 26, then 23 fraction bits, guard, round, sticky.
+_EXTENDED_BITS = 27
+
+
+class FPAdder(wiring.Component):
+    """IEEE-754 binary32 adder (``a + b``, or ``a - b`` per operation), fully pipelined.
+
+    Round to nearest, ties to even; subnormal operands and results are supported exactly (no
+    flushing), so results are bit-identical to numpy ``float32`` addition, except that every NaN
+    result is the canonical quiet NaN ``0x7FC00000``. ``inf - inf`` is NaN; an exact zero sum is
+    ``+0`` except ``(-0) + (-0) = -0``; overflow gives a signed infinity.
+
+    Latency is :attr:`latency` = 4 cycles, throughput one operation per cycle. Stages: (1) special
+    cases and operand swap so that ``|x| >= |y|``; (2) alignment of ``y`` with guard, round and
+    sticky bits, then addition or subtraction; (3) normalization (leading-zero count and shift,
+    stopping at the subnormal exponent); (4) rounding and packing.
+
+    Parameters
+    ----------
+    tag_shape : shape-castable or None
+        Shape of a ``tag`` field carried unchanged from operands to result; none if ``None``.
+    subtract_field : bool
+        If true, the operands carry a 1-bit ``subtract`` field selecting ``a - b``.
+
+    Attributes
+    ----------
+    operands : In(stream.Signature(operands_layout(tag_shape, subtract_field=...)))
+        Operations: ``payload.a``, ``payload.b`` (binary32 bit patterns), optional
+        ``payload.subtract`` and ``payload.tag``. Accepted on a cycle with ``valid & ready``;
+        ``ready`` is low only while ``results`` is stalled.
+    results : Out(stream.Signature(result_layout(tag_shape)))
+        ``payload.result`` and ``payload.tag``, in the order the operations were accepted.
+        ``valid`` is registered and does not depend on ``ready``.
+    """
+
+    latency = 4
+
+    def __init__(self, *, tag_shape=None, subtract_field=False):
+        if not isinstance(subtract_field, bool):
+            raise TypeError(f"subtract_field must be a bool, not {subtract_field!r}")
+        self._subtract_field = subtract_field
+        super().__init__({
+            "operands": In(stream.Signature(operands_layout(tag_shape,
+                                                            subtract_field=subtract_field))),
+            "results": Out(stream.Signature(result_layout(tag_shape))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        pipe = StreamPipeline(m, self.operands)
+        payload = self.operands.payload
+        subtract = payload.subtract if self._subtract_field else 0
+        b_bits = Cat(payload.b[:31], payload.b[31] ^ subtract)
+        a, b = unpack(payload.a), unpack(b_bits)
+
+        # Stage 1: special results; order the operands by magnitude.
+        special_result = Signal(32)
+        with m.If(a.is_nan | b.is_nan | (a.is_infinite & b.is_infinite & (a.sign != b.sign))):
+            m.d.comb += special_result.eq(CANONICAL_NAN)
+        with m.Elif(a.is_infinite):
+            m.d.comb += special_result.eq(payload.a)
+        with m.Else():
+            m.d.comb += special_result.eq(b_bits)
+        swap = a.magnitude < b.magnitude
+        large_exponent = Mux(swap, b.exponent, a.exponent)
+        s1 = pipe.register(
+            is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite,
+            special_result=special_result,
+            sign=Mux(swap, b.sign, a.sign),
+            zero_sign=a.sign & b.sign,
+            effective_subtract=a.sign ^ b.sign,
+            large_significand=Mux(swap, b.significand, a.significand),
+            small_significand=Mux(swap, a.significand, b.significand),
+            exponent=large_exponent,
+            exponent_difference=(large_exponent - Mux(swap, a.exponent, b.exponent))[:9],
+        )
+
+        # Stage 2: align the smaller operand and add or subtract.
+        aligned = shift_right_jam(Cat(Const(0, 3), s1.small_significand),
+                                  s1.exponent_difference, max_amount=_EXTENDED_BITS)
+        large = Cat(Const(0, 3), s1.large_significand)
+        total = Signal(_EXTENDED_BITS + 1)
+        with m.If(s1.effective_subtract):
+            m.d.comb += total.eq(large - aligned)
+        with m.Else():
+            m.d.comb += total.eq(large + aligned)
+        s2 = pipe.register(is_special=s1.is_special, special_result=s1.special_result,
+                           sign=s1.sign, zero_sign=s1.zero_sign, exponent=s1.exponent, total=total)
+
+        # Stage 3: normalize. A carry shifts right by one; cancellation shifts left, but never
+        # below exponent 1 (the result is then subnormal and exact).
+        extended = Signal(_EXTENDED_BITS)
+        exponent = Signal(EXPONENT_SHAPE)
+        with m.If(s2.total[_EXTENDED_BITS]):
+            m.d.comb += [extended.eq(shift_right_jam(s2.total, 1, max_amount=1)),
+                         exponent.eq(s2.exponent + 1)]
+        with m.Else():
+            zeros = leading_zeros(s2.total[:_EXTENDED_BITS])
+            shift = Mux(zeros < s2.exponent - 1, zeros, (s2.exponent - 1)[:5])[:5]
+            m.d.comb += [extended.eq(s2.total << shift), exponent.eq(s2.exponent - shift)]
+        s3 = pipe.register(is_special=s2.is_special, special_result=s2.special_result,
+                           sign=s2.sign, is_zero=s2.total == 0, zero_sign=s2.zero_sign,
+                           exponent=exponent, extended=extended)
+
+        # Stage 4: round and pack.
+        packed = round_and_pack(s3.sign, s3.exponent, s3.extended[3:], s3.extended[2],
+                                s3.extended[:2] != 0)
+        result = Mux(s3.is_special, s3.special_result,
+                     Mux(s3.is_zero, Cat(Const(0, 31), s3.zero_sign), packed))
+        s4 = pipe.register(result=result)
+        pipe.connect_results(self.results, s4.result)
+        return m

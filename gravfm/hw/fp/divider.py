@@ -1,0 +1,131 @@
+"""Pipelined binary32 divider (restoring division, two quotient bits per stage)."""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .binary32 import CANONICAL_NAN, EXPONENT_BIAS, POSITIVE_INFINITY, SIGNIFICAND_BITS
+from .layouts import operands_layout, result_layout
+from .logic import leading_zeros, round_and_pack, shift_right_jam, unpack
+from .model import EXTENDED_BITS, QUOTIENT_BITS
+from .pipeline import StreamPipeline
+
+__all__ = ["FPDivider"]
+
+
+def _normalized(operand):
+    """Significand shifted so that bit 23 is set, and the exponent lowered to match."""
+    zeros = leading_zeros(operand.significand)[:5]
+    return (operand.significand << zeros)[:SIGNIFICAND_BITS], operand.exponent - zeros
+
+
+def _restoring_step(remainder, divisor):
+    """One radix-2 restoring division step: (quotient bit, next remainder)."""
+    bit = remainder >= divisor
+    difference = Mux(bit, remainder - divisor, remainder)
+    return bit, (difference << 1)[:SIGNIFICAND_BITS + 1]
+
+
+class FPDivider(wiring.Component):
+    """IEEE-754 binary32 divider (``a / b``), fully pipelined.
+
+    Round to nearest, ties to even; subnormal operands and results are supported exactly (no
+    flushing), so results are bit-identical to numpy ``float32`` division, except that every NaN
+    result is the canonical quiet NaN ``0x7FC00000``. ``0/0`` and ``inf/inf`` are NaN; a finite
+    non-zero number divided by zero is a signed infinity (no exception flags are raised).
+
+    Latency is :attr:`latency` = 17 cycles, throughput one operation per cycle. Stages:
+    (1) special cases and normalization of subnormal significands (leading-zero count and shift);
+    (2) doubling the dividend if it is smaller than the divisor, so the quotient lies in [1, 2);
+    (3..15) restoring division, :attr:`quotient_bits_per_stage` quotient bits per stage, 26 bits
+    in all (24 significand bits, guard and round; the remainder gives the sticky bit);
+    (16) right shift into the subnormal range when the exponent is below 1; (17) rounding and
+    packing.
+
+    Parameters
+    ----------
+    tag_shape : shape-castable or None
+        Shape of a ``tag`` field carried unchanged from operands to result; none if ``None``.
+
+    Attributes
+    ----------
+    operands : In(stream.Signature(operands_layout(tag_shape)))
+        Operations: ``payload.a`` (dividend), ``payload.b`` (divisor), binary32 bit patterns, and
+        optional ``payload.tag``. Accepted on a cycle with ``valid & ready``; ``ready`` is low only
+        while ``results`` is stalled.
+    results : Out(stream.Signature(result_layout(tag_shape)))
+        ``payload.result`` and ``payload.tag``, in the order the operations were accepted.
+        ``valid`` is registered and does not depend on ``ready``.
+    """
+
+    quotient_bits_per_stage = 2
+    latency = 2 + -(-QUOTIENT_BITS // quotient_bits_per_stage) + 2
+
+    def __init__(self, *, tag_shape=None):
+        super().__init__({
+            "operands": In(stream.Signature(operands_layout(tag_shape))),
+            "results": Out(stream.Signature(result_layout(tag_shape))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        pipe = StreamPipeline(m, self.operands)
+        a, b = unpack(self.operands.payload.a), unpack(self.operands.payload.b)
+        sign = a.sign ^ b.sign
+
+        # Stage 1: special results; normalize the significands.
+        special_result = Signal(32)
+        with m.If(a.is_nan | b.is_nan | (a.is_zero & b.is_zero)
+                  | (a.is_infinite & b.is_infinite)):
+            m.d.comb += special_result.eq(CANONICAL_NAN)
+        with m.Elif(a.is_infinite | b.is_zero):
+            m.d.comb += special_result.eq(Cat(Const(POSITIVE_INFINITY, 31), sign))
+        with m.Else():
+            m.d.comb += special_result.eq(Cat(Const(0, 31), sign))
+        dividend, dividend_exponent = _normalized(a)
+        divisor, divisor_exponent = _normalized(b)
+        stage = pipe.register(
+            is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite | a.is_zero | b.is_zero,
+            special_result=special_result, sign=sign,
+            exponent=dividend_exponent - divisor_exponent + EXPONENT_BIAS,
+            dividend=dividend, divisor=divisor,
+        )
+
+        # Stage 2: make the dividend at least the divisor (quotient in [1, 2)).
+        smaller = stage.dividend < stage.divisor
+        stage = pipe.register(
+            is_special=stage.is_special, special_result=stage.special_result, sign=stage.sign,
+            exponent=stage.exponent - smaller,
+            remainder=Mux(smaller, stage.dividend << 1, stage.dividend)[:SIGNIFICAND_BITS + 1],
+            divisor=stage.divisor, quotient=Const(0, 1),
+        )
+
+        # Division stages: a group of restoring steps each.
+        for first_bit in range(0, QUOTIENT_BITS, self.quotient_bits_per_stage):
+            steps = min(self.quotient_bits_per_stage, QUOTIENT_BITS - first_bit)
+            remainder, bits = stage.remainder, []
+            for _ in range(steps):
+                bit, remainder = _restoring_step(remainder, stage.divisor)
+                bits.append(bit)
+            # Cat puts its first argument at the bottom: newest bit lowest.
+            quotient = Cat(*reversed(bits), stage.quotient[:first_bit])
+            stage = pipe.register(is_special=stage.is_special,
+                                  special_result=stage.special_result, sign=stage.sign,
+                                  exponent=stage.exponent, remainder=remainder,
+                                  divisor=stage.divisor, quotient=quotient)
+
+        # Shift into the subnormal range if the exponent is below 1.
+        extended = Cat(stage.remainder != 0, stage.quotient[:QUOTIENT_BITS])
+        tiny = stage.exponent < 1
+        extended = Mux(tiny, shift_right_jam(extended, 1 - stage.exponent, max_amount=EXTENDED_BITS),
+                       extended)
+        stage = pipe.register(is_special=stage.is_special, special_result=stage.special_result,
+                              sign=stage.sign, exponent=Mux(tiny, 1, stage.exponent),
+                              extended=extended)
+
+        # Last stage: round and pack.
+        packed = round_and_pack(stage.sign, stage.exponent, stage.extended[3:], stage.extended[2],
+                                stage.extended[:2] != 0)
+        stage = pipe.register(result=Mux(stage.is_special, stage.special_result, packed))
+        pipe.connect_results(self.results, stage.result)
+        return m

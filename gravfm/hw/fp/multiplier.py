@@ -1,0 +1,100 @@
+"""Pipelined binary32 multiplier."""
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .binary32 import CANONICAL_NAN, EXPONENT_BIAS, POSITIVE_INFINITY
+from .layouts import operands_layout, result_layout
+from .logic import leading_zeros, round_and_pack, shift_right_jam, unpack
+from .pipeline import StreamPipeline
+
+__all__ = ["FPMultiplier"]
+
+_PRODUCT_BITS = 48
+
+
+class FPMultiplier(wiring.Component):
+    """IEEE-754 binary32 multiplier (``a * b``), fully pipelined.
+
+    Round to nearest, ties to even; subnormal operands and results are supported exactly (no
+    flushing), so results are bit-identical to numpy ``float32`` multiplication, except that every
+    NaN result is the canonical quiet NaN ``0x7FC00000``. ``inf * 0`` is NaN; overflow gives a
+    signed infinity, underflow a signed zero or subnormal.
+
+    Latency is :attr:`latency` = 5 cycles, throughput one operation per cycle. Stages:
+    (1) unpacking and special cases, registered so that (2) the 24 x 24-bit product has a register
+    on each side (a DSP-friendly multiply); (3) normalization of the product (leading-zero count
+    and left shift, needed for subnormal operands); (4) right shift into the subnormal range when
+    the exponent is below 1; (5) rounding and packing.
+
+    Parameters
+    ----------
+    tag_shape : shape-castable or None
+        Shape of a ``tag`` field carried unchanged from operands to result; none if ``None``.
+
+    Attributes
+    ----------
+    operands : In(stream.Signature(operands_layout(tag_shape)))
+        Operations: ``payload.a``, ``payload.b`` (binary32 bit patterns) and optional
+        ``payload.tag``. Accepted on a cycle with ``valid & ready``; ``ready`` is low only while
+        ``results`` is stalled.
+    results : Out(stream.Signature(result_layout(tag_shape)))
+        ``payload.result`` and ``payload.tag``, in the order the operations were accepted.
+        ``valid`` is registered and does not depend on ``ready``.
+    """
+
+    latency = 5
+
+    def __init__(self, *, tag_shape=None):
+        super().__init__({
+            "operands": In(stream.Signature(operands_layout(tag_shape))),
+            "results": Out(stream.Signature(result_layout(tag_shape))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        pipe = StreamPipeline(m, self.operands)
+        a, b = unpack(self.operands.payload.a), unpack(self.operands.payload.b)
+        sign = a.sign ^ b.sign
+
+        # Stage 1: special results; exponent of the product for a leading one at bit 47.
+        special_result = Signal(32)
+        with m.If(a.is_nan | b.is_nan | (a.is_infinite & b.is_zero) | (a.is_zero & b.is_infinite)):
+            m.d.comb += special_result.eq(CANONICAL_NAN)
+        with m.Elif(a.is_infinite | b.is_infinite):
+            m.d.comb += special_result.eq(Cat(Const(POSITIVE_INFINITY, 31), sign))
+        with m.Else():
+            m.d.comb += special_result.eq(Cat(Const(0, 31), sign))
+        s1 = pipe.register(
+            is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite | a.is_zero | b.is_zero,
+            special_result=special_result, sign=sign,
+            exponent=a.exponent + b.exponent - (EXPONENT_BIAS - 1),
+            a_significand=a.significand, b_significand=b.significand,
+        )
+
+        # Stage 2: the product.
+        s2 = pipe.register(is_special=s1.is_special, special_result=s1.special_result,
+                           sign=s1.sign, exponent=s1.exponent,
+                           product=s1.a_significand * s1.b_significand)
+
+        # Stage 3: normalize so that bit 47 is set (operands are non-zero here).
+        zeros = leading_zeros(s2.product)[:6]
+        s3 = pipe.register(is_special=s2.is_special, special_result=s2.special_result,
+                           sign=s2.sign, exponent=s2.exponent - zeros,
+                           product=(s2.product << zeros)[:_PRODUCT_BITS])
+
+        # Stage 4: shift into the subnormal range if the exponent is below 1.
+        tiny = s3.exponent < 1
+        product = Mux(tiny, shift_right_jam(s3.product, 1 - s3.exponent, max_amount=_PRODUCT_BITS),
+                      s3.product)
+        s4 = pipe.register(is_special=s3.is_special, special_result=s3.special_result,
+                           sign=s3.sign, exponent=Mux(tiny, 1, s3.exponent),
+                           significand=product[24:], guard=product[23],
+                           sticky=product[:23] != 0)
+
+        # Stage 5: round and pack.
+        packed = round_and_pack(s4.sign, s4.exponent, s4.significand, s4.guard, s4.sticky)
+        s5 = pipe.register(result=Mux(s4.is_special, s4.special_result, packed))
+        pipe.connect_results(self.results, s5.result)
+        return m

@@ -1,0 +1,106 @@
+"""Kernel port signatures and the check that a user's kernel matches them.
+
+A kernel author builds their component with the signature returned here, e.g.::
+
+    class MyGather(wiring.Component):
+        def __init__(self, layouts):
+            super().__init__(gather_signature(layouts))
+
+:func:`build_kernels` calls the algorithm's three factories and rejects, with a
+:class:`~gravfm.errors.ConfigError` naming kernel, port and field, any kernel whose ports do not
+carry exactly the fields and widths of :class:`~gravfm.hw.layouts.KernelLayouts`.
+"""
+
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..errors import ConfigError
+
+__all__ = ["gather_signature", "apply_signature", "scatter_signature", "build_kernels", "KERNEL_PORTS"]
+
+
+def gather_signature(layouts):
+    """Ports of a gather kernel: ``i`` (In stream gather_in), ``o`` (Out stream gather_out)."""
+    return wiring.Signature({"i": In(stream.Signature(layouts.gather_in)),
+                             "o": Out(stream.Signature(layouts.gather_out))})
+
+
+def apply_signature(layouts):
+    """Ports of an apply kernel: ``i``, ``state_o`` (always ready), ``update_o``."""
+    return wiring.Signature({"i": In(stream.Signature(layouts.apply_in)),
+                             "state_o": Out(stream.Signature(layouts.apply_state, always_ready=True)),
+                             "update_o": Out(stream.Signature(layouts.apply_update))})
+
+
+def scatter_signature(layouts):
+    """Ports of a scatter kernel: ``i`` (In stream scatter_in), ``o`` (Out stream scatter_out)."""
+    return wiring.Signature({"i": In(stream.Signature(layouts.scatter_in)),
+                             "o": Out(stream.Signature(layouts.scatter_out))})
+
+
+KERNEL_PORTS = {"gather": gather_signature, "apply": apply_signature, "scatter": scatter_signature}
+
+
+def _layout_difference(got, expected, prefix=""):
+    """First difference between two shapes as a phrase, or None when they are equal."""
+    if isinstance(expected, data.StructLayout):
+        if not isinstance(got, data.StructLayout):
+            return f"{prefix or 'payload'} is {got!r}, expected a struct"
+        for name, field in expected:
+            path = f"{prefix}.{name}" if prefix else name
+            try:
+                got_field = got[name]
+            except KeyError:
+                return f"field {path!r} is missing"
+            difference = _layout_difference(got_field.shape, field.shape, path)
+            if difference:
+                return difference
+        extra = [name for name, _ in got if name not in dict(iter(expected))]
+        if extra:
+            path = f"{prefix}.{extra[0]}" if prefix else extra[0]
+            return f"field {path!r} is not part of the interface"
+        return None
+    got_shape = data.Layout.cast(got) if isinstance(got, data.Layout) else got
+    if isinstance(got_shape, data.Layout) or got_shape != expected:
+        got_width = got_shape.size if isinstance(got_shape, data.Layout) else got_shape.width
+        want = expected.width if hasattr(expected, "width") else expected
+        return f"field {prefix!r} has width {got_width}, expected {want}"
+    return None
+
+
+def check_kernel(kind, component, layouts, algorithm_name):
+    """Raise ConfigError unless ``component`` has exactly the ports of a ``kind`` kernel."""
+    if not isinstance(component, wiring.Component):
+        raise ConfigError(f"algorithm {algorithm_name!r}: {kind} factory returned "
+                          f"{type(component).__name__}, expected an amaranth wiring.Component")
+    expected = KERNEL_PORTS[kind](layouts)
+    members = component.signature.members
+    for name, member in expected.members.items():
+        where = f"algorithm {algorithm_name!r}: {kind} kernel port {name!r}"
+        if name not in members:
+            raise ConfigError(f"{where} is missing")
+        got = members[name]
+        if not got.is_signature or not isinstance(got.signature, stream.Signature):
+            raise ConfigError(f"{where} is not a stream")
+        if got.flow != member.flow:
+            raise ConfigError(f"{where} has direction {got.flow.name}, expected {member.flow.name}")
+        if got.signature.always_ready != member.signature.always_ready:
+            raise ConfigError(f"{where}: always_ready must be {member.signature.always_ready}")
+        difference = _layout_difference(got.signature.members["payload"].shape,
+                                        member.signature.members["payload"].shape)
+        if difference:
+            raise ConfigError(f"{where}: {difference}")
+
+
+def build_kernels(algorithm, layouts):
+    """Instantiate and check the algorithm's three kernels; return ``{kind: component}``."""
+    kernels = {}
+    for kind in ("gather", "apply", "scatter"):
+        component = getattr(algorithm, kind)(layouts)
+        # Built for checking; whether it is ever elaborated is the caller's business, so
+        # Amaranth's "created but never used" warning would only be noise here.
+        if isinstance(component, wiring.Component):
+            component._MustUse__silence = True
+        check_kernel(kind, component, layouts, algorithm.name)
+        kernels[kind] = component
+    return kernels

@@ -1,0 +1,101 @@
+"""Data layouts of the generated hardware, resolved from an algorithm's ``{field: width}`` dicts.
+
+Every stream payload in :mod:`gravfm.hw` is one of the ``StructLayout`` s built here.
+:class:`KernelLayouts` is what a kernel factory receives; its attributes name the payload of
+each kernel port (SPEC §2, the paper's Listings 1-3):
+
+=========== ======================= =============================================================
+kernel      port (direction)        payload
+=========== ======================= =============================================================
+gather      ``i`` (In stream)       ``gather_in``: level, nodeid, sender, message, state
+gather      ``o`` (Out stream)      ``gather_out``: nodeid, state — the new state to write back
+apply       ``i`` (In stream)       ``apply_in``: nodeid, state, round, barrier
+apply       ``state_o`` (Out,       ``apply_state``: nodeid, state, barrier — write-back, no
+            ``always_ready``)       handshake (written whenever valid; ignored when barrier=1)
+apply       ``update_o`` (Out)      ``apply_update``: update, sender, round, barrier
+scatter     ``i`` (In stream)       ``scatter_in``: update, sender, round, barrier, neighbor,
+                                    num_neighbors, edge
+scatter     ``o`` (Out stream)      ``scatter_out``: message, neighbor, sender, round, barrier
+=========== ======================= =============================================================
+
+Rules every kernel must keep: streams preserve order; gather emits exactly one output per input;
+apply receives, after the round's last vertex, one item with ``barrier=1`` and must pass it to
+``update_o`` (``barrier=1``) after the round's updates and after its last state write-back;
+scatter receives the barrier as one item with ``barrier=1`` and must pass it to ``o``.
+``num_neighbors`` is the length of the sender's edge list stored in this PE (the GraVF-M edge
+store holds, per PE, only the edges whose destination lives there).
+"""
+
+from amaranth.hdl import unsigned
+from amaranth.lib import data
+
+from ..algorithms.base import VERTEXID
+
+__all__ = ["KernelLayouts", "resolve_layout"]
+
+
+def resolve_layout(fields, vertexid_bits):
+    """``StructLayout`` of a ``{field: width}`` dict, with ``"vertexid"`` set to ``vertexid_bits``."""
+    return data.StructLayout({name: unsigned(vertexid_bits if width == VERTEXID else width)
+                              for name, width in fields.items()})
+
+
+class KernelLayouts:
+    """All payload layouts of one build.
+
+    Parameters
+    ----------
+    algorithm : gravfm.algorithms.Algorithm
+    config : gravfm.hw.SystemConfig
+
+    Attributes
+    ----------
+    vertexid_bits, round_bits, local_bits : int
+    vertex, update, message, edge : StructLayout
+        The algorithm's layouts with widths resolved.
+    gather_in, gather_out, apply_in, apply_state, apply_update, scatter_in, scatter_out : StructLayout
+        Kernel port payloads (see the module docstring).
+    net_update : StructLayout
+        An update on the network: sender, update, barrier, count (updates the source sent to
+        this destination in the round; valid with barrier), sent_any.
+    edge_index : StructLayout
+        One edge-index word: start, length.
+    edge_word : StructLayout
+        One edge-array word: dst (local index), edge data.
+    vertex_word : StructLayout
+        One vertex-memory word: state, and ``touched`` (gathered into since the last apply; the
+        host sees only the state bits, the flag sits above them and loads as 0).
+    """
+
+    def __init__(self, algorithm, config):
+        vid = config.vertexid_bits
+        self.vertexid_bits = vid
+        self.round_bits = config.round_bits
+        self.local_bits = config.local_bits
+        self.vertex = resolve_layout(algorithm.vertex, vid)
+        self.update = resolve_layout(algorithm.update, vid)
+        self.message = resolve_layout(algorithm.message, vid)
+        self.edge = resolve_layout(algorithm.edge, vid)
+        vertexid = unsigned(vid)
+        rnd = unsigned(config.round_bits)
+        self.gather_in = data.StructLayout({
+            "level": rnd, "nodeid": vertexid, "sender": vertexid,
+            "message": self.message, "state": self.vertex})
+        self.gather_out = data.StructLayout({"nodeid": vertexid, "state": self.vertex})
+        self.apply_in = data.StructLayout({
+            "nodeid": vertexid, "state": self.vertex, "round": rnd, "barrier": 1})
+        self.apply_state = data.StructLayout({"nodeid": vertexid, "state": self.vertex, "barrier": 1})
+        self.apply_update = data.StructLayout({
+            "update": self.update, "sender": vertexid, "round": rnd, "barrier": 1})
+        self.scatter_in = data.StructLayout({
+            "update": self.update, "sender": vertexid, "round": rnd, "barrier": 1,
+            "neighbor": vertexid, "num_neighbors": unsigned(config.edge_len_bits), "edge": self.edge})
+        self.scatter_out = data.StructLayout({
+            "message": self.message, "neighbor": vertexid, "sender": vertexid, "round": rnd, "barrier": 1})
+        self.net_update = data.StructLayout({
+            "sender": vertexid, "update": self.update, "barrier": 1,
+            "count": unsigned(config.count_bits), "sent_any": 1})
+        self.edge_index = data.StructLayout({
+            "start": unsigned(config.edge_addr_bits), "length": unsigned(config.edge_len_bits)})
+        self.edge_word = data.StructLayout({"dst": unsigned(config.local_bits), "edge": self.edge})
+        self.vertex_word = data.StructLayout({"state": self.vertex, "touched": 1})

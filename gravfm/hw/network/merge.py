@@ -1,0 +1,76 @@
+"""Merge the local PEs' streams onto one outgoing link, one superstep at a time.
+
+The paper sequentializes the virtual channels on inter-FPGA links: the outgoing endpoint
+takes updates of round ``r`` from every local source (round-robin), forwards each source's
+round-``r`` barrier too, and moves to round ``r+1`` only when all local sources have sent their
+round-``r`` barrier. A source that is a round ahead waits behind its barrier.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["RoundMerger", "round_robin_grant"]
+
+
+def round_robin_grant(m, eligible, last):
+    """Combinational round robin: the first eligible index after ``last``; returns (grant, granted)."""
+    n = len(eligible)
+    grant = Signal(range(max(n, 2)))
+    granted = Signal()
+    with m.Switch(last):
+        for start in range(n):
+            with m.Case(start):
+                for position, s in enumerate((start + 1 + k) % n for k in range(n)):
+                    with (m.If if position == 0 else m.Elif)(eligible[s]):
+                        m.d.comb += [grant.eq(s), granted.eq(1)]
+    return grant, granted
+
+
+class RoundMerger(wiring.Component):
+    """Merge ``sources`` in-order streams, one round at a time, barriers included.
+
+    Parameters
+    ----------
+    layout : StructLayout
+        Network update layout (must have a ``barrier`` field).
+    sources : int
+
+    Ports
+    -----
+    i : In(array of ``sources`` streams)
+    o : Out(stream)
+        Round r's updates and every source's round-r barrier, then round r+1.
+    """
+
+    def __init__(self, *, layout, sources):
+        if not isinstance(sources, int) or sources < 1:
+            raise TypeError(f"merger sources must be a positive integer, not {sources!r}")
+        self._layout = layout
+        self._sources = sources
+        super().__init__({
+            "i": In(stream.Signature(layout)).array(sources),
+            "o": Out(stream.Signature(layout)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self._sources
+        arrived = Signal(n)
+        last = Signal(range(max(n, 2)))
+        eligible = Signal(n)
+        for s in range(n):
+            m.d.comb += eligible[s].eq(self.i[s].valid & ~arrived[s])
+        grant, granted = round_robin_grant(m, eligible, last)
+        for s in range(n):
+            with m.If(grant == s):
+                m.d.comb += self.o.payload.eq(self.i[s].payload)
+            m.d.comb += self.i[s].ready.eq(granted & (grant == s) & self.o.ready)
+        m.d.comb += self.o.valid.eq(granted)
+        with m.If(arrived.all()):
+            m.d.sync += arrived.eq(0)
+        with m.Elif(granted & self.o.ready):
+            m.d.sync += last.eq(grant)
+            with m.If(self.o.payload.barrier):
+                m.d.sync += arrived.eq(arrived | (1 << grant))
+        return m

@@ -1,0 +1,107 @@
+"""On-chip network of one FPGA: update broadcast with per-source FIFOs at every destination.
+
+Every local PE's update queue feeds a :class:`Broadcaster` that offers each update to one FIFO
+per destination; each local destination merges its FIFOs in an :class:`Endpoint` (round-robin
+arbitration among sources still in the current round, floating barrier, termination).
+
+Remote FPGAs attach at explicit extra ports: ``remote_in[k]`` is one more source for every local
+endpoint (updates arriving from FPGA link ``k``), and ``remote_out[k]`` receives a copy of every
+local update (to be sent over link ``k``), merged one superstep at a time by a
+:class:`RoundMerger` (the paper's sequentialized channels), each local source's barrier included.
+With one FPGA there are none. The per-round counts of a remote source are ``count_bits`` wide,
+so a multi-FPGA build must size ``count_bits`` for a whole FPGA's updates.
+"""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+from .broadcast import Broadcaster
+from .endpoint import Endpoint
+from .merge import RoundMerger
+
+__all__ = ["Network"]
+
+
+class Network(wiring.Component):
+    """Broadcast crossbar between ``pes`` local PEs (plus ``remotes`` link ports).
+
+    Parameters
+    ----------
+    layout : StructLayout
+        Network update layout.
+    pes : int
+        Local PEs (sources and destinations).
+    remotes : int
+        Remote link ports (extra sources and extra destinations).
+    fifo_depth : int
+        Depth of each (source, destination) FIFO.
+    count_bits : int
+        Width of per-round update counts.
+
+    Ports
+    -----
+    src : In(array of ``pes`` streams)
+        Each local PE's outgoing updates and barriers.
+    dst : Out(array of ``pes`` streams)
+        Each local PE's incoming updates, one barrier per round.
+    terminated, waiting : Out(pes)
+        Per local destination: termination detected / waiting for barriers.
+    remote_in : In(array of ``remotes`` streams)
+    remote_out : Out(array of ``remotes`` streams)
+    """
+
+    def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, count_bits=8):
+        self._layout = layout
+        self._pes = pes
+        self._remotes = remotes
+        self._fifo_depth = fifo_depth
+        self._count_bits = count_bits
+        members = {
+            "src": In(stream.Signature(layout)).array(pes),
+            "dst": Out(stream.Signature(layout)).array(pes),
+            "terminated": Out(pes),
+            "waiting": Out(pes),
+        }
+        if remotes:
+            members["remote_in"] = In(stream.Signature(layout)).array(remotes)
+            members["remote_out"] = Out(stream.Signature(layout)).array(remotes)
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        pes, remotes = self._pes, self._remotes
+        sources = list(self.src) + (list(self.remote_in) if remotes else [])
+        endpoints = []
+        for d in range(pes):
+            endpoint = Endpoint(layout=self._layout, sources=len(sources), count_bits=self._count_bits)
+            m.submodules[f"endpoint{d}"] = endpoint
+            wiring.connect(m, endpoint.o, wiring.flipped(self.dst[d]))
+            m.d.comb += [self.terminated[d].eq(endpoint.terminated), self.waiting[d].eq(endpoint.waiting)]
+            endpoints.append(endpoint)
+        mergers = []
+        for k in range(remotes):
+            merger = RoundMerger(layout=self._layout, sources=pes)
+            m.submodules[f"link_merge{k}"] = merger
+            wiring.connect(m, merger.o, wiring.flipped(self.remote_out[k]))
+            mergers.append(merger)
+        for s, source in enumerate(sources):
+            local = s < pes
+            # A remote source is only delivered to local PEs; a local one also to every link.
+            outputs = pes + (remotes if local else 0)
+            broadcaster = Broadcaster(shape=self._layout, count=outputs)
+            m.submodules[f"broadcast{s}"] = broadcaster
+            wiring.connect(m, wiring.flipped(source), broadcaster.i)
+            for d in range(pes):
+                buffer = StreamFIFO(shape=self._layout, depth=self._fifo_depth)
+                m.submodules[f"fifo{s}_{d}"] = buffer
+                wiring.connect(m, broadcaster.o[d], buffer.i)
+                wiring.connect(m, buffer.o, endpoints[d].i[s])
+            if local:
+                for k in range(remotes):
+                    buffer = StreamFIFO(shape=self._layout, depth=self._fifo_depth)
+                    m.submodules[f"link_fifo{s}_{k}"] = buffer
+                    wiring.connect(m, broadcaster.o[pes + k], buffer.i)
+                    wiring.connect(m, buffer.o, mergers[k].i[s])
+        return m

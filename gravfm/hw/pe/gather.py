@@ -1,0 +1,129 @@
+"""Gather stage of a PE: read the destination's state, run the gather kernel, write it back.
+
+A message issues its state read only when its vertex is not in flight (:class:`HazardUnit`), so
+messages to other vertices keep flowing. A barrier message waits until the pipeline is empty,
+then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (apply owns
+the vertex memory in between). The stage also starts paused: round 0's apply runs first.
+
+Every vertex word carries a ``touched`` flag: gather sets it on write-back and, when the flag
+was clear at the read, reports the vertex on ``touch`` (once per vertex and round), so a sparse
+apply can visit only the vertices that received messages.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_ports import read_port_signature, write_port_signature
+from .hazard import HazardUnit
+
+__all__ = ["GatherUnit"]
+
+
+class GatherUnit(wiring.Component):
+    """Gather with its hazard unit.
+
+    Parameters
+    ----------
+    layouts : gravfm.hw.layouts.KernelLayouts
+    config : gravfm.hw.SystemConfig
+    kernel : wiring.Component
+        The algorithm's gather kernel.
+
+    Ports
+    -----
+    messages : In(stream scatter_out)
+        Messages for this PE's vertices; a barrier closes a round.
+    rd : Out(read port, vertex_word)
+        Vertex-state read (transparent for ``wr``).
+    wr : Out(write port, vertex_word)
+        Vertex-state write-back (always accepted), with ``touched`` set.
+    touch : Out(stream of local index)
+        A vertex gathered into for the first time this round (its ``touched`` flag was clear);
+        the receiver must always be ready (a FIFO with room for every local vertex).
+    apply_start : Out(1)
+        Pulse: the round's messages are all gathered and written back.
+    apply_done : In(1)
+        Pulse: apply has finished; resume.
+    hazard_stall : Out(1)
+        A message waits for its vertex (or for a free hazard slot).
+    active : Out(1)
+        Messages are in flight.
+    """
+
+    def __init__(self, *, layouts, config, kernel):
+        self._layouts = layouts
+        self._config = config
+        self._kernel = kernel
+        super().__init__({
+            "messages": In(stream.Signature(layouts.scatter_out)),
+            "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
+            "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
+            "touch": Out(stream.Signature(config.local_bits)),
+            "apply_start": Out(1),
+            "apply_done": In(1),
+            "hazard_stall": Out(1),
+            "active": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        layouts, config = self._layouts, self._config
+        local_bits = config.local_bits
+        m.submodules.kernel = kernel = self._kernel
+        m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=config.hazard_slots)
+
+        paused = Signal(init=1)
+        level = Signal(config.round_bits)
+        message = self.messages.payload
+        address = message.neighbor[:local_bits]
+
+        # Read stage: the message whose state is being read (data arrives one cycle later).
+        s_valid = Signal()
+        s_item = Signal(layouts.scatter_out)
+        s_advance = ~s_valid | kernel.i.ready
+        candidate = ~paused & self.messages.valid & ~message.barrier
+        blocked = hazard.hazard | hazard.full
+        issue = candidate & ~blocked & s_advance
+        flushed = hazard.empty
+        take_barrier = ~paused & self.messages.valid & message.barrier & flushed
+        m.d.comb += [
+            hazard.check_addr.eq(address),
+            hazard.insert.eq(issue),
+            hazard.insert_addr.eq(address),
+            self.rd.addr.eq(address),
+            self.rd.en.eq(s_advance),
+            self.messages.ready.eq(issue | take_barrier),
+            self.apply_start.eq(take_barrier),
+            self.hazard_stall.eq(candidate & blocked),
+            self.active.eq(~flushed),
+        ]
+        with m.If(s_advance):
+            m.d.sync += [s_valid.eq(issue), s_item.eq(message)]
+        with m.If(take_barrier):
+            m.d.sync += paused.eq(1)
+        with m.If(self.apply_done):
+            m.d.sync += paused.eq(0)
+        with m.If(take_barrier):
+            m.d.sync += level.eq(level + 1)
+
+        k = kernel.i.payload
+        m.d.comb += [
+            kernel.i.valid.eq(s_valid),
+            k.level.eq(level),
+            k.nodeid.eq(s_item.neighbor),
+            k.sender.eq(s_item.sender),
+            k.message.eq(s_item.message),
+            k.state.eq(self.rd.data.state),
+            self.touch.valid.eq(s_valid & kernel.i.ready & ~self.rd.data.touched),
+            self.touch.payload.eq(s_item.neighbor[:local_bits]),
+            # The write-back never stalls: a vertex memory write is always possible.
+            kernel.o.ready.eq(1),
+            self.wr.en.eq(kernel.o.valid),
+            self.wr.addr.eq(kernel.o.payload.nodeid[:local_bits]),
+            self.wr.data.state.eq(kernel.o.payload.state),
+            self.wr.data.touched.eq(1),
+            hazard.remove.eq(kernel.o.valid),
+            hazard.remove_addr.eq(kernel.o.payload.nodeid[:local_bits]),
+        ]
+        return m

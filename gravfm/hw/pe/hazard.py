@@ -1,0 +1,85 @@
+"""Read-after-write hazard unit of the gather stage: a small CAM of vertices in flight.
+
+A vertex enters the CAM when gather reads its state and leaves when its new state is written
+back. A message whose vertex is in the CAM must wait; every other message passes. An entry that
+is being written back in this cycle already counts as free: the vertex memory's gather read port
+is transparent for the write port, so a read issued in that cycle returns the new state.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["HazardUnit"]
+
+
+class HazardUnit(wiring.Component):
+    """Track up to ``slots`` addresses in flight.
+
+    Parameters
+    ----------
+    addr_bits : int
+        Width of a (local) vertex address.
+    slots : int
+        Capacity; with a gather kernel of latency L, ``slots >= L + 1`` sustains one message per cycle.
+
+    Ports
+    -----
+    check_addr : In(addr_bits)
+        Address of the candidate message.
+    hazard : Out(1)
+        ``check_addr`` is in flight (and not being removed this cycle).
+    full : Out(1)
+        No slot is free this cycle.
+    insert, insert_addr : In(1), In(addr_bits)
+        Record an address (only when ``~full``).
+    remove, remove_addr : In(1), In(addr_bits)
+        Forget an address (its write-back happens this cycle).
+    empty : Out(1)
+        Nothing in flight.
+    """
+
+    def __init__(self, *, addr_bits, slots):
+        if not isinstance(slots, int) or slots < 1:
+            raise TypeError(f"hazard slots must be a positive integer, not {slots!r}")
+        self._slots = slots
+        super().__init__({
+            "check_addr": In(addr_bits), "hazard": Out(1), "full": Out(1),
+            "insert": In(1), "insert_addr": In(addr_bits),
+            "remove": In(1), "remove_addr": In(addr_bits),
+            "empty": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        width = len(self.check_addr)
+        valid = [Signal(name=f"valid{k}") for k in range(self._slots)]
+        addr = [Signal(width, name=f"addr{k}") for k in range(self._slots)]
+        freeing = [Signal(name=f"freeing{k}") for k in range(self._slots)]
+        free = []
+        for k in range(self._slots):
+            m.d.comb += freeing[k].eq(self.remove & valid[k] & (addr[k] == self.remove_addr))
+            free.append(~valid[k] | freeing[k])
+        m.d.comb += [
+            self.hazard.eq(any_of([valid[k] & ~freeing[k] & (addr[k] == self.check_addr)
+                                    for k in range(self._slots)])),
+            self.full.eq(~any_of(free)),
+            self.empty.eq(~any_of(valid)),
+        ]
+        for k in range(self._slots):
+            with m.If(freeing[k]):
+                m.d.sync += valid[k].eq(0)
+        # Insert into the lowest free slot; a later assignment wins over the removal above.
+        with m.If(self.insert):
+            for k in range(self._slots):
+                with (m.If if k == 0 else m.Elif)(free[k]):
+                    m.d.sync += [valid[k].eq(1), addr[k].eq(self.insert_addr)]
+        return m
+
+
+def any_of(values):
+    """OR of a list of 1-bit values (0 for an empty list)."""
+    result = 0
+    for value in values:
+        result = result | value
+    return result

@@ -1,0 +1,234 @@
+"""A processing element: scatter -> gather -> apply around vertex and edge storage.
+
+::
+
+    updates_in ─▶ ScatterUnit ─▶ message FIFO ─▶ GatherUnit ─┐ vertex memory
+                  (edge index, edge array)                    │ (host, gather, apply)
+    updates_out ◀─ update queue ◀─ ApplyUnit ◀────────────────┘
+
+The vertex memory has one write port shared by the host (before ``start``), gather and apply
+(which never run at the same time), and read ports for gather and apply (both transparent for
+the write port) and for the host. Its words are ``{state, touched}``; for an algorithm with
+``sparse_apply`` a FIFO carries the touched vertices from gather to apply. Host writes and
+reads follow docs/interfaces.md §5; the PE
+also keeps the counters of :mod:`gravfm.hw.counters` and a per-round log.
+"""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..counters import COUNTER_BITS, COUNTER_NAMES
+from ..stream_fifo import StreamFIFO
+from .apply import ApplyUnit
+from .gather import GatherUnit
+from .scatter import ScatterUnit
+
+__all__ = ["ProcessingElement", "HostMem", "HostReadMem"]
+
+
+class HostMem:
+    """``host_wr_mem`` codes."""
+    VERTEX = 0
+    EDGE_INDEX = 1
+    EDGES = 2
+    REGISTERS = 3
+    FILTER = 4
+
+
+class HostReadMem:
+    """``host_rd_mem`` codes."""
+    VERTEX = 0
+    COUNTERS = 3
+    LOG_MESSAGES = 5
+    LOG_UPDATES = 6
+    LOG_CYCLE = 7
+
+
+LOG_BITS = 64
+
+
+class ProcessingElement(wiring.Component):
+    """One PE of the generated system.
+
+    Parameters
+    ----------
+    layouts : gravfm.hw.layouts.KernelLayouts
+    config : gravfm.hw.SystemConfig
+    pe_index : int
+        Global PE index.
+    kernels : dict
+        ``{"gather", "apply", "scatter"}`` components (from :func:`gravfm.hw.kernels.build_kernels`).
+    addr_bits, wr_data_bits, rd_data_bits : int
+        Widths of the host interface.
+
+    Ports
+    -----
+    updates_in : In(stream net_update)
+        From this PE's network endpoint.
+    updates_out : Out(stream net_update)
+        Update queue output, to the network.
+    start : In(1)
+        Pulse: run round 0's apply.
+    terminated, waiting : In(1)
+        From the endpoint (termination detected; barrier wait).
+    wr_en, wr_mem, wr_addr, wr_data : In
+        Host write (already selected for this PE).
+    rd_mem, rd_addr : In; rd_data : Out
+        Host read, data one cycle after the address.
+    round : Out(round_bits)
+        Round of the apply pass (current or next).
+    """
+
+    def __init__(self, *, layouts, config, pe_index, kernels, addr_bits, wr_data_bits, rd_data_bits):
+        self._layouts = layouts
+        self._config = config
+        self._pe_index = pe_index
+        self._kernels = kernels
+        super().__init__({
+            "updates_in": In(stream.Signature(layouts.net_update)),
+            "updates_out": Out(stream.Signature(layouts.net_update)),
+            "start": In(1),
+            "terminated": In(1),
+            "waiting": In(1),
+            "wr_en": In(1), "wr_mem": In(3), "wr_addr": In(addr_bits), "wr_data": In(wr_data_bits),
+            "rd_mem": In(3), "rd_addr": In(addr_bits), "rd_data": Out(rd_data_bits),
+            "round": Out(config.round_bits),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        layouts, config = self._layouts, self._config
+        local_bits = config.local_bits
+        vertex_bits = layouts.vertex.size
+
+        m.submodules.scatter = scatter = ScatterUnit(
+            layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["scatter"])
+        m.submodules.message_fifo = message_fifo = StreamFIFO(
+            shape=layouts.scatter_out, depth=config.message_fifo_depth)
+        m.submodules.gather = gather = GatherUnit(
+            layouts=layouts, config=config, kernel=self._kernels["gather"])
+        sparse = bool(getattr(config.algorithm, "sparse_apply", False))
+        m.submodules.apply = apply = ApplyUnit(
+            layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["apply"],
+            sparse=sparse)
+        if sparse:
+            # Room for every local vertex: gather reports each vertex at most once per round,
+            # and apply drains the list before gather runs again.
+            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe)
+            wiring.connect(m, gather.touch, touched.i)
+            wiring.connect(m, touched.o, apply.touched)
+        else:
+            m.d.comb += gather.touch.ready.eq(1)
+        m.submodules.update_queue = update_queue = StreamFIFO(
+            shape=layouts.net_update, depth=config.update_queue_depth)
+
+        wiring.connect(m, wiring.flipped(self.updates_in), scatter.updates)
+        wiring.connect(m, scatter.messages, message_fifo.i)
+        wiring.connect(m, message_fifo.o, gather.messages)
+        wiring.connect(m, apply.updates, update_queue.i)
+        wiring.connect(m, update_queue.o, wiring.flipped(self.updates_out))
+
+        # Host writes.
+        host_write = {code: self.wr_en & (self.wr_mem == code) for code in range(5)}
+        num_local = Signal(local_bits + 1)
+        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 0)):
+            m.d.sync += num_local.eq(self.wr_data)
+        m.d.comb += [
+            scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
+            scatter.index_wr.addr.eq(self.wr_addr),
+            scatter.index_wr.data.eq(self.wr_data),
+            scatter.edge_wr.en.eq(host_write[HostMem.EDGES]),
+            scatter.edge_wr.addr.eq(self.wr_addr),
+            scatter.edge_wr.data.eq(self.wr_data),
+        ]
+
+        # Vertex memory.
+        m.submodules.vertex_mem = vertex_mem = memory.Memory(
+            shape=layouts.vertex_word, depth=2 ** local_bits, init=[])
+        vertex_wr = vertex_mem.write_port()
+        for unit in (gather, apply):
+            rd = vertex_mem.read_port(transparent_for=(vertex_wr,))
+            m.d.comb += [rd.addr.eq(unit.rd.addr), rd.en.eq(unit.rd.en), unit.rd.data.eq(rd.data)]
+        with m.If(host_write[HostMem.VERTEX]):
+            m.d.comb += [vertex_wr.en.eq(1), vertex_wr.addr.eq(self.wr_addr),
+                         vertex_wr.data.state.eq(self.wr_data[:vertex_bits])]
+        with m.Elif(apply.busy):
+            m.d.comb += [vertex_wr.en.eq(apply.wr.en), vertex_wr.addr.eq(apply.wr.addr),
+                         vertex_wr.data.eq(apply.wr.data)]
+        with m.Else():
+            m.d.comb += [vertex_wr.en.eq(gather.wr.en), vertex_wr.addr.eq(gather.wr.addr),
+                         vertex_wr.data.eq(gather.wr.data)]
+
+        # Control: round 0 starts at `start`; later rounds when gather has seen the barrier.
+        m.d.comb += [
+            apply.num_local.eq(num_local),
+            apply.start.eq(self.start | gather.apply_start),
+            gather.apply_done.eq(apply.done),
+            self.round.eq(apply.round),
+        ]
+
+        # Counters.
+        started = Signal()
+        with m.If(self.start):
+            m.d.sync += started.eq(1)
+        running = started & ~self.terminated
+        busy = scatter.active | gather.active | apply.busy | message_fifo.o.valid
+        events = {
+            "cycles": 1,
+            "busy": busy,
+            "messages": scatter.edge_strobe,
+            "updates": apply.update_strobe,
+            "supersteps": apply.done,
+            "stall_hazard": gather.hazard_stall,
+            "stall_backpressure": scatter.stall,
+            "wait_barrier": self.waiting & ~busy,
+            "apply_cycles": apply.busy,
+        }
+        counters = {}
+        for name in COUNTER_NAMES:
+            counters[name] = counter = Signal(COUNTER_BITS, name=f"count_{name}")
+            with m.If(running & events[name]):
+                m.d.sync += counter.eq(counter + 1)
+
+        # Per-round log.
+        log_depth = config.max_rounds
+        logs = {}
+        for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
+                           (HostReadMem.LOG_CYCLE, "cycle")):
+            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(shape=LOG_BITS, depth=log_depth, init=[])
+        log_writes = {
+            HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
+            HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),
+            HostReadMem.LOG_CYCLE: (apply.done, apply.round, counters["cycles"]),
+        }
+        log_reads = {}
+        for code, mem in logs.items():
+            strobe, rnd, value = log_writes[code]
+            wr = mem.write_port()
+            m.d.comb += [wr.en.eq(strobe & (rnd < log_depth)), wr.addr.eq(rnd), wr.data.eq(value)]
+            rd = mem.read_port()
+            m.d.comb += rd.addr.eq(self.rd_addr)
+            log_reads[code] = rd.data
+
+        # Host reads: everything answers one cycle after the address.
+        host_vertex = vertex_mem.read_port()
+        m.d.comb += host_vertex.addr.eq(self.rd_addr)
+        rd_mem_q = Signal(3)
+        counter_q = Signal(COUNTER_BITS)
+        m.d.sync += rd_mem_q.eq(self.rd_mem)
+        with m.Switch(self.rd_addr):
+            for index, name in enumerate(COUNTER_NAMES):
+                with m.Case(index):
+                    m.d.sync += counter_q.eq(counters[name])
+            with m.Default():
+                m.d.sync += counter_q.eq(0)
+        with m.Switch(rd_mem_q):
+            with m.Case(HostReadMem.VERTEX):
+                m.d.comb += self.rd_data.eq(host_vertex.data.state.as_value())
+            with m.Case(HostReadMem.COUNTERS):
+                m.d.comb += self.rd_data.eq(counter_q)
+            for code, data in log_reads.items():
+                with m.Case(code):
+                    m.d.comb += self.rd_data.eq(data)
+        return m

@@ -1,0 +1,164 @@
+"""Scatter stage of a PE: updates in, one message per local out-edge of the sender out.
+
+Pipeline (each stage holds one item and advances when the next can take it)::
+
+    updates ─▶ [A] edge-index read (start, length of the sender's local list)
+            ─▶ [B] address generator: one edge address per cycle
+            ─▶ [C] edge-array read (destination, edge data)
+            ─▶ scatter kernel ─▶ messages
+
+The address generator loads the next list in the cycle the current one issues its last edge, so
+consecutive lists stream without a bubble; a zero-length list costs one cycle. A barrier update
+becomes one kernel item with ``barrier=1`` behind the last edge of its round. The edge index and
+the edge array live here (synchronous-read memories) and are filled through the host write ports.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.lib import memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..memory_ports import write_port_signature
+
+__all__ = ["ScatterUnit"]
+
+
+class ScatterUnit(wiring.Component):
+    """Receiver-side scatter with its edge storage.
+
+    Parameters
+    ----------
+    layouts : gravfm.hw.layouts.KernelLayouts
+    config : gravfm.hw.SystemConfig
+    pe_index : int
+        Global index of this PE (high bits of the neighbors' hardware ids).
+    kernel : wiring.Component
+        The algorithm's scatter kernel (checked by :func:`gravfm.hw.kernels.build_kernels`).
+
+    Ports
+    -----
+    updates : In(stream net_update)
+        Updates and barriers for this PE, in round order (``count``/``sent_any`` ignored).
+    messages : Out(stream scatter_out)
+        The scatter kernel's messages, barrier included.
+    index_wr : In(write port, edge_index)
+        Host writes to the edge index (address = sender's hardware id).
+    edge_wr : In(write port, edge_word)
+        Host writes to the edge array.
+    edge_strobe : Out(1)
+        An edge entered the kernel this cycle (counts a message).
+    round_end : Out(1)
+        The barrier entered the kernel this cycle; ``round_messages`` holds the round's edges.
+    round : Out(round_bits)
+        Round of the updates being scattered.
+    round_messages : Out(32)
+        Edges scattered so far in ``round``.
+    stall : Out(1)
+        The generator has an item but the edge read stage cannot take it (backpressure).
+    active : Out(1)
+        The stage holds work.
+    """
+
+    def __init__(self, *, layouts, config, pe_index, kernel):
+        self._layouts = layouts
+        self._config = config
+        self._pe_index = pe_index
+        self._kernel = kernel
+        super().__init__({
+            "updates": In(stream.Signature(layouts.net_update)),
+            "messages": Out(stream.Signature(layouts.scatter_out)),
+            "index_wr": In(write_port_signature(config.vertexid_bits, layouts.edge_index)),
+            "edge_wr": In(write_port_signature(config.edge_addr_bits, layouts.edge_word)),
+            "edge_strobe": Out(1),
+            "round_end": Out(1),
+            "round": Out(config.round_bits),
+            "round_messages": Out(32),
+            "stall": Out(1),
+            "active": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        layouts, config = self._layouts, self._config
+        m.submodules.kernel = kernel = self._kernel
+        m.submodules.index_mem = index_mem = memory.Memory(
+            shape=layouts.edge_index, depth=2 ** config.vertexid_bits, init=[])
+        m.submodules.edge_mem = edge_mem = memory.Memory(
+            shape=layouts.edge_word, depth=config.edges_per_pe, init=[])
+        for mem, port in ((index_mem, self.index_wr), (edge_mem, self.edge_wr)):
+            wr = mem.write_port()
+            m.d.comb += [wr.addr.eq(port.addr), wr.en.eq(port.en), wr.data.eq(port.data)]
+        index_rd = index_mem.read_port()
+        edge_rd = edge_mem.read_port()
+
+        # Stage A: edge-index read.
+        a_valid = Signal()
+        a_item = Signal(layouts.net_update)
+        a_ready = Signal()
+        a_advance = ~a_valid | a_ready
+        m.d.comb += [index_rd.addr.eq(self.updates.payload.sender), index_rd.en.eq(a_advance),
+                     self.updates.ready.eq(a_advance)]
+        with m.If(a_advance):
+            m.d.sync += [a_valid.eq(self.updates.valid), a_item.eq(self.updates.payload)]
+
+        # Stage B: address generator.
+        busy = Signal()
+        address = Signal(config.edge_addr_bits)
+        left = Signal(config.edge_len_bits)
+        length = Signal(config.edge_len_bits)
+        is_barrier = Signal()
+        current = Signal(layouts.net_update)
+        c_advance = Signal()
+        b_valid = busy & ((left != 0) | is_barrier)
+        fire = b_valid & c_advance
+        last = is_barrier | (left == 1)
+        m.d.comb += a_ready.eq(~busy | (~is_barrier & (left == 0)) | (fire & last))
+        with m.If(a_ready):
+            m.d.sync += busy.eq(a_valid)
+            with m.If(a_valid):
+                list_length = index_rd.data.length
+                m.d.sync += [
+                    address.eq(index_rd.data.start),
+                    left.eq(list_length & ~a_item.barrier.replicate(config.edge_len_bits)),
+                    length.eq(list_length),
+                    is_barrier.eq(a_item.barrier),
+                    current.eq(a_item),
+                ]
+        with m.Elif(fire):
+            m.d.sync += [address.eq(address + 1), left.eq(left - 1)]
+
+        rnd = Signal(config.round_bits)
+        round_messages = Signal(32)
+        edge_fire = fire & ~is_barrier
+        barrier_fire = fire & is_barrier
+        with m.If(barrier_fire):
+            m.d.sync += [rnd.eq(rnd + 1), round_messages.eq(0)]
+        with m.Elif(edge_fire):
+            m.d.sync += round_messages.eq(round_messages + 1)
+        m.d.comb += [
+            self.edge_strobe.eq(edge_fire), self.round_end.eq(barrier_fire), self.round.eq(rnd),
+            self.round_messages.eq(round_messages), self.stall.eq(b_valid & ~c_advance),
+        ]
+
+        # Stage C: edge-array read, then the kernel.
+        c_valid = Signal()
+        c_item = Signal(layouts.net_update)
+        c_round = Signal(config.round_bits)
+        c_length = Signal(config.edge_len_bits)
+        m.d.comb += [c_advance.eq(~c_valid | kernel.i.ready),
+                     edge_rd.addr.eq(address), edge_rd.en.eq(c_advance)]
+        with m.If(c_advance):
+            m.d.sync += [c_valid.eq(b_valid), c_item.eq(current), c_round.eq(rnd), c_length.eq(length)]
+        k = kernel.i.payload
+        m.d.comb += [
+            kernel.i.valid.eq(c_valid),
+            k.update.eq(c_item.update),
+            k.sender.eq(c_item.sender),
+            k.round.eq(c_round),
+            k.barrier.eq(c_item.barrier),
+            k.neighbor.eq(Cat(edge_rd.data.dst, Const(self._pe_index, config.pe_bits))),
+            k.num_neighbors.eq(c_length),
+            k.edge.eq(edge_rd.data.edge),
+            self.active.eq(a_valid | busy | c_valid),
+        ]
+        wiring.connect(m, wiring.flipped(self.messages), kernel.o)
+        return m

@@ -1,0 +1,277 @@
+"""What the host writes before a run, and how it reads the answer back.
+
+:func:`build_load` turns (algorithm, graph, partition, :class:`~gravfm.hw.SystemConfig`) into a
+:class:`LoadPlan`: the host writes ``(pe, mem, addr, data)`` of docs/interfaces.md §5 —
+PE registers, vertex initial states, edge index, edge array — plus the vertex-id mapping needed
+to decode the states read back (:meth:`LoadPlan.decode_states`). Both simulation back-ends use it.
+This module does not import Amaranth: the word layouts are computed from the algorithm's dicts
+(an Amaranth ``StructLayout`` packs fields from the least significant bit, in order).
+
+Memories start zeroed (power-up / a fresh simulation), so index entries of empty edge lists
+are not written unless ``write_empty_lists=True``.
+
+Load file (:meth:`LoadPlan.write_load_file`, read by the compiled simulator's harness):
+little-endian; header = magic ``b"GRVFMLD1"``, u32 words per data item, u32 0, u64 record count;
+then one record per write: u32 pe, u32 mem, u32 addr, then the data as ``ceil(data_bits/32)``
+u32 words, least significant first.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..algorithms.base import VERTEXID
+from ..errors import ConfigError
+
+__all__ = ["LoadPlan", "build_load", "field_offsets", "HostMem"]
+
+LOAD_MAGIC = b"GRVFMLD1"
+
+
+class HostMem:
+    """``host_wr_mem`` / ``host_rd_mem`` codes (docs/interfaces.md §5)."""
+    VERTEX = 0
+    EDGE_INDEX = 1
+    EDGES = 2
+    REGISTERS = 3
+    FILTER = 4
+    COUNTERS = 3
+    LOG_MESSAGES = 5
+    LOG_UPDATES = 6
+    LOG_CYCLE = 7
+
+
+def field_offsets(fields, vertexid_bits):
+    """``{field: (offset, width)}`` of a ``{field: width}`` layout packed LSB first, and its total width."""
+    offsets, offset = {}, 0
+    for name, width in fields.items():
+        width = vertexid_bits if width == VERTEXID else int(width)
+        offsets[name] = (offset, width)
+        offset += width
+    return offsets, offset
+
+
+def _pack(columns, offsets):
+    """Pack ``{field: int array}`` into words (uint64 when they fit, else Python ints)."""
+    total = sum(width for _, width in offsets.values())
+    n = len(next(iter(columns.values()))) if columns else 0
+    if total <= 64:
+        word = np.zeros(n, dtype=np.uint64)
+        for name, (offset, width) in offsets.items():
+            word |= (np.asarray(columns[name]).astype(np.uint64) & np.uint64((1 << width) - 1)) \
+                << np.uint64(offset)
+        return word
+    word = np.zeros(n, dtype=object)
+    for name, (offset, width) in offsets.items():
+        word = word + np.array([(int(v) & ((1 << width) - 1)) << offset for v in columns[name]],
+                               dtype=object)
+    return word
+
+
+def _unpack(words, offsets):
+    """Inverse of :func:`_pack`: ``{field: int64 array}``."""
+    out = {}
+    for name, (offset, width) in offsets.items():
+        out[name] = np.array([(int(w) >> offset) & ((1 << width) - 1) for w in words], dtype=np.int64)
+    return out
+
+
+def _check_fits(what, values, width):
+    values = np.asarray(values, dtype=np.int64)
+    if values.size and (values.min() < 0 or values.max() >= 1 << width):
+        bad = int(np.flatnonzero((values < 0) | (values >= 1 << width))[0])
+        raise ConfigError(f"{what}: value {int(values[bad])} (item {bad}) does not fit in {width} bits")
+
+
+@dataclass(frozen=True, eq=False)
+class LoadPlan:
+    """Host writes for one run and what is needed to decode the results.
+
+    Attributes
+    ----------
+    pe, mem, addr : np.ndarray of int64
+        One entry per host write, in the order to apply them.
+    data : np.ndarray
+        Written words (uint64, or Python ints when ``data_bits > 64``).
+    data_bits : int
+        Width of ``host_wr_data``.
+    num_local : np.ndarray of int64
+        Vertices per PE (host reads states ``0 .. num_local[g]-1`` of PE ``g``).
+    vertex_of_pe : list of np.ndarray
+        Original vertex id of every local index, per PE.
+    hw_id : np.ndarray of int64
+        Hardware id of every original vertex.
+    """
+
+    pe: np.ndarray
+    mem: np.ndarray
+    addr: np.ndarray
+    data: np.ndarray
+    data_bits: int
+    num_local: np.ndarray
+    vertex_of_pe: list
+    hw_id: np.ndarray
+    algorithm: object
+    config: object
+
+    def __len__(self):
+        return len(self.pe)
+
+    @property
+    def num_vertices(self):
+        return self.hw_id.size
+
+    def decode_states(self, words_per_pe):
+        """Vertex-state fields in original vertex order from the words read per PE.
+
+        ``words_per_pe[g]`` holds the state words of local indices ``0 .. num_local[g]-1``.
+        Fields listed in ``algorithm.vertexid_fields`` are translated from hardware ids to
+        original ids (-1 where a value is no vertex's id).
+        """
+        offsets, _ = field_offsets(self.algorithm.vertex, self.config.vertexid_bits)
+        out = {name: np.zeros(self.num_vertices, dtype=np.int64) for name in offsets}
+        for g, words in enumerate(words_per_pe):
+            if len(words) != self.num_local[g]:
+                raise ValueError(f"PE {g}: {len(words)} state words read, expected {self.num_local[g]}")
+            fields = _unpack(words, offsets)
+            for name in offsets:
+                out[name][self.vertex_of_pe[g]] = fields[name]
+        if self.algorithm.vertexid_fields:
+            lookup = np.full(1 << self.config.vertexid_bits, -1, dtype=np.int64)
+            lookup[self.hw_id] = np.arange(self.num_vertices)
+            for name in self.algorithm.vertexid_fields:
+                out[name] = lookup[out[name]]
+        return out
+
+    def write_load_file(self, path):
+        """Write the binary load file (format in the module docstring)."""
+        words = max(1, -(-self.data_bits // 32))
+        records = np.zeros((len(self), 3 + words), dtype="<u4")
+        records[:, 0], records[:, 1], records[:, 2] = self.pe, self.mem, self.addr
+        for k in range(words):
+            if self.data.dtype == object:
+                records[:, 3 + k] = [(int(v) >> (32 * k)) & 0xFFFFFFFF for v in self.data]
+            else:
+                records[:, 3 + k] = (self.data >> np.uint64(32 * k)) & np.uint64(0xFFFFFFFF)
+        header = LOAD_MAGIC + np.array([words, 0], dtype="<u4").tobytes() \
+            + np.array([len(self)], dtype="<u8").tobytes()
+        with open(path, "wb") as file:
+            file.write(header)
+            file.write(records.tobytes())
+
+
+def build_load(algorithm, graph, partition, config, params=None, *, data_bits=None,
+               write_empty_lists=False):
+    """Host writes that load ``graph`` (already prepared) into a system built from ``config``.
+
+    Parameters
+    ----------
+    algorithm : gravfm.algorithms.Algorithm
+    graph : gravfm.graph.Graph
+        The graph as the hardware runs it (after ``algorithm.prepare``).
+    partition : gravfm.partition.Partition
+    config : gravfm.hw.SystemConfig
+    params : dict, optional
+        Algorithm parameters (defaults filled in).
+    data_bits : int, optional
+        Width of ``host_wr_data`` (default: the widest word written).
+    write_empty_lists : bool
+        Also write the zero index entries (when the memories may hold a previous graph).
+
+    Raises
+    ------
+    gravfm.errors.ConfigError
+        The partition does not match the configuration, or the graph does not fit: too many
+        vertices or edges on a PE, or a value wider than its field (named, with the excess).
+    """
+    from ..partition import gravfm_edge_stores
+
+    params = algorithm.params(params)
+    if partition.num_pes != config.total_pes:
+        raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")
+    if partition.num_vertices != graph.num_vertices:
+        raise ConfigError(f"partition covers {partition.num_vertices} vertices, graph has {graph.num_vertices}")
+    capacity = config.vertices_per_pe
+    busiest = int(partition.vertices_per_pe.max()) if graph.num_vertices else 0
+    if busiest > capacity:
+        g = int(np.argmax(partition.vertices_per_pe))
+        raise ConfigError(f"PE {g} gets {busiest} vertices but holds at most {capacity} "
+                          f"(local_bits={config.local_bits}): {busiest - capacity} too many")
+    vid = config.vertexid_bits
+    stores = gravfm_edge_stores(graph, partition, config.local_bits,
+                                weights=_edge_data(algorithm, graph, vid))
+    most_edges = int(stores.edges_per_pe.max()) if len(stores) else 0
+    if most_edges > config.edges_per_pe:
+        g = int(np.argmax(stores.edges_per_pe))
+        raise ConfigError(f"PE {g} gets {most_edges} edges but holds at most {config.edges_per_pe} "
+                          f"(edges_per_pe): {most_edges - config.edges_per_pe} too many")
+
+    hw_id = partition.hw_ids(config.local_bits)
+    state = algorithm.initial_state_arrays(graph, params)
+    # "No vertex" (-1) is stored as the all-ones id, which decodes back to -1 unless a vertex
+    # happens to have that hardware id (the last slot of the last PE of a power-of-two system).
+    none = (1 << vid) - 1
+    for name in algorithm.vertexid_fields:
+        original = state[name]
+        if original.size and original.max() >= graph.num_vertices:
+            raise ConfigError(f"initial state field {name!r} holds vertex {int(original.max())}, "
+                              f"but the graph has {graph.num_vertices} vertices")
+        state[name] = np.where(original >= 0, hw_id[np.clip(original, 0, None)], none)
+    vertex_offsets, vertex_bits = field_offsets(algorithm.vertex, vid)
+    for name, (_, width) in vertex_offsets.items():
+        _check_fits(f"initial state field {name!r}", state[name], width)
+    index_offsets = {"start": (0, config.edge_addr_bits),
+                     "length": (config.edge_addr_bits, config.edge_len_bits)}
+    edge_field_offsets, _ = field_offsets(algorithm.edge, vid)
+    edge_offsets = {"dst": (0, config.local_bits)}
+    edge_offsets.update({name: (config.local_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
+    widest = max(vertex_bits, config.edge_addr_bits + config.edge_len_bits,
+                 config.local_bits + sum(w for _, w in edge_field_offsets.values()), config.local_bits + 1)
+    data_bits = widest if data_bits is None else data_bits
+    if data_bits < widest:
+        raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
+
+    parts = []  # (pe, mem, addr array, data words)
+    vertex_of_pe = []
+    num_local = partition.vertices_per_pe.astype(np.int64)
+    for g in range(config.total_pes):
+        members = np.asarray(partition.vertices_of_pe(g), dtype=np.int64)
+        vertex_of_pe.append(members)
+        parts.append((g, HostMem.REGISTERS, np.array([0]), np.array([members.size], dtype=np.uint64)))
+        if members.size:
+            words = _pack({name: state[name][members] for name in vertex_offsets}, vertex_offsets)
+            parts.append((g, HostMem.VERTEX, np.arange(members.size), words))
+        store = stores[g]
+        entries = np.arange(store.length.size) if write_empty_lists else np.flatnonzero(store.length)
+        if entries.size:
+            words = _pack({"start": store.start[entries], "length": store.length[entries]}, index_offsets)
+            parts.append((g, HostMem.EDGE_INDEX, entries, words))
+        if store.num_edges:
+            columns = {"dst": store.destination}
+            for name in edge_field_offsets:
+                columns[name] = store.weights[name] if isinstance(store.weights, dict) else store.weights
+            words = _pack(columns, edge_offsets)
+            parts.append((g, HostMem.EDGES, np.arange(store.num_edges), words))
+
+    pe = np.concatenate([np.full(len(a), g, dtype=np.int64) for g, _, a, _ in parts])
+    mem = np.concatenate([np.full(len(a), code, dtype=np.int64) for _, code, a, _ in parts])
+    addr = np.concatenate([np.asarray(a, dtype=np.int64) for _, _, a, _ in parts])
+    if any(d.dtype == object for *_, d in parts):
+        data = np.concatenate([np.asarray(d, dtype=object) for *_, d in parts])
+    else:
+        data = np.concatenate([d for *_, d in parts]).astype(np.uint64)
+    return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits, num_local=num_local,
+                    vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config)
+
+
+def _edge_data(algorithm, graph, vertexid_bits):
+    """Edge data of a single-field edge layout in CSR order (None without edge data)."""
+    if not algorithm.edge:
+        return None
+    if len(algorithm.edge) != 1:
+        raise ConfigError(f"algorithm {algorithm.name!r}: only one edge-data field is supported, "
+                          f"not {list(algorithm.edge)}")
+    (name, width), = algorithm.edge.items()
+    values = np.asarray(algorithm.edge_data(graph)[name], dtype=np.int64)
+    _check_fits(f"edge data field {name!r}", values, vertexid_bits if width == VERTEXID else width)
+    return values

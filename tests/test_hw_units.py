@@ -1,0 +1,289 @@
+"""Units of the PE and network on their own: hazard CAM, stream FIFO (the update queue),
+broadcaster and endpoint (floating barrier, virtual channels, termination)."""
+
+import random
+
+import pytest
+from amaranth.hdl import unsigned
+from amaranth.lib import data
+from amaranth.sim import Simulator
+
+from gravfm.hw.network import Broadcaster, Endpoint
+from gravfm.hw.pe import HazardUnit
+from gravfm.hw.stream_fifo import StreamFIFO
+
+
+def run(dut, bench):
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+@pytest.mark.parametrize("slots", [1, 3])
+def test_hazard_unit_matches_a_set_model(slots):
+    dut = HazardUnit(addr_bits=3, slots=slots)
+    rng = random.Random(slots)
+    seen = {"hazard": 0, "full": 0, "insert": 0}
+
+    async def bench(ctx):
+        in_flight = []
+        for _ in range(400):
+            remove = bool(in_flight) and rng.random() < 0.5
+            removed = in_flight[0] if remove else 0
+            candidate = rng.randrange(8)
+            ctx.set(dut.remove, remove)
+            ctx.set(dut.remove_addr, removed)
+            ctx.set(dut.check_addr, candidate)
+            remaining = [a for a in in_flight if not (remove and a == removed)]
+            hazard = candidate in remaining
+            full = len(remaining) >= slots
+            assert ctx.get(dut.hazard) == hazard
+            assert ctx.get(dut.full) == full
+            assert ctx.get(dut.empty) == (not in_flight)
+            insert = not hazard and not full and rng.random() < 0.8
+            ctx.set(dut.insert, insert)
+            ctx.set(dut.insert_addr, candidate)
+            await ctx.tick()
+            in_flight = remaining + ([candidate] if insert else [])
+            seen["hazard"] += hazard
+            seen["full"] += full
+            seen["insert"] += insert
+
+    run(dut, bench)
+    assert seen["hazard"] > 10 and seen["insert"] > 50  # the random walk exercised the cases
+    if slots == 1:
+        assert seen["full"] > 10
+
+
+def test_stream_fifo_keeps_order_under_random_handshakes():
+    layout = data.StructLayout({"sender": unsigned(5), "barrier": 1})
+    dut = StreamFIFO(shape=layout, depth=3)
+    rng = random.Random(1)
+    items = [(rng.randrange(32), rng.randrange(2)) for _ in range(60)]
+
+    async def bench(ctx):
+        sent, received = 0, []
+        for _ in range(1000):
+            valid = sent < len(items) and rng.random() < 0.7
+            ready = rng.random() < 0.5
+            if valid:
+                ctx.set(dut.i.payload, {"sender": items[sent][0], "barrier": items[sent][1]})
+            ctx.set(dut.i.valid, valid)
+            ctx.set(dut.o.ready, ready)
+            assert ctx.get(dut.level) <= 3
+            if ctx.get(dut.o.valid) and ready:
+                payload = ctx.get(dut.o.payload)
+                received.append((payload.sender, payload.barrier))
+            accepted = valid and ctx.get(dut.i.ready)
+            await ctx.tick()
+            sent += accepted
+            if len(received) == len(items):
+                break
+        assert received == items
+
+    run(dut, bench)
+
+
+NET = data.StructLayout({"sender": unsigned(6), "update": data.StructLayout({"v": unsigned(4)}),
+                         "barrier": 1, "count": unsigned(4), "sent_any": 1})
+
+
+def test_broadcaster_delivers_each_item_once_to_every_output():
+    dut = Broadcaster(shape=NET, count=3)
+    rng = random.Random(2)
+    items = list(range(1, 30))
+
+    async def bench(ctx):
+        sent, got = 0, [[], [], []]
+        for _ in range(2000):
+            valid = sent < len(items)
+            if valid:
+                ctx.set(dut.i.payload.sender, items[sent])
+            ctx.set(dut.i.valid, valid)
+            readies = [rng.random() < (0.2 if j == 2 else 0.9) for j in range(3)]
+            for j, out in enumerate(dut.o):
+                ctx.set(out.ready, readies[j])
+            for j, out in enumerate(dut.o):
+                if ctx.get(out.valid) and readies[j]:
+                    got[j].append(ctx.get(out.payload.sender))
+            accepted = valid and ctx.get(dut.i.ready)
+            await ctx.tick()
+            sent += accepted
+        assert got == [items] * 3
+
+    run(dut, bench)
+
+
+def endpoint_bench(dut, scripts, rng, *, ready_probability=0.6, cycles=3000):
+    """Drive ``scripts[s]`` (lists of dicts) into source ``s``; return (output items, terminated)."""
+    outputs = []
+    terminated_at = []
+
+    async def bench(ctx):
+        position = [0] * len(scripts)
+        for cycle in range(cycles):
+            offered = []
+            for s, script in enumerate(scripts):
+                valid = position[s] < len(script) and rng.random() < 0.7
+                if valid:
+                    ctx.set(dut.i[s].payload, script[position[s]])
+                ctx.set(dut.i[s].valid, valid)
+                offered.append(valid)
+            ready = rng.random() < ready_probability
+            ctx.set(dut.o.ready, ready)
+            if ctx.get(dut.o.valid) and ready:
+                payload = ctx.get(dut.o.payload)
+                outputs.append((payload.barrier, payload.sender))
+            taken = [offered[s] and ctx.get(dut.i[s].ready) for s in range(len(scripts))]
+            if ctx.get(dut.terminated) and not terminated_at:
+                terminated_at.append(cycle)
+            await ctx.tick()
+            for s in range(len(scripts)):
+                position[s] += taken[s]
+
+    return bench, outputs, terminated_at
+
+
+def source_script(source, rounds):
+    """Updates of ``source`` (``rounds[r]`` updates in round r), each round closed by its barrier."""
+    script = []
+    for r, count in enumerate(rounds):
+        for k in range(count):
+            script.append({"sender": source * 16 + r * 4 + k, "barrier": 0, "count": 0, "sent_any": 0})
+        script.append({"sender": 0, "barrier": 1, "count": count, "sent_any": int(count > 0)})
+    return script
+
+
+def test_endpoint_floating_barrier_and_termination():
+    rounds = [[2, 1, 0, 0], [0, 3, 1, 0], [1, 0, 0, 0]]  # per source: updates per round
+    dut = Endpoint(layout=NET, sources=3, count_bits=4)
+    rng = random.Random(3)
+    bench, outputs, terminated_at = endpoint_bench(dut, [source_script(s, r) for s, r in enumerate(rounds)], rng)
+    run(dut, bench)
+    # Split the output at its barriers: round r must hold exactly every source's round-r updates.
+    delivered, current = [], []
+    for barrier, sender in outputs:
+        if barrier:
+            delivered.append(sorted(current))
+            current = []
+        else:
+            current.append(sender)
+    assert current == []
+    expected = []
+    for r in range(4):
+        updates = sorted(s * 16 + r * 4 + k for s in range(3) for k in range(rounds[s][r]))
+        if r < 3:  # round 3 is silent everywhere: termination, no barrier
+            expected.append(updates)
+    assert delivered == expected
+    assert terminated_at, "the endpoint never detected termination"
+
+
+def test_endpoint_round_ahead_source_waits_behind_its_barrier():
+    """Source 0 races a round ahead; its round-1 updates must not overtake round 0's barrier."""
+    dut = Endpoint(layout=NET, sources=2, count_bits=4)
+    rng = random.Random(4)
+    fast = source_script(0, [1, 3, 0])
+    slow = source_script(1, [2, 0, 0])
+
+    # Source 1 only starts offering after 40 cycles (all of source 0's script is then queued).
+    async def bench(ctx):
+        position, outputs = [0, 0], []
+        for cycle in range(600):
+            offered = []
+            for s, script in enumerate((fast, slow)):
+                valid = position[s] < len(script) and (s == 0 or cycle > 40)
+                if valid:
+                    ctx.set(dut.i[s].payload, script[position[s]])
+                ctx.set(dut.i[s].valid, valid)
+                offered.append(valid)
+            ctx.set(dut.o.ready, 1)
+            if ctx.get(dut.o.valid):
+                payload = ctx.get(dut.o.payload)
+                outputs.append((payload.barrier, payload.sender, cycle))
+            taken = [offered[s] and ctx.get(dut.i[s].ready) for s in range(2)]
+            await ctx.tick()
+            for s in range(2):
+                position[s] += taken[s]
+        kinds = [(b, sender) for b, sender, _ in outputs]
+        first_barrier = kinds.index((1, 0))
+        assert sorted(kinds[:first_barrier]) == [(0, 0), (0, 16 + 0), (0, 16 + 1)]
+        assert sorted(kinds[first_barrier + 1:-1]) == [(0, 4), (0, 5), (0, 6)]
+        assert kinds[-1] == (1, 0)
+        # Source 0's first update went through long before source 1 started.
+        assert outputs[0][2] <= 40
+        assert ctx.get(dut.terminated)
+
+    run(dut, bench)
+
+
+def test_endpoint_waits_for_counted_updates():
+    """A barrier whose count exceeds the updates seen holds the round open."""
+    dut = Endpoint(layout=NET, sources=1, count_bits=4)
+    script = [{"sender": 1, "barrier": 0, "count": 0, "sent_any": 0},
+              {"sender": 0, "barrier": 1, "count": 2, "sent_any": 1}]
+
+    async def bench(ctx):
+        position = 0
+        for _ in range(20):
+            valid = position < len(script)
+            if valid:
+                ctx.set(dut.i[0].payload, script[position])
+            ctx.set(dut.i[0].valid, valid)
+            ctx.set(dut.o.ready, 1)
+            if ctx.get(dut.o.valid):
+                assert not ctx.get(dut.o.payload.barrier), "barrier passed with an update missing"
+            taken = valid and ctx.get(dut.i[0].ready)
+            await ctx.tick()
+            position += taken
+        assert position == 2
+        assert not ctx.get(dut.terminated)
+
+    run(dut, bench)
+
+
+def test_network_remote_ports():
+    """A remote link gets a copy of every local update; a remote source reaches every local PE."""
+    from gravfm.hw.network import Network
+    dut = Network(layout=NET, pes=2, remotes=1, fifo_depth=2, count_bits=4)
+    local = [source_script(0, [2, 0]), source_script(1, [1, 0])]
+    remote = source_script(2, [1, 0])
+    rng = random.Random(5)
+
+    async def bench(ctx):
+        sources = list(dut.src) + list(dut.remote_in)
+        scripts = local + [remote]
+        position = [0, 0, 0]
+        delivered = [[], []]
+        sent_out = []
+        for _ in range(400):
+            offered = []
+            for s, script in enumerate(scripts):
+                valid = position[s] < len(script) and rng.random() < 0.8
+                if valid:
+                    ctx.set(sources[s].payload, script[position[s]])
+                ctx.set(sources[s].valid, valid)
+                offered.append(valid)
+            for d in range(2):
+                ctx.set(dut.dst[d].ready, rng.random() < 0.7)
+            ctx.set(dut.remote_out[0].ready, rng.random() < 0.7)
+            for d in range(2):
+                if ctx.get(dut.dst[d].valid) and ctx.get(dut.dst[d].ready):
+                    payload = ctx.get(dut.dst[d].payload)
+                    delivered[d].append((payload.barrier, payload.sender))
+            if ctx.get(dut.remote_out[0].valid) and ctx.get(dut.remote_out[0].ready):
+                payload = ctx.get(dut.remote_out[0].payload)
+                sent_out.append((payload.barrier, payload.sender))
+            taken = [offered[s] and ctx.get(sources[s].ready) for s in range(3)]
+            await ctx.tick()
+            for s in range(3):
+                position[s] += taken[s]
+        round0 = sorted([(0, 0), (0, 1), (0, 16)] + [(0, 32)])
+        for d in range(2):
+            assert sorted(delivered[d][:-1]) == round0 and delivered[d][-1] == (1, 0)
+        assert ctx.get(dut.terminated) == 0b11
+        # The link carries local updates and barriers only (never the remote source's own).
+        assert sorted(x for x in sent_out if not x[0]) == [(0, 0), (0, 1), (0, 16)]
+        assert sum(1 for x in sent_out if x[0]) == 4  # two rounds' barriers of two local PEs
+
+    run(dut, bench)

@@ -1,0 +1,119 @@
+"""The run report (figures, JSON form, printing) and the CLI's argument handling for `gravfm run`."""
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from gravfm.cli import build_parser, main
+from gravfm.cli.run_cmd import load_algorithm, local_bits_of, print_report
+from gravfm.errors import ConfigError
+from gravfm.partition import Partition
+from gravfm.run import RunOptions, RunReport, SuperstepRow, choose_capacities, next_power_of_two
+
+REQUIRED_JSON_KEYS = ("algorithm", "graph.vertices", "graph.edges", "fpgas", "pes_per_fpga", "arch",
+                      "verified", "supersteps", "cycles", "messages", "cpe", "f_clk_hz", "mteps",
+                      "model.mteps", "model.bottleneck", "sim.build_s", "sim.run_s", "sim.cycles_per_s")
+
+
+def a_report(**changes):
+    figures = dict(
+        algorithm="wcc", graph_name="tiny:path", vertices=10, edges=18, fpgas=1, pes_per_fpga=4,
+        arch="gravfm", partition="greedy", local_bits=2, edges_per_pe=8, backend="verilator",
+        status="done", verified=True, check_detail="labels match", supersteps=10, cycles=500,
+        messages=100, reference_supersteps=10, reference_messages=100, f_clk_hz=200e6, platform="p",
+        rounds=(SuperstepRow(0, 10, 18, 60), SuperstepRow(1, 2, 4, 30)),
+        stalls={"stall_hazard": 20, "wait_barrier": 100}, build_s=12.5, run_s=0.5)
+    figures.update(changes)
+    return RunReport(**figures)
+
+
+def test_figures_follow_their_definitions():
+    report = a_report()
+    assert report.cpe == 500 * 4 / 100
+    assert report.seconds == 500 / 200e6
+    assert report.mteps == pytest.approx(100 / (500 / 200e6) / 1e6)
+    assert report.cycles_per_s == 1000
+    assert report.edges_per_s == 200
+    assert math.isinf(a_report(messages=0).cpe)
+
+
+def test_json_has_every_required_key():
+    data = json.loads(json.dumps(a_report().to_dict()))
+    for dotted in REQUIRED_JSON_KEYS:
+        value = data
+        for part in dotted.split("."):
+            assert part in value, dotted
+            value = value[part]
+    assert data["verified"] is True and data["cpe"] == 20.0
+    assert data["model"]["mteps"] is None  # no prediction given: none invented
+    assert data["per_superstep"][1] == {"round": 1, "active": 2, "messages": 4, "cycles": 30}
+
+
+def test_printed_report_names_the_figures():
+    console = Console(file=io.StringIO(), width=200)
+    print_report(a_report(verified=False, check_detail="vertex 3: label 2, expected 1",
+                          diagnosis=("PE 1 waits on wait_barrier",)), console)
+    text = console.file.getvalue()
+    for expected in ("NOT VERIFIED", "vertex 3: label 2, expected 1", "CPE", "20.000", "per superstep",
+                     "stall_hazard", "deadlock", "PE 1 waits on wait_barrier", "built in 12.5 s"):
+        assert expected in text, expected
+
+
+def test_next_power_of_two():
+    assert [next_power_of_two(v) for v in (0, 1, 2, 3, 4, 5, 1000, 1024, 1025)] == \
+        [1, 1, 2, 4, 4, 8, 1024, 1024, 2048]
+
+
+def test_capacities_round_up_and_check_given_ones():
+    partition = Partition(np.array([0, 0, 0, 1, 1]), fpgas=1, pes_per_fpga=2)
+    assert choose_capacities(partition, 37) == (2, 64)
+    assert choose_capacities(partition, 37, local_bits=4, edges_per_pe=40) == (4, 40)
+    with pytest.raises(ConfigError, match="local_bits=1 holds 2 vertices per PE, but a PE needs 3"):
+        choose_capacities(partition, 37, local_bits=1)
+    with pytest.raises(ConfigError, match="edges_per_pe=30 is too small: a PE needs 37 edges"):
+        choose_capacities(partition, 37, edges_per_pe=30)
+
+
+def test_options_are_checked():
+    with pytest.raises(ConfigError, match="pes must be a positive integer, not 0"):
+        RunOptions(algorithm="wcc", graph="tiny:path", pes=0)
+    with pytest.raises(ConfigError, match="unknown backend 'icarus'"):
+        RunOptions(algorithm="wcc", graph="tiny:path", backend="icarus")
+
+
+def test_vertices_per_pe_must_be_a_power_of_two():
+    assert local_bits_of(None) is None
+    assert local_bits_of(1024) == 10
+    with pytest.raises(ConfigError, match="power of two, not 1000"):
+        local_bits_of(1000)
+
+
+def test_algorithm_from_a_user_file(tmp_path):
+    assert load_algorithm("wcc") == "wcc"
+    source = tmp_path / "mine.py"
+    source.write_text("from gravfm.algorithms import WCC as MINE\nNOT_ONE = 3\n")
+    assert load_algorithm(f"{source}:MINE").name == "wcc"
+    with pytest.raises(ConfigError, match="defines no 'OTHER'"):
+        load_algorithm(f"{source}:OTHER")
+    with pytest.raises(ConfigError, match="is not a gravfm.algorithms.Algorithm"):
+        load_algorithm(f"{source}:NOT_ONE")
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_algorithm(f"{tmp_path / 'absent.py'}:X")
+
+
+def test_cli_parses_run_and_demo():
+    args = build_parser().parse_args(["run", "bfs", "--graph", "tiny:path", "--pes", "4", "--root", "3",
+                                      "--json", "r.json", "--backend", "amaranth"])
+    assert (args.algorithm, args.graph, args.pes, args.root, args.json, args.backend) == \
+        ("bfs", "tiny:path", 4, 3, "r.json", "amaranth")
+    demo = build_parser().parse_args(["demo"])
+    assert (demo.algorithm, demo.graph, demo.pes, demo.fpgas) == ("wcc", "rmat:scale=12,ef=16,seed=1", 4, 1)
+
+
+def test_cli_reports_bad_input_as_one_line(capsys):
+    assert main(["run", "wcc", "--graph", "tiny:path", "--vertices-per-pe", "3"]) == 2
+    assert capsys.readouterr().err.strip() == "gravfm: error: --vertices-per-pe must be a power of two, not 3"
