@@ -61,6 +61,17 @@ def test_many_random_operands(operation):
     assert_matches_numpy(operation, a, b)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_volume_random_operands(operation):
+    rng = np.random.default_rng(2026)
+    a = random_operands(rng, 250_000)
+    b = random_operands(rng, 250_000)
+    near = 60_000
+    b[:near] = (a[:near] ^ np.uint32(0x8000_0000)) + rng.integers(-4, 5, near).astype(np.uint32)
+    assert_matches_numpy(operation, a, b)
+
+
 @settings(max_examples=300)
 @given(operation=st.sampled_from(OPERATIONS), a=bit_patterns, b=bit_patterns)
 def test_hypothesis_operands(operation, a, b):
@@ -140,3 +151,30 @@ def test_is_rounding_tie_detects_midpoints_only():
 def test_numpy_reference_rejects_unknown_operation():
     with pytest.raises(ValueError, match="'pow'"):
         numpy_reference("pow", [0], [0])
+
+
+def test_edge_cases_reach_every_result_category():
+    # The edge-case cross product (which the hardware tests also stream) must produce each kind
+    # of result the units special-case, or those tests would not exercise it.
+    finite = [x for x in EDGE_CASES if (x >> 23) & 0xFF != 0xFF]
+    seen = set()
+    for operation in OPERATIONS:
+        for a in finite:
+            for b in finite:
+                result = model.OPERATIONS[operation](a, b)
+                field, magnitude = (result >> 23) & 0xFF, result & 0x7FFF_FFFF
+                if field == 0xFF and magnitude == 0x7F80_0000:
+                    seen.add("overflow to infinity")
+                if field == 0 and magnitude and (a >> 23) & 0xFF and (b >> 23) & 0xFF:
+                    seen.add("subnormal from normal operands")
+                if magnitude == 0 and a & 0x7FFF_FFFF and b & 0x7FFF_FFFF:
+                    seen.add("zero from non-zero operands")
+                if operation == "add" and magnitude == 0 and a == b ^ 0x8000_0000 and a & 0x7FFF_FFFF:
+                    seen.add("exact cancellation")
+                if operation == "sub" and field and ((a >> 23) & 0xFF) - field >= 8:
+                    seen.add("massive cancellation")
+                if result == CANONICAL_NAN:
+                    seen.add("invalid operation")
+    assert seen == {"overflow to infinity", "subnormal from normal operands",
+                    "zero from non-zero operands", "exact cancellation", "massive cancellation",
+                    "invalid operation"}

@@ -8,7 +8,7 @@ critical path. The shift register and the XOR tree's registers are counted in ``
 so reports can subtract them.
 """
 
-from amaranth.hdl import Cat, Elaboratable, Module, Signal
+from amaranth.hdl import Cat, Elaboratable, Module, Signal, Value
 from amaranth.lib import wiring
 
 __all__ = ["PinLimitedWrapper"]
@@ -40,7 +40,8 @@ class PinLimitedWrapper(Elaboratable):
         self.folded_out = Signal()
         self._inputs, self._outputs = [], []
         for _path, member, value in component.signature.flatten(component):
-            (self._inputs if member.flow == wiring.In else self._outputs).append(value)
+            # Struct-layout ports are views: cast them so they concatenate and have a width.
+            (self._inputs if member.flow == wiring.In else self._outputs).append(Value.cast(value))
         self.input_bits = sum(len(v) for v in self._inputs)
 
     def elaborate(self, platform):

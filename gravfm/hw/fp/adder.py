@@ -122,4 +122,5 @@ class FPAdder(wiring.Component):
                      Mux(s3.is_zero, Cat(Const(0, 31), s3.zero_sign), packed))
         s4 = pipe.register(result=result)
         pipe.connect_results(self.results, s4.result)
+        assert pipe.depth == self.latency, "the latency attribute must count the stages"
         return m

@@ -59,6 +59,7 @@ class FPDivider(wiring.Component):
     """
 
     quotient_bits_per_stage = 2
+    # Normalize, compare, the division stages, subnormal shift, round and pack.
     latency = 2 + -(-QUOTIENT_BITS // quotient_bits_per_stage) + 2
 
     def __init__(self, *, tag_shape=None):
@@ -128,4 +129,5 @@ class FPDivider(wiring.Component):
                                 stage.extended[:2] != 0)
         stage = pipe.register(result=Mux(stage.is_special, stage.special_result, packed))
         pipe.connect_results(self.results, stage.result)
+        assert pipe.depth == self.latency, "the latency attribute must count the stages"
         return m

@@ -89,7 +89,7 @@ def round_and_pack(sign: Value, exponent: Value, significand: Value, guard: Valu
     Mirrors :func:`gravfm.hw.fp.model.round_and_pack`: ``exponent`` (signed) is >= 1, and a
     rounding carry out of the significand ripples into the exponent field.
     """
-    round_up = guard & (sticky | 1)
+    round_up = guard & (sticky | significand[0])
     exponent_field_minus_one = (exponent - 1)[:31 - FRACTION_BITS]
     packed = ((exponent_field_minus_one << FRACTION_BITS) + significand + round_up)[:31]
     overflow = exponent >= MAX_EXPONENT_FIELD

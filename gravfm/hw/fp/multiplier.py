@@ -97,4 +97,5 @@ class FPMultiplier(wiring.Component):
         packed = round_and_pack(s4.sign, s4.exponent, s4.significand, s4.guard, s4.sticky)
         s5 = pipe.register(result=Mux(s4.is_special, s4.special_result, packed))
         pipe.connect_results(self.results, s5.result)
+        assert pipe.depth == self.latency, "the latency attribute must count the stages"
         return m

@@ -42,14 +42,16 @@ class StreamPipeline:
         self.depth += 1
         registered = {key: self._register(f"stage{self.depth}_{key}", value)
                       for key, value in values.items()}
-        self._valid = self._register(f"stage{self.depth}_valid", self._valid)
+        self._valid = self._register(f"stage{self.depth}_valid", self._valid, reset_less=False)
         if self._has_tag:
             self._tag = self._register(f"stage{self.depth}_tag", self._tag)
         return SimpleNamespace(**registered)
 
-    def _register(self, name, value):
+    def _register(self, name, value, *, reset_less=True):
+        # Only the valid bits need a reset; data registers without one can become shift-register
+        # primitives (SRL) and keep the reset net small.
         shape = value.shape() if isinstance(value, data.View) else Value.cast(value).shape()
-        reg = Signal(shape, name=name)
+        reg = Signal(shape, name=name, reset_less=reset_less)
         with self._m.If(self.enable):
             self._m.d.sync += reg.eq(value)
         return reg
