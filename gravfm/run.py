@@ -427,7 +427,7 @@ def run(options, *, log=None, on_progress=None):
         ``on_progress(cycle, superstep, messages, total_messages)`` while simulating
         (``total_messages`` is the reference's count).
     """
-    from .hw import System
+    from .hw.multi import build_system
     from .model.platform import load_platform
     from .partition import partition as make_partition
     from .sim.loader import build_load
@@ -446,7 +446,7 @@ def run(options, *, log=None, on_progress=None):
 
     config = plan_hardware(algorithm, graph, partition, reference_supersteps,
                            local_bits=options.local_bits, edges_per_pe=options.edges_per_pe)
-    system = System(config)
+    system = build_system(config, platform=platform)  # several FPGAs: links as the platform's
     plan = build_load(algorithm, graph, partition, config, params, data_bits=len(system.host_wr_data))
     if options.backend == "verilator":
         outcome = simulate_verilator(system, plan, cache_dir=options.cache_dir, max_cycles=options.max_cycles,

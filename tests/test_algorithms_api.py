@@ -120,7 +120,7 @@ def test_factory_must_return_a_component():
 @pytest.mark.parametrize("field, value, message", [
     ("pes_per_fpga", 0, "SystemConfig.pes_per_fpga must be a positive integer, not 0"),
     ("local_bits", "4", "SystemConfig.local_bits must be a positive integer, not '4'"),
-    ("fpgas", 2, "SystemConfig.fpgas = 2"),
+    ("fpgas", 0, "SystemConfig.fpgas must be a positive integer, not 0"),
     ("max_rounds", 1 << 17, "SystemConfig.max_rounds"),
 ])
 def test_bad_system_config(field, value, message):
@@ -135,3 +135,11 @@ def test_config_needs_an_algorithm():
 
 def test_algorithm_is_an_algorithm():
     assert all(isinstance(a, Algorithm) for a in REGISTRY.values())
+
+
+def test_config_from_dict_rejects_unknown_keys():
+    config = SystemConfig.from_dict({"pes_per_fpga": 3, "local_bits": 4}, algorithm=WCC)
+    assert (config.total_pes, config.vertexid_bits, config.pe_bits) == (3, 6, 2)
+    assert hash(config) == hash(config)  # usable as a cache key
+    with pytest.raises(ConfigError, match="unknown hardware configuration key 'pe_count'"):
+        SystemConfig.from_dict({"pe_count": 3}, algorithm=WCC)

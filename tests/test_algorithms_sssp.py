@@ -62,12 +62,12 @@ def test_random_weighted_graph_several_pes():
 
 
 def test_heavy_weights_saturate_instead_of_wrapping():
-    """Weights near the field's maximum: sums still compare correctly (no wrap-around)."""
-    heavy = (1 << WEIGHT_BITS) - 1
-    graph = Graph.from_edges([0, 1, 0, 2], [1, 2, 2, 3], num_vertices=4,
-                             weights=[heavy, heavy, 3, heavy])
+    """distance(1) + weight(1, 2) exceeds 32 bits: wrapped, it would beat the true 100."""
+    far = UNREACHED - 10
+    graph = Graph.from_edges([0, 1, 0, 2], [1, 2, 2, 3], num_vertices=4, weights=[far, 20, 100, 7])
     result = check_sssp_run(run_amaranth(SSSP, graph, pes=2))
-    assert result.state["distance"].tolist() == [0, heavy, 3, 3 + heavy]
+    assert result.state["distance"].tolist() == [0, far, 100, 107]
+    assert result.state["parent"].tolist() == [0, 0, 0, 2]
 
 
 def test_a_wrong_answer_is_rejected():
@@ -77,6 +77,19 @@ def test_a_wrong_answer_is_rejected():
     distance[4] += 1
     ok, detail = SSSP.check(graph, SSSP.params(), {"distance": distance}, reference)
     assert not ok and "vertex 4" in detail
+
+
+def test_a_wrong_parent_is_rejected():
+    params = SSSP.params()
+    graph = SSSP.prepare(tiny_graph("weighted"), params)
+    reference = SSSP.reference(graph, params)
+    distance = np.where(reference.distance < 0, UNREACHED, reference.distance)
+    parent = np.array([0, 0, 0, 2, 3, 4])  # the tree of the cheaper route 0 -> 2 -> 3 -> 4
+    ok, detail = SSSP.check(graph, params, {"distance": distance, "parent": parent}, reference)
+    assert ok, detail
+    parent[4] = 1  # the edge 1 -> 4 exists but is not tight
+    ok, detail = SSSP.check(graph, params, {"distance": distance, "parent": parent}, reference)
+    assert not ok and "vertex 4 (distance 6): parent 1 is not the source of a tight edge" in detail
 
 
 def test_weights_are_written_beside_each_destination():
@@ -100,7 +113,7 @@ def test_generated_weights_depend_on_the_seed_only():
 @pytest.mark.parametrize("weights, message", [
     ([1.5, 1.0], r"edge 0 has weight 1.5; the hardware stores integer weights"),
     ([1, -2], r"edge 1 has weight -2"),
-    ([1, 1 << WEIGHT_BITS], r"edge 1 has weight 65536; the edge memory holds integers 0 .. 65535"),
+    ([1, 1 << WEIGHT_BITS], r"edge 1 has weight 4294967296; the edge memory holds integers 0 .. 4294967295"),
 ])
 def test_bad_weights_are_rejected(weights, message):
     graph = Graph.from_edges([0, 1], [1, 2], num_vertices=3, weights=np.array(weights))
@@ -118,9 +131,44 @@ def test_bad_root_and_parameters():
 
 
 def test_distances_too_long_for_the_state_are_rejected():
-    heavy = (1 << WEIGHT_BITS) - 1
-    n = (UNREACHED // heavy) + 2
-    graph = Graph.from_edges(np.arange(n - 1), np.arange(1, n), num_vertices=n,
-                             weights=np.full(n - 1, heavy))
+    half = 1 << (WEIGHT_BITS - 1)
+    graph = Graph.from_edges([0, 1], [1, 2], num_vertices=3, weights=[half, half])
     with pytest.raises(ConfigError, match="does not fit below"):
         SSSP.reference(SSSP.prepare(graph, SSSP.params()), SSSP.params())
+
+
+@pytest.mark.slow
+def test_weighted_rmat_graph_in_the_compiled_simulator(tmp_path):
+    """Generated weights on a 128-vertex RMAT graph, 2 PEs, through Verilator: exact distances."""
+    from gravfm.graph import load_graph
+    from gravfm.hw import System
+    from gravfm.partition import partition
+    from gravfm.run import plan_hardware, simulate_verilator
+    from gravfm.sim.loader import build_load
+
+    params = SSSP.params({"root": 1, "weight_seed": 5, "max_weight": 1000})
+    graph = SSSP.prepare(load_graph("rmat:scale=7,ef=8,seed=2"), params)
+    parts = partition(graph, 1, 2, method="greedy")
+    reference = SSSP.reference(graph, params)
+    config = plan_hardware(SSSP, graph, parts, reference.supersteps)
+    system = System(config)
+    plan = build_load(SSSP, graph, parts, config, params, data_bits=len(system.host_wr_data))
+    outcome = simulate_verilator(system, plan, cache_dir=tmp_path)
+    assert outcome.status == "done"
+    ok, detail = SSSP.check(graph, params, outcome.state, reference)
+    assert ok, detail
+    assert (reference.distance == -1).any() and (reference.distance > 0).any()
+    assert outcome.messages == reference.total_messages
+
+
+def test_sparse_apply_visits_only_reached_vertices():
+    """SSSP declares sparse_apply: after round 0, apply visits only vertices gathered into."""
+    import dataclasses
+
+    graph = tiny_graph("binary_tree")
+    sparse = check_sssp_run(run_amaranth(SSSP, graph, pes=1))
+    dense = check_sssp_run(run_amaranth(dataclasses.replace(SSSP, sparse_apply=False), graph, pes=1))
+    assert np.array_equal(sparse.state["distance"], dense.state["distance"])
+    # A full pass costs vertices_per_pe (16) cycles per round; a sparse one, the touched vertices.
+    saved = dense.sim.cycles - sparse.sim.cycles
+    assert saved >= (sparse.supersteps - 1) * 4, (dense.sim.cycles, sparse.sim.cycles)

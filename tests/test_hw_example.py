@@ -1,4 +1,4 @@
-"""The example user algorithm (examples/hop_distance.py) runs without touching gravfm/."""
+"""The example user algorithms (examples/) run without touching gravfm/."""
 
 import importlib.util
 import subprocess
@@ -13,11 +13,11 @@ from gravfm.sim.amaranth_backend import run_amaranth
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hop_distance.py"
 
 
-def load_example():
-    spec = importlib.util.spec_from_file_location("hop_distance_example", EXAMPLE)
+def load_example(path=EXAMPLE, name="HOP_DISTANCE"):
+    spec = importlib.util.spec_from_file_location(f"example_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.HOP_DISTANCE
+    return getattr(module, name)
 
 
 @pytest.mark.parametrize("name, pes, root", [("grid", 3, 0), ("binary_tree", 2, 3), ("two_components", 1, 6)])
@@ -32,3 +32,13 @@ def test_example_script_runs():
     completed = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "verified: True" in completed.stdout
+
+
+@pytest.mark.parametrize("name, pes, root", [("weighted", 2, 0), ("weighted", 1, 2), ("grid", 3, 5)])
+def test_user_algorithm_with_edge_data(name, pes, root):
+    """examples/sssp.py: weights travel through the edge array into the scatter kernel."""
+    algorithm = load_example(EXAMPLE.parent / "sssp.py", "SSSP")
+    result = run_amaranth(algorithm, tiny_graph(name), pes=pes, params={"root": root})
+    assert result.ok, result.detail
+    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+    assert tuple(result.updates_per_superstep) == result.reference.updates_per_superstep

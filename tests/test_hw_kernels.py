@@ -5,10 +5,13 @@ import dataclasses
 import pytest
 from amaranth.hdl import Module, Signal, Value
 from amaranth.lib import wiring
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gravfm.algorithms import BFS, WCC
 from gravfm.graph.tiny import tiny_graph
 from gravfm.sim.amaranth_backend import run_amaranth
+from test_hw_system import random_graphs  # the suite's random graph strategy (tests/ is on sys.path)
 
 
 class Delayed(wiring.Component):
@@ -85,6 +88,20 @@ def test_hazard_unit_stalls_only_conflicting_messages():
     assert extra <= slow.sim.counters["stall_hazard"][0] + 8 * slow.supersteps
 
 
+def test_parking_slot_lets_other_vertices_pass():
+    """Two messages to one vertex, then messages to others: the second is parked, not blocking."""
+    from gravfm.graph import Graph
+    # Vertices 1 and 2 both send to 0 (conflict), and to 3..8 (no conflict), in round 0 of BFS
+    # from a root that reaches 1 and 2 first.
+    src = [9, 9] + [1, 1, 1, 2, 2, 2] + [1, 2]
+    dst = [1, 2] + [3, 4, 5, 6, 7, 8] + [0, 0]
+    graph = Graph.from_edges(src, dst, num_vertices=10)
+    algorithm = slowed(BFS, gather=(4, 1000), apply=(0, 1000), scatter=(0, 1000))
+    result = run_amaranth(algorithm, graph, pes=1, params={"root": 9}, hazard_slots=6)
+    assert result.ok, result.detail
+    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+
+
 def test_a_wide_gather_latency_needs_enough_hazard_slots():
     """With fewer slots than the latency the PE is slower but still right."""
     graph = tiny_graph("grid")
@@ -93,3 +110,76 @@ def test_a_wide_gather_latency_needs_enough_hazard_slots():
     wide = run_amaranth(algorithm, graph, pes=1, hazard_slots=6)
     assert narrow.ok and wide.ok
     assert wide.sim.cycles < narrow.sim.cycles
+
+
+def test_gather_parks_a_conflicting_message_and_serves_the_next():
+    """Messages to vertices 0, 0, 1, 2: the second 0 waits aside while 1 and 2 go first."""
+    from amaranth.lib import memory
+    from amaranth.sim import Simulator
+
+    from gravfm.hw import KernelLayouts, SystemConfig
+    from gravfm.hw.pe import GatherUnit
+
+    config = SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=3, edges_per_pe=8, hazard_slots=6)
+    layouts = KernelLayouts(WCC, config)
+    kernel = Delayed(WCC.gather(layouts), port="o", stages=4, stall_period=1000)
+    gather = GatherUnit(layouts=layouts, config=config, kernel=kernel)
+
+    class Harness(wiring.Component):
+        def __init__(self):
+            super().__init__({})
+
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.gather = gather
+            m.submodules.mem = mem = memory.Memory(shape=layouts.vertex_word, depth=8,
+                                                   init=[{"state": {"label": 7, "active": 0}}] * 8)
+            wr = mem.write_port()
+            rd = mem.read_port(transparent_for=(wr,))
+            m.d.comb += [rd.addr.eq(gather.rd.addr), rd.en.eq(gather.rd.en), gather.rd.data.eq(rd.data),
+                         wr.addr.eq(gather.wr.addr), wr.en.eq(gather.wr.en), wr.data.eq(gather.wr.data),
+                         gather.touch.ready.eq(1)]
+            return m
+
+    harness = Harness()
+    order = []
+
+    async def bench(ctx):
+        ctx.set(gather.apply_done, 1)  # leave the initial pause
+        await ctx.tick()
+        ctx.set(gather.apply_done, 0)
+        messages = [(0, 3), (0, 2), (1, 5), (2, 6)]
+        sent = 0
+        for _ in range(40):
+            if sent < len(messages):
+                vertex, label = messages[sent]
+                ctx.set(gather.messages.payload, {"neighbor": vertex, "message": {"label": label}})
+                ctx.set(gather.messages.valid, 1)
+            else:
+                ctx.set(gather.messages.valid, 0)
+            if ctx.get(kernel.i.valid) and ctx.get(kernel.i.ready):
+                order.append(ctx.get(kernel.i.payload.nodeid))
+            taken = sent < len(messages) and ctx.get(gather.messages.ready)
+            await ctx.tick()
+            sent += taken
+
+    sim = Simulator(harness)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert order == [0, 1, 2, 0]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=random_graphs(), pes=st.integers(1, 4), algorithm=st.sampled_from([WCC, BFS]),
+       gather=st.tuples(st.integers(0, 4), st.integers(2, 7)),
+       scatter=st.tuples(st.integers(0, 3), st.integers(2, 7)),
+       apply=st.tuples(st.integers(0, 3), st.integers(2, 7)),
+       slots=st.integers(1, 5))
+def test_random_graphs_with_slow_kernels(graph, pes, algorithm, gather, scatter, apply, slots):
+    pes = min(pes, graph.num_vertices)
+    result = run_amaranth(slowed(algorithm, gather=gather, apply=apply, scatter=scatter), graph, pes=pes,
+                          hazard_slots=slots, network_fifo_depth=1, message_fifo_depth=1)
+    assert result.ok, result.detail
+    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+    assert tuple(result.updates_per_superstep) == result.reference.updates_per_superstep

@@ -132,3 +132,20 @@ def test_random_graphs(graph, pes, algorithm, data):
     if algorithm is BFS:
         params["root"] = data.draw(st.integers(0, graph.num_vertices - 1))
     check_run(run_amaranth(algorithm, graph, pes=pes, params=params), pes=pes)
+
+
+@pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
+def test_sparse_apply_visits_only_touched_vertices(algorithm):
+    """Same answer as a full apply pass every round, in fewer apply cycles on a long path."""
+    import dataclasses
+    graph = tiny_graph("undirected_path")
+    dense_algorithm = dataclasses.replace(algorithm, sparse_apply=False)
+    sparse = check_run(run_amaranth(algorithm, graph, pes=2), pes=2)
+    dense = check_run(run_amaranth(dense_algorithm, graph, pes=2), pes=2)
+    assert sparse.state["active"].tolist() == dense.state["active"].tolist()
+    assert sparse.sim.counters["apply_cycles"].sum() < dense.sim.counters["apply_cycles"].sum()
+    # A dense pass visits every local vertex every round; a sparse one (after round 0) at most
+    # the vertices that received messages, plus its barrier and pipeline cycles.
+    received = sum(sparse.messages_per_superstep[:-1])
+    rounds = sparse.supersteps
+    assert sparse.sim.counters["apply_cycles"].sum() <= graph.num_vertices + received + 6 * rounds * 2

@@ -35,8 +35,11 @@ def test_hazard_unit_matches_a_set_model(slots):
             ctx.set(dut.remove, remove)
             ctx.set(dut.remove_addr, removed)
             ctx.set(dut.check_addr, candidate)
+            other = rng.randrange(8)
+            ctx.set(dut.check2_addr, other)
             remaining = [a for a in in_flight if not (remove and a == removed)]
             hazard = candidate in remaining
+            assert ctx.get(dut.hazard2) == (other in remaining)
             full = len(remaining) >= slots
             assert ctx.get(dut.hazard) == hazard
             assert ctx.get(dut.full) == full

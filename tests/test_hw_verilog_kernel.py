@@ -8,9 +8,18 @@ import numpy as np
 import pytest
 from amaranth.back import verilog
 
+from gravfm.algorithms import WCC
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
-from gravfm.hw import System, SystemConfig, verilog_kernel
+from gravfm.hw import KernelLayouts, System, SystemConfig, verilog_kernel
+from gravfm.hw.verilog_kernel import (
+    VerilogKernel,
+    check_ports,
+    expected_ports,
+    parse_verilog_module,
+    simulator_sources,
+    verilog_sources,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "verilog_wcc" / "wcc_verilog.py"
 
@@ -61,10 +70,7 @@ def test_verilog_wcc_runs_in_verilator(tmp_path):
     parts = partition(graph, 1, 2, method="greedy")
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
     system = System(config)
-    sources = vl.simulator_sources(system)
-    text = sources.verilog + "\n" + "\n".join(system.verilog_sources)
-    sources = dataclasses.replace(sources, verilog=text, key=sources.key + "-verilog-kernels")
-    build = vl.build_simulator(sources, cache_dir=tmp_path / "cache")
+    build = vl.build_simulator(simulator_sources(system), cache_dir=tmp_path / "cache")
     plan = build_load(algorithm, graph, parts, config, data_bits=build.interface.data_bits)
     writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
     reads = [vl.ReadRegion(f"state{g}", g, HostMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
@@ -82,16 +88,6 @@ def test_verilog_wcc_runs_in_verilator(tmp_path):
 
 
 # --- parsing module headers and checking ports against the layouts ----------------------------
-
-from gravfm.algorithms import WCC  # noqa: E402
-from gravfm.hw import KernelLayouts  # noqa: E402
-from gravfm.hw.verilog_kernel import (  # noqa: E402
-    VerilogKernel,
-    check_ports,
-    expected_ports,
-    parse_verilog_module,
-    verilog_sources,
-)
 
 ANSI = """
 // a comment with module fake(input x); inside
@@ -161,6 +157,15 @@ def test_expected_ports_follow_the_layouts():
     assert not any(name.startswith("edge_in_") for name in scatter)  # WCC has no edge data
 
 
+def test_edge_data_becomes_edge_in_ports():
+    from gravfm.algorithms import SSSP
+    layouts = KernelLayouts(SSSP, SystemConfig(algorithm=SSSP, pes_per_fpga=1, local_bits=3, edges_per_pe=8))
+    scatter = expected_ports("scatter", layouts)
+    assert scatter["edge_in_weight"] == ("input", 32)
+    assert scatter["update_in_distance"] == ("input", 32)
+    assert expected_ports("gather", layouts)["state_in_parent"] == ("input", 4)
+
+
 def test_mismatched_ports_are_listed():
     layouts = wcc_layouts()
     ports = [(d, w, n) for n, (d, w) in expected_ports("gather", layouts).items()]
@@ -224,3 +229,78 @@ def test_every_output_port_is_connected_in_the_generated_verilog():
         # The width parameter is set from the build (1 PE bit + 3 local bits).
         assert ".W(32'd4)" in instance
     assert verilog_sources(algorithm).count("endmodule") == 3
+
+
+def test_simulator_sources_carry_the_kernels():
+    from gravfm.sim import verilator as vl
+
+    algorithm = load_example()
+    system = System(SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
+    plain = vl.simulator_sources(system)
+    sources = simulator_sources(system)
+    assert sources.verilog.startswith(plain.verilog)
+    for text in system.verilog_sources:
+        assert text in sources.verilog
+    assert sources.key != plain.key
+    # An algorithm without Verilog kernels gets the plain sources.
+    native = System(SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
+    assert simulator_sources(native).key == vl.simulator_sources(native).key
+
+
+SSSP_SCATTER = """
+// SSSP scatter in Verilog: distance + edge weight (edge data port), saturated, one register.
+module sssp_scatter #(parameter VERTEXID_BITS = 8, parameter NUM_NEIGHBORS_BITS = 8) (
+    input sys_clk, input sys_rst,
+    input [31:0] update_in_distance, input [VERTEXID_BITS-1:0] sender_in, input [15:0] round_in,
+    input barrier_in, input [VERTEXID_BITS-1:0] neighbor_in,
+    input [NUM_NEIGHBORS_BITS-1:0] num_neighbors_in, input [31:0] edge_in_weight,
+    input valid_in, output ready,
+    output reg [31:0] message_out_distance, output reg [VERTEXID_BITS-1:0] neighbor_out,
+    output reg [VERTEXID_BITS-1:0] sender_out, output reg [15:0] round_out,
+    output reg barrier_out, output reg valid_out, input message_ack);
+  wire [32:0] total = update_in_distance + edge_in_weight;
+  assign ready = message_ack | ~valid_out;
+  always @(posedge sys_clk) begin
+    if (sys_rst) valid_out <= 1'b0;
+    else if (ready) begin
+      message_out_distance <= total >= 33'hFFFFFFFF ? 32'hFFFFFFFF : total[31:0];
+      neighbor_out <= neighbor_in; sender_out <= sender_in; round_out <= round_in;
+      barrier_out <= barrier_in; valid_out <= valid_in;
+    end
+  end
+endmodule
+"""
+
+
+@pytest.mark.slow
+def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
+    """A Verilog scatter reading edge weights (``edge_in_weight``) beside Amaranth gather/apply."""
+    from gravfm.algorithms import SSSP
+    from gravfm.graph import Graph
+    from gravfm.partition import partition
+    from gravfm.sim import verilator as vl
+    from gravfm.sim.loader import HostMem, build_load
+
+    algorithm = dataclasses.replace(SSSP, name="sssp_verilog_scatter",
+                                    scatter=verilog_kernel("scatter", text=SSSP_SCATTER))
+    far = (1 << 32) - 11
+    rng = np.random.default_rng(4)
+    src = np.concatenate([[0, 1, 0, 2], rng.integers(0, 12, 30)])
+    dst = np.concatenate([[1, 2, 2, 3], rng.integers(0, 12, 30)])
+    weights = np.concatenate([[far, 20, 100, 7], rng.integers(1, 50, 30)])
+    params = algorithm.params()
+    graph = algorithm.prepare(Graph.from_edges(src, dst, num_vertices=12, weights=weights), params)
+    parts = partition(graph, 1, 2, method="greedy")
+    config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
+    system = System(config)
+    plan = build_load(algorithm, graph, parts, config, params, data_bits=len(system.host_wr_data))
+    build = vl.build_simulator(simulator_sources(system), cache_dir=tmp_path)
+    reference = algorithm.reference(graph, params)
+    writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
+    reads = [vl.ReadRegion(f"state{g}", g, HostMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
+    result = vl.run_simulator(build, writes, reads=reads, max_cycles=100_000)
+    assert result.status == "done"
+    mask = (1 << system.layouts.vertex.size) - 1
+    state = plan.decode_states([[int(w) & mask for w in result.reads[f"state{g}"]] for g in range(2)])
+    ok, detail = algorithm.check(graph, params, state, reference)
+    assert ok, detail

@@ -71,11 +71,13 @@ WRONG_START = dataclasses.replace(WCC, name="wcc_wrong_start", initial_state=_wr
 
 
 def test_wrong_answer_is_not_verified(cache):
+    right = small_run("wcc", "tiny:grid", cache)
     report = small_run(WRONG_START, "tiny:grid", cache)
     assert report.status == "done"
-    assert not report.verified
+    assert right.verified and not report.verified
     assert "labels differ" in report.check_detail
-    assert report.build_cached  # same kernels as WCC: the same build
+    # Same kernels as WCC: the same build, served by the cache.
+    assert report.build_cached and report.build_key == right.build_key
 
 
 def test_cli_exits_nonzero_when_verification_fails(cache, tmp_path, capsys):

@@ -32,8 +32,8 @@ class MockTop(wiring.Component):
     Counters per PE: 0 messages, 1 busy cycles, 2 cycles waiting at the round barrier.
     """
 
-    def __init__(self, *, n_pes=2, depth=16, data_width=72):
-        self.n_pes, self.depth, self.data_width = n_pes, depth, data_width
+    def __init__(self, *, n_pes=2, depth=16, data_width=72, init=0):
+        self.n_pes, self.depth, self.data_width, self.init = n_pes, depth, data_width, init
         pe_bits = max(1, (n_pes - 1).bit_length())
         addr_bits = max(1, (depth - 1).bit_length())
         super().__init__({
@@ -56,7 +56,7 @@ class MockTop(wiring.Component):
         rd_words = []
         any_msg = []
         for g in range(self.n_pes):
-            mem = memory.Memory(shape=self.data_width, depth=self.depth, init=[])
+            mem = memory.Memory(shape=self.data_width, depth=self.depth, init=[self.init] * self.depth)
             m.submodules[f"mem{g}"] = mem
             wp = mem.write_port()
             pe_rp = mem.read_port()
@@ -191,6 +191,23 @@ def test_mock_run_matches_closed_form(mock_build):
     assert progress and [p[0] for p in progress] == sorted(p[0] for p in progress)
     assert set(progress[-1][2]) == {w.name for w in counter_watch(MOCK_PES)}
     assert outcome.cycles_per_s > 0
+
+
+def test_unwritten_memory_words_read_zero(mock_build):
+    build, _ = mock_build
+    outcome = run_simulator(build, mock_writes([[2], [0], [0]], [[9], [0], [0]], data_width=MOCK_WIDTH),
+                            reads=[ReadRegion("pe0", 0, 0, 0, MOCK_DEPTH)])
+    words = [int(w) for w in outcome.reads["pe0"]]
+    assert words[0] == (9 + 1) << (MOCK_WIDTH // 2)  # countdown 2: rounds 0 and 1 added
+    assert words[1:] == [0] * (MOCK_DEPTH - 1)
+
+
+def test_memory_contents_are_exported_unless_all_zero():
+    zero = simulator_sources(MockTop(n_pes=1, depth=4, data_width=16)).verilog
+    ones = simulator_sources(MockTop(n_pes=1, depth=4, data_width=16, init=0xABCD)).verilog
+    assert "abcd" in ones.lower()
+    # Zero contents are left to the simulator (it zeroes every uninitialized variable).
+    assert ones.count("initial") > zero.count("initial")
 
 
 def test_second_build_is_served_by_the_cache(mock_build):

@@ -46,7 +46,7 @@ def _default_prepare(graph, params):
     return graph
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality: layouts are dicts, kernels are functions
 class Algorithm:
     """A vertex-centric algorithm: layouts, kernels, initial state and reference.
 

@@ -3,8 +3,10 @@
 Bellman-Ford in supersteps (the reference is :func:`gravfm.algorithms.reference.sssp`): the root
 starts at distance 0 and active; apply emits the distance of an active vertex and clears the
 flag; scatter adds the weight of each out-edge (read from the edge array beside the
-destination, edge layout ``{"weight": WEIGHT_BITS}``); gather keeps the minimum and marks the
-vertex active when it decreased.
+destination, edge layout ``{"weight": WEIGHT_BITS}``); gather keeps the minimum, records the
+message's sender as the vertex's ``parent`` and marks the vertex active when it decreased. So the
+state also holds a shortest-path tree, checked beside the distances (any tree whose every edge
+is tight is accepted: ties between equally short paths may go either way).
 
 Distances are ``DISTANCE_BITS`` wide; the all-ones value :data:`UNREACHED` means "not reached"
 and reads back as -1, as in the reference. Scatter saturates ``distance + weight`` at
@@ -19,14 +21,14 @@ gets pseudo-random integer weights ``1 .. max_weight`` drawn with ``weight_seed`
 import numpy as np
 
 from ..errors import ConfigError
-from .base import Algorithm
+from .base import VERTEXID, Algorithm
 
-__all__ = ["SSSP", "DISTANCE_BITS", "WEIGHT_BITS", "UNREACHED", "attach_weights"]
+__all__ = ["SSSP", "DISTANCE_BITS", "WEIGHT_BITS", "UNREACHED", "attach_weights", "check_parent"]
 
 #: Width of a distance in the vertex state, update and message.
 DISTANCE_BITS = 32
 #: Width of an edge weight in the edge memory.
-WEIGHT_BITS = 16
+WEIGHT_BITS = 32
 #: Distance of a vertex not (yet) reached.
 UNREACHED = (1 << DISTANCE_BITS) - 1
 
@@ -50,6 +52,7 @@ def _gather(layouts):
             m.d.comb += [
                 o.nodeid.eq(i.nodeid),
                 o.state.distance.eq(Mux(shorter, i.message.distance, i.state.distance)),
+                o.state.parent.eq(Mux(shorter, i.sender, i.state.parent)),
                 o.state.active.eq(shorter | i.state.active),
                 self.o.valid.eq(self.i.valid),
                 self.i.ready.eq(self.o.ready),
@@ -77,6 +80,7 @@ def _apply(layouts):
             m.d.comb += [
                 st.nodeid.eq(i.nodeid),
                 st.state.distance.eq(i.state.distance),
+                st.state.parent.eq(i.state.parent),
                 st.state.active.eq(0),
                 st.barrier.eq(i.barrier),
                 self.state_o.valid.eq(self.i.valid),
@@ -190,10 +194,12 @@ def _initial_state(graph, params):
     root = _root(graph, params)
     n = graph.num_vertices
     distance = np.full(n, UNREACHED, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64)
     active = np.zeros(n, dtype=np.int64)
     distance[root] = 0
+    parent[root] = root
     active[root] = 1
-    return {"distance": distance, "active": active}
+    return {"distance": distance, "parent": parent, "active": active}
 
 
 def _reference(graph, params):
@@ -217,12 +223,49 @@ def _check(graph, params, state, result):
     from .checks import compare_exact
     distance = np.asarray(state["distance"], dtype=np.int64)
     distance = np.where(distance == UNREACHED, -1, distance)
-    return compare_exact("distance", distance, result.distance)
+    ok, detail = compare_exact("distance", distance, result.distance)
+    if not ok or "parent" not in state:
+        return ok, detail
+    return check_parent(graph, result.root, result.distance, np.asarray(state["parent"], dtype=np.int64))
+
+
+def check_parent(graph, root, distance, parent):
+    """Is ``parent`` a shortest-path tree for ``distance`` (-1 = unreached)?
+
+    Valid means: the root is its own parent; an unreached vertex has parent -1; every other
+    reached vertex ``v`` has a parent ``p`` with an edge ``(p, v)`` of weight
+    ``distance[v] - distance[p]`` (a tight edge).
+
+    Returns
+    -------
+    (bool, str)
+        The detail names the first bad vertex.
+    """
+    n = graph.num_vertices
+    if parent[root] != root:
+        return False, f"parent of root {root} is {parent[root]}, expected {root}"
+    sources, weights = graph.sources().astype(np.int64), np.asarray(graph.weights, dtype=np.int64)
+    tight = {}
+    reached_edges = (distance[sources] >= 0) & (distance[graph.targets] >= 0)
+    for p, v, w in zip(sources[reached_edges], graph.targets[reached_edges], weights[reached_edges]):
+        if distance[p] + w == distance[v]:
+            tight.setdefault(int(v), set()).add(int(p))
+    for v in range(n):
+        if v == root:
+            continue
+        p = int(parent[v])
+        if distance[v] < 0:
+            if p != -1:
+                return False, f"vertex {v}: unreached but has parent {p}"
+        elif p not in tight.get(v, ()):
+            return False, (f"vertex {v} (distance {distance[v]}): parent {p} is not the source of a "
+                           f"tight edge into it")
+    return True, ""
 
 
 SSSP = Algorithm(
     name="sssp",
-    vertex={"distance": DISTANCE_BITS, "active": 1},
+    vertex={"distance": DISTANCE_BITS, "parent": VERTEXID, "active": 1},
     update={"distance": DISTANCE_BITS},
     message={"distance": DISTANCE_BITS},
     edge={"weight": WEIGHT_BITS},
@@ -234,5 +277,8 @@ SSSP = Algorithm(
     check=_check,
     prepare=_prepare,
     edge_data=_edge_data,
+    vertexid_fields=("parent",),
     default_params={"root": 0, "weight_seed": 1, "max_weight": 16},
+    # A vertex no message reached since its last apply is inactive: its apply is a no-op.
+    sparse_apply=True,
 )

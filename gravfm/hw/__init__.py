@@ -1,7 +1,29 @@
-"""Amaranth gateware of gravfm: layouts, kernels' interface, PE, network and the system top.
+"""Amaranth gateware of gravfm: layouts, the kernel interface, PE, network and the system top.
 
 Nothing here names an algorithm: the system is built from a :class:`SystemConfig` holding any
-:class:`gravfm.algorithms.Algorithm`.
+:class:`gravfm.algorithms.Algorithm`, whose kernels are checked against
+:class:`KernelLayouts` when :class:`System` is constructed.
+
+Architecture of one FPGA (GraVF-M, receiver-side scatter)::
+
+          host_wr_* / host_rd_* / start / done
+                        │
+      ┌─────────────────┴──────────────────────────────────────────────┐
+      │ PE g:  updates ─▶ scatter (edge index ─▶ address generator ─▶   │
+      │        edge array ─▶ scatter kernel) ─▶ messages ─▶ gather      │
+      │        (hazard CAM + parking slot, gather kernel, vertex memory)│
+      │        ─▶ apply (full or touched-only pass, apply kernel)       │
+      │        ─▶ update queue ─────────────┐                            │
+      └─────────────────────────────────────┼───────────────────────────┘
+                                            ▼
+      network: Broadcaster per source ─▶ FIFO per (source, destination) ─▶ Endpoint per PE
+      (round-robin among sources still in the round; floating barrier with per-source counts
+      and "sent any"; termination detected by every endpoint on its own)
+
+Modules: :mod:`.config` (SystemConfig), :mod:`.layouts`, :mod:`.kernels` (port signatures and
+checks), :mod:`.verilog_kernel` (kernels in Verilog with the paper's port names), :mod:`.pe`
+(ScatterUnit, GatherUnit, HazardUnit, ApplyUnit, ProcessingElement), :mod:`.network`
+(Broadcaster, Endpoint, RoundMerger, Network), :mod:`.counters`, :mod:`.system` (the top).
 """
 
 from .config import SystemConfig

@@ -14,7 +14,8 @@ COUNTER_DESCRIPTIONS = {
     "messages": "edges scattered by this PE (messages = traversed edges)",
     "updates": "updates emitted by this PE's apply",
     "supersteps": "apply passes executed (rounds, the silent last one included)",
-    "stall_hazard": "cycles a message waited for its vertex to be written back (or a hazard slot)",
+    "stall_hazard": "cycles gather issued nothing because its messages waited for their vertices "
+                    "to be written back (or for a free hazard slot)",
     "stall_backpressure": "cycles the scatter address generator had an edge but the pipeline was full",
     "wait_barrier": "cycles the PE was idle and its endpoint waited for other PEs' updates or barriers",
     "apply_cycles": "cycles spent in the apply pass",

@@ -16,6 +16,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..errors import ConfigError
 from .config import SystemConfig
 from .counters import COUNTER_BITS, COUNTER_NAMES
 from .kernels import build_kernels
@@ -74,6 +75,10 @@ class System(wiring.Component):
     def __init__(self, config):
         if not isinstance(config, SystemConfig):
             raise TypeError(f"System needs a SystemConfig, not {type(config).__name__}")
+        if config.fpgas != 1:
+            self._MustUse__silence = True   # refused: no "never used" warning on top of the error
+            raise ConfigError(f"System is one FPGA; for fpgas = {config.fpgas} build "
+                              f"gravfm.hw.multi.MultiFpgaSystem")
         self.config = config
         self.layouts = KernelLayouts(config.algorithm, config)
         self.geometry = geometry = HostGeometry(config, self.layouts)

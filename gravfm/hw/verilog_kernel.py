@@ -232,7 +232,7 @@ def _evaluate(expression, values, module, where):
     text = re.sub(r"\d*'[sS]?[dD](\d+)", r"\1", expression.strip())
     text = text.replace("$clog2", "_clog2")
     try:
-        tree = ast.parse(text.replace("/", "//").replace("////", "//"), mode="eval")
+        tree = ast.parse(text.replace("/", "//"), mode="eval")  # Verilog / on integers truncates
     except SyntaxError:
         raise ConfigError(f"{module.origin}: module {module.name!r}, {where}: cannot evaluate "
                           f"{expression!r}") from None

@@ -77,7 +77,7 @@ class RunResult:
     graph: object
 
 
-def simulate(system, plan, *, max_cycles=200_000, log_rounds=None):
+def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=None):
     """Load, start and read back one run of ``system`` in Amaranth's simulator.
 
     Parameters
@@ -88,6 +88,9 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None):
         Cycle budget after ``start``; exceeding it raises :class:`SimulationTimeout`.
     log_rounds : int, optional
         Rounds of the round log to read (default: all ``max_rounds`` entries).
+    extra_reads : dict of str to list of (pe, mem, addr), optional
+        Further host reads after the run (e.g. a multi-FPGA system's link counters); each
+        name becomes an entry of ``counters`` holding the values read, in order.
 
     Returns
     -------
@@ -142,6 +145,8 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None):
                           for name, code in (("messages", HostMem.LOG_MESSAGES),
                                              ("updates", HostMem.LOG_UPDATES),
                                              ("cycle", HostMem.LOG_CYCLE))}
+        for name, reads in (extra_reads or {}).items():
+            outcome["counters"][name] = np.array([await read(*where) for where in reads], dtype=np.int64)
 
     sim = Simulator(system)
     sim.add_clock(1e-8)

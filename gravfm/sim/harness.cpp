@@ -198,6 +198,8 @@ int main(int argc, char** argv) {
 
     auto context = std::make_unique<VerilatedContext>();
     context->commandArgs(1, argv);
+    // Uninitialized variables (memories exported without their all-zero contents) start at 0.
+    context->randReset(0);
     Harness harness(context.get());
     auto wall_start = std::chrono::steady_clock::now();
     harness.reset();

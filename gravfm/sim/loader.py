@@ -252,6 +252,8 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
                 columns[name] = store.weights[name] if isinstance(store.weights, dict) else store.weights
             words = _pack(columns, edge_offsets)
             parts.append((g, HostMem.EDGES, np.arange(store.num_edges), words))
+    if config.fpgas > 1:
+        parts.extend(_filter_writes(graph, partition, config))
 
     pe = np.concatenate([np.full(len(a), g, dtype=np.int64) for g, _, a, _ in parts])
     mem = np.concatenate([np.full(len(a), code, dtype=np.int64) for _, code, a, _ in parts])
@@ -262,6 +264,20 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         data = np.concatenate([d for *_, d in parts]).astype(np.uint64)
     return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits, num_local=num_local,
                     vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config)
+
+
+def _filter_writes(graph, partition, config):
+    """Neighbor-filter words (mem 4, address = local index) of every PE; zero words are skipped."""
+    from ..partition import neighbor_filter
+
+    bitmap = neighbor_filter(graph, partition)
+    parts = []
+    for g in range(config.total_pes):
+        words = bitmap.words_of_pe(partition, g, config.local_bits)
+        entries = np.flatnonzero(words)
+        if entries.size:
+            parts.append((g, HostMem.FILTER, entries, words[entries].astype(np.uint64)))
+    return parts
 
 
 def _edge_data(algorithm, graph, vertexid_bits):

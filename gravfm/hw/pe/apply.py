@@ -48,6 +48,9 @@ class ApplyUnit(wiring.Component):
     touched : In(stream of local index)
         Vertices gathered into since the last pass (used when ``sparse``; complete when the
         pass starts, since gather is flushed and paused by then).
+    touched_pending : In(1)
+        Touched vertices remain to be visited (pushed but not yet popped): the list's FIFO
+        shows a pushed item only a few cycles later, so emptiness is judged by this count.
     updates : Out(stream net_update)
         Updates, then the barrier carrying ``count`` and ``sent_any``.
     busy : Out(1)
@@ -74,6 +77,7 @@ class ApplyUnit(wiring.Component):
             "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
             "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
             "touched": In(stream.Signature(config.local_bits)),
+            "touched_pending": In(1),
             "updates": Out(stream.Signature(layouts.net_update)),
             "busy": Out(1),
             "done": Out(1),
@@ -97,13 +101,15 @@ class ApplyUnit(wiring.Component):
         # Generator -> read stage -> kernel. A full pass counts 0 .. num_local (the barrier);
         # a sparse pass drains the touched list, then issues the barrier.
         full_pass = Signal()
-        g_valid = busy & ~barrier_issued
+        g_valid = Signal()
         g_barrier = Signal()
         g_address = Signal(local_bits)
         with m.If(full_pass):
-            m.d.comb += [g_barrier.eq(index == self.num_local), g_address.eq(index[:local_bits])]
+            m.d.comb += [g_valid.eq(busy & ~barrier_issued),
+                         g_barrier.eq(index == self.num_local), g_address.eq(index[:local_bits])]
         with m.Else():
-            m.d.comb += [g_barrier.eq(~self.touched.valid), g_address.eq(self.touched.payload)]
+            m.d.comb += [g_valid.eq(busy & ~barrier_issued & (self.touched.valid | ~self.touched_pending)),
+                         g_barrier.eq(~self.touched_pending), g_address.eq(self.touched.payload)]
         s_valid = Signal()
         s_index = Signal(local_bits)
         s_barrier = Signal()

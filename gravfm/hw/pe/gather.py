@@ -1,7 +1,10 @@
 """Gather stage of a PE: read the destination's state, run the gather kernel, write it back.
 
-A message issues its state read only when its vertex is not in flight (:class:`HazardUnit`), so
-messages to other vertices keep flowing. A barrier message waits until the pipeline is empty,
+A message issues its state read only when its vertex is not in flight (:class:`HazardUnit`). A
+message that conflicts moves aside into a one-message parking slot, so the messages behind it
+(to other vertices) keep flowing; the parked message issues, with priority, as soon as its vertex
+is written back. Only when the slot is taken does a second conflict stall the stream. A message
+to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
 then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (apply owns
 the vertex memory in between). The stage also starts paused: round 0's apply runs first.
 
@@ -10,7 +13,7 @@ was clear at the read, reports the vertex on ``touch`` (once per vertex and roun
 apply can visit only the vertices that received messages.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -78,34 +81,49 @@ class GatherUnit(wiring.Component):
         message = self.messages.payload
         address = message.neighbor[:local_bits]
 
+        # Parking slot for one message whose vertex is in flight.
+        parked_valid = Signal()
+        parked = Signal(layouts.scatter_out)
+        parked_address = parked.neighbor[:local_bits]
+
         # Read stage: the message whose state is being read (data arrives one cycle later).
         s_valid = Signal()
         s_item = Signal(layouts.scatter_out)
         s_advance = ~s_valid | kernel.i.ready
         candidate = ~paused & self.messages.valid & ~message.barrier
-        blocked = hazard.hazard | hazard.full
-        issue = candidate & ~blocked & s_advance
-        flushed = hazard.empty
+        head_conflict = hazard.hazard | (parked_valid & (parked_address == address))
+        from_parked = ~paused & parked_valid & ~hazard.hazard2 & ~hazard.full & s_advance
+        from_head = candidate & ~from_parked & ~head_conflict & ~hazard.full & s_advance
+        park = candidate & ~parked_valid & hazard.hazard
+        issue = from_parked | from_head
+        chosen = Signal(layouts.scatter_out)
+        m.d.comb += chosen.eq(Mux(from_parked, parked, message))
+        chosen_address = chosen.neighbor[:local_bits]
+        flushed = hazard.empty & ~parked_valid
         take_barrier = ~paused & self.messages.valid & message.barrier & flushed
+        waiting = (parked_valid & ~from_parked) | (candidate & ~from_head & ~park)
         m.d.comb += [
             hazard.check_addr.eq(address),
+            hazard.check2_addr.eq(parked_address),
             hazard.insert.eq(issue),
-            hazard.insert_addr.eq(address),
-            self.rd.addr.eq(address),
+            hazard.insert_addr.eq(chosen_address),
+            self.rd.addr.eq(chosen_address),
             self.rd.en.eq(s_advance),
-            self.messages.ready.eq(issue | take_barrier),
+            self.messages.ready.eq(from_head | park | take_barrier),
             self.apply_start.eq(take_barrier),
-            self.hazard_stall.eq(candidate & blocked),
+            self.hazard_stall.eq(~issue & waiting),
             self.active.eq(~flushed),
         ]
         with m.If(s_advance):
-            m.d.sync += [s_valid.eq(issue), s_item.eq(message)]
+            m.d.sync += [s_valid.eq(issue), s_item.eq(chosen)]
+        with m.If(park):
+            m.d.sync += [parked_valid.eq(1), parked.eq(message)]
+        with m.Elif(from_parked):
+            m.d.sync += parked_valid.eq(0)
         with m.If(take_barrier):
-            m.d.sync += paused.eq(1)
+            m.d.sync += [paused.eq(1), level.eq(level + 1)]
         with m.If(self.apply_done):
             m.d.sync += paused.eq(0)
-        with m.If(take_barrier):
-            m.d.sync += level.eq(level + 1)
 
         k = kernel.i.payload
         m.d.comb += [

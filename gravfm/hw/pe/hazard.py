@@ -29,6 +29,8 @@ class HazardUnit(wiring.Component):
         Address of the candidate message.
     hazard : Out(1)
         ``check_addr`` is in flight (and not being removed this cycle).
+    check2_addr, hazard2 : In(addr_bits), Out(1)
+        A second, independent check (the gather stage's parked message).
     full : Out(1)
         No slot is free this cycle.
     insert, insert_addr : In(1), In(addr_bits)
@@ -45,6 +47,7 @@ class HazardUnit(wiring.Component):
         self._slots = slots
         super().__init__({
             "check_addr": In(addr_bits), "hazard": Out(1), "full": Out(1),
+            "check2_addr": In(addr_bits), "hazard2": Out(1),
             "insert": In(1), "insert_addr": In(addr_bits),
             "remove": In(1), "remove_addr": In(addr_bits),
             "empty": Out(1),
@@ -62,6 +65,8 @@ class HazardUnit(wiring.Component):
             free.append(~valid[k] | freeing[k])
         m.d.comb += [
             self.hazard.eq(any_of([valid[k] & ~freeing[k] & (addr[k] == self.check_addr)
+                                    for k in range(self._slots)])),
+            self.hazard2.eq(any_of([valid[k] & ~freeing[k] & (addr[k] == self.check2_addr)
                                     for k in range(self._slots)])),
             self.full.eq(~any_of(free)),
             self.empty.eq(~any_of(valid)),

@@ -114,10 +114,19 @@ class ProcessingElement(wiring.Component):
             sparse=sparse)
         if sparse:
             # Room for every local vertex: gather reports each vertex at most once per round,
-            # and apply drains the list before gather runs again.
-            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe)
+            # and apply drains the list before gather runs again. (+1: a buffered FIFO briefly
+            # refuses a write while an item moves into its output register.)
+            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe + 1)
             wiring.connect(m, gather.touch, touched.i)
             wiring.connect(m, touched.o, apply.touched)
+            pending = Signal(range(config.vertices_per_pe + 1))
+            pushed = touched.i.valid & touched.i.ready
+            popped = touched.o.valid & touched.o.ready
+            with m.If(pushed & ~popped):
+                m.d.sync += pending.eq(pending + 1)
+            with m.Elif(popped & ~pushed):
+                m.d.sync += pending.eq(pending - 1)
+            m.d.comb += apply.touched_pending.eq(pending != 0)
         else:
             m.d.comb += gather.touch.ready.eq(1)
         m.submodules.update_queue = update_queue = StreamFIFO(

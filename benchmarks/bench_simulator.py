@@ -1,0 +1,75 @@
+"""Speed of the compiled simulator: build time, simulated cycles/s and traversed edges per wall-second.
+
+WCC on RMAT scale 14 (edge factor 16) on one FPGA with 1, 4 and 9 PEs. Each configuration is
+built from scratch in a private cache so the build time is a real one; the run is verified
+against the software reference. The machine is shared: its load average is recorded beside the
+figures.
+
+Usage: python benchmarks/bench_simulator.py [--out FILE] [--graph SPEC] [--pes 1 4 9]; prints
+the JSON and writes it (default benchmarks/results/bench_simulator.json).
+"""
+
+import argparse
+import json
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+from gravfm.run import RunOptions, run
+
+DEFAULT_GRAPH = "rmat:scale=14,ef=16,seed=1"
+DEFAULT_PES = (1, 4, 9)
+
+
+def measure(graph, pes):
+    with tempfile.TemporaryDirectory(prefix="gravfm-bench-cache-") as cache:
+        load_before = os.getloadavg()[0]
+        started = time.perf_counter()
+        report = run(RunOptions(algorithm="wcc", graph=graph, pes=pes, cache_dir=cache))
+        total_s = time.perf_counter() - started
+    return {
+        "fpgas": 1,
+        "pes": pes,
+        "graph": graph,
+        "vertices": report.vertices,
+        "edges": report.edges,
+        "verified": report.verified,
+        "build_s": report.build_s,
+        "build_cached": report.build_cached,
+        "run_s": report.run_s,
+        "cycles": report.cycles,
+        "messages": report.messages,
+        "cycles_per_s": report.cycles_per_s,
+        "edges_per_s": report.edges_per_s,
+        "pe_cycles_per_s": report.cycles_per_s * pes,
+        "cpe": report.cpe,
+        "load_cycles": report.load_cycles,
+        "end_to_end_s": total_s,
+        "load_average_before": load_before,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_simulator.json"))
+    parser.add_argument("--graph", default=DEFAULT_GRAPH)
+    parser.add_argument("--pes", type=int, nargs="+", default=list(DEFAULT_PES))
+    args = parser.parse_args()
+    results = [measure(args.graph, pes) for pes in args.pes]
+    data = {
+        "benchmark": "simulator_speed",
+        "simulator": "verilator (single-threaded), gravfm C++ harness",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "load_average": os.getloadavg()},
+        "results": results,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(data, indent=2) + "\n")
+    print(json.dumps(data, indent=2))
+    return 0 if all(r["verified"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

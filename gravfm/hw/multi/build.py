@@ -1,0 +1,43 @@
+"""Choose the system top for a configuration: one FPGA, or several joined by the platform's links."""
+
+from ...errors import ConfigError
+from .link_config import LinkConfig
+
+__all__ = ["build_system"]
+
+
+def build_system(config, *, platform=None, link=None, use_filter=True):
+    """The top for ``config``: :class:`gravfm.hw.System` for one FPGA, else a
+    :class:`~gravfm.hw.multi.MultiFpgaSystem` whose links follow ``platform``.
+
+    Parameters
+    ----------
+    config : gravfm.hw.SystemConfig
+    platform : gravfm.model.platform.Platform or str, optional
+        Source of the link parameters (bandwidth per link, word width, latency) and of the
+        number of FPGAs available; without it (and without ``link``) the links are ideal.
+    link : LinkConfig, optional
+        Explicit link parameters (override the platform's).
+    use_filter : bool
+
+    Raises
+    ------
+    gravfm.errors.ConfigError
+        The platform has fewer FPGAs than ``config.fpgas`` (before anything is built).
+    """
+    from ..system import System
+    from .system import MultiFpgaSystem
+
+    if platform is not None:
+        from ...model import load_platform
+
+        if not hasattr(platform, "network"):
+            platform = load_platform(platform)
+        if config.fpgas > platform.network.max_fpgas:
+            raise ConfigError(f"platform {platform.name!r} has {platform.network.max_fpgas} FPGAs, "
+                              f"{config.fpgas} asked")
+    if config.fpgas == 1:
+        return System(config)
+    if link is None:
+        link = LinkConfig() if platform is None else LinkConfig.from_platform(platform, config.fpgas)
+    return MultiFpgaSystem(config, link=link, use_filter=use_filter)

@@ -1,0 +1,177 @@
+"""Both ends of an inter-FPGA channel: filter and barrier combining out, round sorting in.
+
+A link word is ``{item: net_update, parity: 1}`` where ``parity`` is the low bit of the round
+the item belongs to. The sending side (:class:`LinkSender`) takes the network's merged stream
+for one peer FPGA (round r's updates and every local PE's round-r barrier, then round r+1),
+drops updates whose sender has no out-neighbour on the peer (the neighbor filter), and replaces
+the local PEs' barriers by ONE barrier per round whose ``count`` is the number of updates it
+actually sent and whose ``sent_any`` is the OR of the local PEs' (so every FPGA sees the same
+termination decision). The receiving side (:class:`LinkReceiver`) sorts items into two FIFOs by
+parity, forwards the current round's updates, keeps the round's barrier aside until as many
+updates as it counts have been forwarded, then forwards it and moves to the next round. A peer
+can be at most one round ahead (its round r+1 needs this FPGA's round-r barrier, which needs
+this receiver to have finished round r-1), so one parity bit suffices; a link that lets an item
+overtake up to W-1 others puts at most W-1 early items into the other FIFO.
+"""
+
+from amaranth.hdl import Module, Shape, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+
+__all__ = ["LinkSender", "LinkReceiver", "link_word_layout"]
+
+
+def link_word_layout(item_layout):
+    """Layout of a link word: the item and its round parity."""
+    return data.StructLayout({"item": item_layout, "parity": 1})
+
+
+class LinkSender(wiring.Component):
+    """Outgoing endpoint of one FPGA towards one peer.
+
+    Parameters
+    ----------
+    layout : StructLayout
+        Network update layout.
+    local_pes : int
+        PEs on this FPGA (barriers per round on the input).
+    first_pe : int
+        Global index of this FPGA's first PE.
+    local_bits : int
+        Local-index width of a hardware vertex id.
+    peer : int
+        FPGA index of the destination (bit of the filter word).
+    use_filter : bool
+        Drop updates whose sender's filter bit for ``peer`` is clear.
+
+    Ports
+    -----
+    i : In(stream net_update)
+        The network's ``remote_out`` for this peer.
+    o : Out(stream link word)
+    filter_addr : Out
+        Address of the sender's filter word (``local_pe << local_bits | local_index``).
+    filter_word : In(fpgas)
+        That word, combinationally.
+    """
+
+    def __init__(self, *, layout, local_pes, first_pe, local_bits, peer, fpgas, use_filter=True):
+        self._layout = layout
+        self._local_pes = local_pes
+        self._first_pe = first_pe
+        self._local_bits = local_bits
+        self._peer = peer
+        self._use_filter = use_filter
+        super().__init__({
+            "i": In(stream.Signature(layout)),
+            "o": Out(stream.Signature(link_word_layout(layout))),
+            "filter_addr": Out(filter_addr_bits(local_pes, local_bits)),
+            "filter_word": In(fpgas),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        item = self.i.payload
+        local_pe = Signal(len(item.sender))
+        m.d.comb += [
+            local_pe.eq((item.sender >> self._local_bits) - self._first_pe),
+            self.filter_addr.eq((local_pe << self._local_bits) | item.sender[:self._local_bits]),
+        ]
+        parity = Signal()
+        barriers = Signal(range(self._local_pes + 1))
+        sent = Signal(len(item.count))
+        anything = Signal()
+        wanted = self.filter_word[self._peer] if self._use_filter else 1
+        last_barrier = barriers == self._local_pes - 1
+        m.d.comb += [self.o.payload.item.eq(item), self.o.payload.parity.eq(parity)]
+        with m.If(~item.barrier):
+            m.d.comb += [self.o.valid.eq(self.i.valid & wanted),
+                         self.i.ready.eq(self.o.ready | ~wanted)]
+            with m.If(self.i.valid & wanted & self.o.ready):
+                m.d.sync += sent.eq(sent + 1)
+        with m.Elif(~last_barrier):
+            m.d.comb += self.i.ready.eq(1)
+            with m.If(self.i.valid):
+                m.d.sync += [barriers.eq(barriers + 1), anything.eq(anything | item.sent_any)]
+        with m.Else():
+            m.d.comb += [
+                self.o.valid.eq(self.i.valid),
+                self.o.payload.item.count.eq(sent),
+                self.o.payload.item.sent_any.eq(anything | item.sent_any),
+                self.i.ready.eq(self.o.ready),
+            ]
+            with m.If(self.i.valid & self.o.ready):
+                m.d.sync += [barriers.eq(0), sent.eq(0), anything.eq(0), parity.eq(~parity)]
+        return m
+
+
+def filter_addr_bits(local_pes, local_bits):
+    """Width of a filter-memory address on one FPGA."""
+    return max(1, (local_pes - 1).bit_length()) + local_bits
+
+
+class LinkReceiver(wiring.Component):
+    """Incoming endpoint of one FPGA from one peer: delivers round by round, in any arrival order.
+
+    Parameters
+    ----------
+    layout : StructLayout
+        Network update layout.
+    depth : int
+        Depth of each parity FIFO (at least the link's reorder window).
+
+    Ports
+    -----
+    i : In(stream link word)
+    o : Out(stream net_update)
+        The network's ``remote_in``: round r's updates, then one barrier, then round r+1.
+    """
+
+    def __init__(self, *, layout, depth):
+        self._layout = layout
+        self._depth = depth
+        super().__init__({
+            "i": In(stream.Signature(link_word_layout(layout))),
+            "o": Out(stream.Signature(layout)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        fifos = [StreamFIFO(shape=self._layout, depth=self._depth) for _ in range(2)]
+        m.submodules.even, m.submodules.odd = fifos
+        for p, buffer in enumerate(fifos):
+            m.d.comb += [buffer.i.valid.eq(self.i.valid & (self.i.payload.parity == p)),
+                         buffer.i.payload.eq(self.i.payload.item)]
+        m.d.comb += self.i.ready.eq(fifos[1].i.ready)
+        with m.If(self.i.payload.parity == 0):
+            m.d.comb += self.i.ready.eq(fifos[0].i.ready)
+
+        current = Signal()
+        head = stream.Signature(self._layout).create()
+        have_barrier = Signal()
+        expected = Signal(Shape.cast(self._layout.members["count"]).width)
+        anything = Signal()
+        forwarded = Signal.like(expected)
+        for p, buffer in enumerate(fifos):
+            with m.If(current == p):
+                m.d.comb += [head.valid.eq(buffer.o.valid), head.payload.eq(buffer.o.payload),
+                             buffer.o.ready.eq(head.ready)]
+        round_complete = have_barrier & (forwarded == expected)
+        with m.If(round_complete):
+            m.d.comb += [self.o.valid.eq(1), self.o.payload.barrier.eq(1),
+                         self.o.payload.count.eq(expected), self.o.payload.sent_any.eq(anything)]
+            with m.If(self.o.ready):
+                m.d.sync += [have_barrier.eq(0), forwarded.eq(0), current.eq(~current)]
+        with m.Elif(head.payload.barrier):
+            m.d.comb += head.ready.eq(1)
+            with m.If(head.valid):
+                m.d.sync += [have_barrier.eq(1), expected.eq(head.payload.count),
+                             anything.eq(head.payload.sent_any)]
+        with m.Else():
+            m.d.comb += [self.o.valid.eq(head.valid), self.o.payload.eq(head.payload),
+                         head.ready.eq(self.o.ready)]
+            with m.If(head.valid & self.o.ready):
+                m.d.sync += forwarded.eq(forwarded + 1)
+        return m

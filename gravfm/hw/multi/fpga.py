@@ -1,0 +1,147 @@
+"""One FPGA of a multi-FPGA system: its PEs, its network, the neighbor filter and link endpoints."""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import memory, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..network import Network
+from ..pe import ProcessingElement
+from ..pe.pe import HostMem
+from .endpoints import LinkReceiver, LinkSender, link_word_layout
+
+__all__ = ["FpgaNode", "peers_of"]
+
+
+def peers_of(fpga, fpgas):
+    """The other FPGAs, in the order of this FPGA's link ports."""
+    return [j for j in range(fpgas) if j != fpga]
+
+
+class FpgaNode(wiring.Component):
+    """The top of FPGA ``fpga``: PEs ``fpga * p .. fpga * p + p - 1`` and one link port per peer.
+
+    Parameters
+    ----------
+    config : gravfm.hw.SystemConfig
+    layouts : gravfm.hw.layouts.KernelLayouts
+    geometry : gravfm.hw.system.HostGeometry
+    fpga : int
+    kernels : list of dict
+        Kernels of this FPGA's PEs.
+    receiver_depth : int
+        Depth of each parity FIFO of a link receiver.
+    use_filter : bool
+        Send an update only to the peers that host a neighbour of its sender.
+
+    Ports
+    -----
+    host_* , start : In
+        The host interface of docs/interfaces.md §5 with global PE indices; this FPGA takes
+        the writes and answers the reads of its own PEs. ``host_wr_mem = 4`` fills the filter.
+    host_rd_data : Out
+        Zero unless the read PE is on this FPGA.
+    done : Out(1)
+        Every local PE has detected termination.
+    superstep : Out(32)
+        Round of this FPGA's first PE.
+    link_out, link_in : Out / In (array of ``fpgas - 1`` streams of link words)
+        Port ``k`` talks to FPGA ``peers_of(fpga, fpgas)[k]``.
+    """
+
+    def __init__(self, *, config, layouts, geometry, fpga, kernels, receiver_depth, use_filter=True):
+        self._config = config
+        self._layouts = layouts
+        self._geometry = geometry
+        self._fpga = fpga
+        self._kernels = kernels
+        self._receiver_depth = receiver_depth
+        self._use_filter = use_filter
+        links = config.fpgas - 1
+        word = stream.Signature(link_word_layout(layouts.net_update))
+        super().__init__({
+            "host_wr_en": In(1),
+            "host_wr_pe": In(geometry.pe_bits),
+            "host_wr_mem": In(3),
+            "host_wr_addr": In(geometry.addr_bits),
+            "host_wr_data": In(geometry.wr_data_bits),
+            "host_rd_pe": In(geometry.pe_bits),
+            "host_rd_mem": In(3),
+            "host_rd_addr": In(geometry.addr_bits),
+            "host_rd_data": Out(geometry.rd_data_bits),
+            "start": In(1),
+            "done": Out(1),
+            "superstep": Out(32),
+            "link_out": Out(word).array(links),
+            "link_in": In(word).array(links),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        config, layouts, geometry = self._config, self._layouts, self._geometry
+        p, links = config.pes_per_fpga, config.fpgas - 1
+        first = self._fpga * p
+        m.submodules.network = network = Network(
+            layout=layouts.net_update, pes=p, remotes=links,
+            fifo_depth=config.network_fifo_depth, count_bits=config.count_bits)
+
+        rd_pe_q = Signal(geometry.pe_bits)
+        m.d.sync += rd_pe_q.eq(self.host_rd_pe)
+        done = 1
+        for i in range(p):
+            g = first + i
+            pe = ProcessingElement(layouts=layouts, config=config, pe_index=g, kernels=self._kernels[i],
+                                   addr_bits=geometry.addr_bits, wr_data_bits=geometry.wr_data_bits,
+                                   rd_data_bits=geometry.rd_data_bits)
+            m.submodules[f"pe{g}"] = pe
+            wiring.connect(m, pe.updates_out, network.src[i])
+            wiring.connect(m, network.dst[i], pe.updates_in)
+            m.d.comb += [
+                pe.start.eq(self.start),
+                pe.terminated.eq(network.terminated[i]),
+                pe.waiting.eq(network.waiting[i]),
+                pe.wr_en.eq(self.host_wr_en & (self.host_wr_pe == g)),
+                pe.wr_mem.eq(self.host_wr_mem),
+                pe.wr_addr.eq(self.host_wr_addr),
+                pe.wr_data.eq(self.host_wr_data),
+                pe.rd_mem.eq(self.host_rd_mem),
+                pe.rd_addr.eq(self.host_rd_addr),
+            ]
+            with m.If(rd_pe_q == g):
+                m.d.comb += self.host_rd_data.eq(pe.rd_data)
+            if i == 0:
+                m.d.comb += self.superstep.eq(pe.round)
+            done = done & network.terminated[i]
+        m.d.comb += self.done.eq(done)
+
+        self._filter(m, network, first)
+        for k in range(links):
+            receiver = LinkReceiver(layout=layouts.net_update, depth=self._receiver_depth)
+            m.submodules[f"link_receiver{k}"] = receiver
+            wiring.connect(m, wiring.flipped(self.link_in[k]), receiver.i)
+            wiring.connect(m, receiver.o, network.remote_in[k])
+        return m
+
+    def _filter(self, m, network, first):
+        """Filter memory (written by the host, mem 4) and one sender per outgoing link."""
+        config = self._config
+        p, local_bits = config.pes_per_fpga, config.local_bits
+        m.submodules.filter = bitmap = memory.Memory(
+            shape=config.fpgas, depth=p << local_bits, init=[])
+        write = bitmap.write_port()
+        local_pe = Signal(len(self.host_wr_pe))
+        m.d.comb += [
+            local_pe.eq(self.host_wr_pe - first),
+            write.en.eq(self.host_wr_en & (self.host_wr_mem == HostMem.FILTER)
+                        & (self.host_wr_pe >= first) & (self.host_wr_pe < first + p)),
+            write.addr.eq((local_pe << local_bits) | self.host_wr_addr[:local_bits]),
+            write.data.eq(self.host_wr_data),
+        ]
+        for k, peer in enumerate(peers_of(self._fpga, config.fpgas)):
+            sender = LinkSender(layout=self._layouts.net_update, local_pes=p, first_pe=first,
+                                local_bits=local_bits, peer=peer, fpgas=config.fpgas,
+                                use_filter=self._use_filter)
+            m.submodules[f"link_sender{k}"] = sender
+            read = bitmap.read_port(domain="comb")
+            m.d.comb += [read.addr.eq(sender.filter_addr), sender.filter_word.eq(read.data)]
+            wiring.connect(m, network.remote_out[k], sender.i)
+            wiring.connect(m, sender.o, wiring.flipped(self.link_out[k]))

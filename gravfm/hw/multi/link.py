@@ -1,0 +1,164 @@
+"""Simulation model of one direction of an inter-FPGA link (not synthesizable hardware of a board).
+
+::
+
+    i ─▶ bandwidth gate ─▶ in-flight FIFO (latency) ─▶ reorder window ─▶ random stalls ─▶ o
+
+* Bandwidth: a credit counter (fixed point, :data:`~.link_config.FRACTION_BITS` fraction bits)
+  gains ``bits_per_cycle`` every cycle; an item may enter when the credit is not negative and
+  costs ``item_bits``. The credit saturates at one cycle's worth, so idle time is not banked.
+* Latency: every item carries the cycle at which it may leave; the FIFO holds the items in flight.
+* Reordering: blocks of up to ``reorder_window`` items (a block closes when full or when the
+  input pauses) leave either in order or reversed, chosen by a pseudo-random bit; an item thus
+  overtakes at most ``reorder_window - 1`` others.
+* Stalls: in a cycle where an 8-bit pseudo-random draw is below the threshold, nothing leaves.
+"""
+
+from amaranth.hdl import Array, Cat, Const, Module, Signal, signed
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..stream_fifo import StreamFIFO
+from .link_config import FRACTION_BITS, LinkConfig
+
+__all__ = ["LinkModel", "lfsr_step"]
+
+TIME_BITS = 32  # wide enough that an item held at the head for long never looks early again
+
+
+def lfsr_step(state):
+    """Next state of a 16-bit Galois LFSR (taps 16, 14, 13, 11), as an Amaranth expression."""
+    feedback = state[0]
+    shifted = state >> 1
+    return shifted ^ (feedback.replicate(16) & Const(0xB400, 16))
+
+
+class LinkModel(wiring.Component):
+    """One direction of an FPGA-to-FPGA link.
+
+    Parameters
+    ----------
+    shape : ShapeLike
+        Item layout.
+    config : LinkConfig
+    item_bits : int
+        Bits an item costs on the wire (``m_update`` for GraVF-M).
+    seed : int
+        Seed of this link's generator (non-zero after mixing).
+
+    Ports
+    -----
+    i : In(stream)
+        Items from the sending FPGA.
+    o : Out(stream)
+        Items to the receiving FPGA.
+    items : Out(64)
+        Items carried.
+    link_bound : Out(64)
+        Cycles an item was waiting at the input for bandwidth credit.
+    """
+
+    def __init__(self, *, shape, config, item_bits, seed):
+        self._MustUse__silence = True   # no "never used" warning for an object that failed to build
+        if not isinstance(config, LinkConfig):
+            raise TypeError(f"LinkModel needs a LinkConfig, not {type(config).__name__}")
+        if not isinstance(item_bits, int) or item_bits < 1:
+            raise TypeError(f"item_bits must be a positive integer, not {item_bits!r}")
+        self._shape = shape
+        self._config = config
+        self._item_bits = item_bits
+        self._seed = (seed * 0x9E37 + 1) & 0xFFFF or 1
+        super().__init__({
+            "i": In(stream.Signature(shape)),
+            "o": Out(stream.Signature(shape)),
+            "items": Out(64),
+            "link_bound": Out(64),
+        })
+        self._MustUse__silence = False
+
+    def elaborate(self, platform):
+        m = Module()
+        config = self._config
+        flight = data.StructLayout({"item": self._shape, "due": TIME_BITS})
+        m.submodules.flight = in_flight = StreamFIFO(shape=flight, depth=config.fifo_depth)
+        now = Signal(TIME_BITS)
+        m.d.sync += now.eq(now + 1)
+        random = Signal(16, init=self._seed)
+        m.d.sync += random.eq(lfsr_step(random))
+
+        # Bandwidth gate.
+        allowed = self._credit_gate(m)
+        m.d.comb += [
+            in_flight.i.valid.eq(self.i.valid & allowed),
+            in_flight.i.payload.item.eq(self.i.payload),
+            in_flight.i.payload.due.eq(now + config.latency_cycles),
+            self.i.ready.eq(in_flight.i.ready & allowed),
+        ]
+        with m.If(self.i.valid & self.i.ready):
+            m.d.sync += self.items.eq(self.items + 1)
+        with m.If(self.i.valid & ~allowed):
+            m.d.sync += self.link_bound.eq(self.link_bound + 1)
+
+        # Latency: the head may leave once its due time has come (wrap-around compare).
+        arrived = stream.Signature(self._shape).create()
+        late = Signal(signed(TIME_BITS))
+        m.d.comb += [
+            late.eq(now - in_flight.o.payload.due),
+            arrived.valid.eq(in_flight.o.valid & (late >= 0)),
+            arrived.payload.eq(in_flight.o.payload.item),
+            in_flight.o.ready.eq(arrived.ready & (late >= 0)),
+        ]
+        reordered = self._reorder(m, arrived, random[8]) if config.reorder_window > 1 else arrived
+
+        stalled = Signal()
+        if config.stall_threshold:
+            m.d.comb += stalled.eq(random[:8] < config.stall_threshold)
+        m.d.comb += [
+            self.o.valid.eq(reordered.valid & ~stalled),
+            self.o.payload.eq(reordered.payload),
+            reordered.ready.eq(self.o.ready & ~stalled),
+        ]
+        return m
+
+    def _credit_gate(self, m):
+        """Signal: an item may enter this cycle (updates the credit counter)."""
+        rate = self._config.rate_fixed
+        if rate is None:
+            return Const(1)
+        cost = self._item_bits << FRACTION_BITS
+        credit = Signal(signed(max(rate, cost).bit_length() + 2), init=0)
+        allowed = Signal()
+        m.d.comb += allowed.eq(credit >= 0)
+        refilled = Signal.like(credit)
+        m.d.comb += refilled.eq(credit + rate - Const(cost) * (self.i.valid & self.i.ready))
+        # Saturate: idle cycles do not buy a burst longer than one cycle's worth.
+        with m.If(refilled > rate):
+            m.d.sync += credit.eq(rate)
+        with m.Else():
+            m.d.sync += credit.eq(refilled)
+        return allowed
+
+    def _reorder(self, m, source, coin):
+        """Blocks of up to W items leave in order or reversed; returns the output stream."""
+        window = self._config.reorder_window
+        out = stream.Signature(self._shape).create()
+        slots = Array(Signal(self._shape, name=f"slot{k}") for k in range(window))
+        count = Signal(range(window + 1))
+        index = Signal(range(window))
+        left = Signal(range(window + 1))
+        backwards = Signal()
+        draining = Signal()
+        with m.If(~draining):
+            m.d.comb += source.ready.eq(count < window)
+            with m.If(source.valid & (count < window)):
+                m.d.sync += [slots[count].eq(source.payload), count.eq(count + 1)]
+            with m.If((count == window) | ((count != 0) & ~source.valid)):
+                m.d.sync += [draining.eq(1), left.eq(count), backwards.eq(coin),
+                             index.eq(Cat(coin.replicate(len(index))) & (count - 1))]
+        with m.Else():
+            m.d.comb += [out.valid.eq(1), out.payload.eq(slots[index])]
+            with m.If(out.ready):
+                m.d.sync += [left.eq(left - 1), index.eq(index + Cat(1, backwards.replicate(len(index) - 1)))]
+                with m.If(left == 1):
+                    m.d.sync += [draining.eq(0), count.eq(0)]
+        return out

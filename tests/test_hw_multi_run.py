@@ -1,0 +1,51 @@
+"""``gravfm run --fpgas N``: the multi-FPGA top behind the one-call run, and its errors."""
+
+import pytest
+from amaranth.hdl import Fragment
+
+from gravfm.algorithms import WCC
+from gravfm.errors import ConfigError
+from gravfm.hw import System, SystemConfig
+from gravfm.hw.multi import LinkConfig, MultiFpgaSystem, build_system
+from gravfm.run import RunOptions, run
+
+
+def test_run_on_two_fpgas_with_the_amaranth_backend():
+    report = run(RunOptions(algorithm="bfs", graph="tiny:binary_tree", fpgas=2, pes=1, backend="amaranth"))
+    assert report.verified, report.check_detail
+    assert report.fpgas == 2 and report.messages == report.reference_messages
+    # Each superstep pays at least the platform's link latency once (300 cycles on ac510x4).
+    assert report.cycles >= 300 * (report.supersteps - 1)
+
+
+def test_platform_with_fewer_fpgas_than_asked():
+    with pytest.raises(ConfigError, match="platform 'ac510x4' has 4 FPGAs, 5 asked"):
+        run(RunOptions(algorithm="wcc", graph="tiny:grid", fpgas=5, pes=1, backend="amaranth"))
+
+
+def test_build_system_picks_the_top():
+    single = build_system(SystemConfig(algorithm=WCC))
+    multi = build_system(SystemConfig(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8),
+                         platform="ac510x4")
+    assert isinstance(single, System) and isinstance(multi, MultiFpgaSystem)
+    assert multi.link_config == LinkConfig.from_platform("ac510x4", 3)
+    for top in (single, multi):     # both elaborate (and are thereby used)
+        Fragment.get(top, None)
+    assert sorted(multi.links) == [(a, b) for a in range(3) for b in range(3) if a != b]
+
+
+def test_single_fpga_top_refuses_several_fpgas():
+    with pytest.raises(ConfigError, match="build gravfm.hw.multi.MultiFpgaSystem"):
+        System(SystemConfig(algorithm=WCC, fpgas=2))
+
+
+def test_graph_too_large_for_the_memories():
+    with pytest.raises(ConfigError, match="local_bits=1 holds 2 vertices per PE"):
+        run(RunOptions(algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, local_bits=1, backend="amaranth"))
+
+
+@pytest.mark.slow
+def test_run_on_three_fpgas_with_verilator(tmp_path):
+    report = run(RunOptions(algorithm="wcc", graph="uniform:n=60,deg=4,seed=2", fpgas=3, pes=2,
+                            cache_dir=str(tmp_path)))
+    assert report.status == "done" and report.verified, report.check_detail
