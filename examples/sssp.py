@@ -1,5 +1,8 @@
 """A user-defined algorithm with edge data: single-source shortest paths (Bellman-Ford supersteps).
 
+(gravfm has a built-in SSSP, ``gravfm.algorithms.SSSP``; this file shows how a user writes one
+with edge data from scratch, outside the package.)
+
 Edge weights travel in the edge array (``edge={"weight": 8}``) and reach the scatter kernel,
 which adds them to the sender's distance. Distances saturate at the all-ones value, which also
 means "unreached".
@@ -113,7 +116,7 @@ def check(graph, params, state, result):
 
 
 SSSP = Algorithm(
-    name="sssp",
+    name="example_sssp",
     vertex={"distance": DISTANCE_BITS, "active": 1},
     update={"distance": DISTANCE_BITS},
     message={"distance": DISTANCE_BITS},

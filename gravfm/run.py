@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, GravfmError
 
 __all__ = ["RunOptions", "SuperstepRow", "RunReport", "SimulationOutcome", "run", "plan_hardware",
            "simulate_verilator", "simulate_amaranth", "choose_capacities", "next_power_of_two"]
@@ -267,8 +267,11 @@ def _predict(algorithm, graph, options, vertexid_bits):
                                      vertexid_bits=vertexid_bits)
     if graph.num_vertices == 0 or graph.num_edges == 0:
         return None, "no prediction for a graph without edges"
-    prediction = predict(options.platform, params, graph.num_vertices, graph.num_edges,
-                         fpgas=options.fpgas, pes=options.pes, arch="gravfm")
+    try:
+        prediction = predict(options.platform, params, graph.num_vertices, graph.num_edges,
+                             fpgas=options.fpgas, pes=options.pes, arch="gravfm")
+    except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
+        return None, f"no prediction: {error}"
     return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"
 
 

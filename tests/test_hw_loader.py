@@ -1,5 +1,7 @@
 """The host-side loader: writes, capacity errors, state decoding, the binary load file."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,20 @@ def test_load_file_layout(tmp_path):
     records = np.frombuffer(raw[24:], dtype="<u4").reshape(count, 3 + words)
     assert (records[:, 0] == plan.pe).all() and (records[:, 1] == plan.mem).all()
     assert (records[:, 2] == plan.addr).all() and (records[:, 3] == plan.data).all()
+
+
+def test_round0_apply_list_for_sparse_algorithms():
+    """BFS names its root as the only vertex round 0 must apply: register 1 and memory 5."""
+    graph = tiny_graph("grid")
+    parts = round_robin(graph, 1, 2)
+    config = SystemConfig(algorithm=BFS, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
+    plan = build_load(BFS, graph, parts, config, {"root": 5})
+    listed = plan.mem == HostMem.APPLY_LIST
+    assert listed.sum() == 1
+    assert plan.pe[listed][0] == parts.pe_of_vertex[5]
+    assert plan.data[listed][0] == parts.local_index[5]
+    flag = (plan.mem == HostMem.REGISTERS) & (plan.addr == 1)
+    assert flag.sum() == 2 and (plan.data[flag] == 1).all()
+    # WCC names no initially active vertices: round 0 is a full pass, nothing listed.
+    wcc_plan = build_load(WCC, WCC.prepare(graph, {}), parts, dataclasses.replace(config, algorithm=WCC))
+    assert not (wcc_plan.mem == HostMem.APPLY_LIST).any()

@@ -117,3 +117,20 @@ def test_cli_parses_run_and_demo():
 def test_cli_reports_bad_input_as_one_line(capsys):
     assert main(["run", "wcc", "--graph", "tiny:path", "--vertices-per-pe", "3"]) == 2
     assert capsys.readouterr().err.strip() == "gravfm: error: --vertices-per-pe must be a power of two, not 3"
+
+
+def test_progress_display_shows_superstep_cycles_and_edges():
+    from gravfm.cli.run_cmd import progress_display
+
+    console = Console(file=io.StringIO(), width=200, force_terminal=True)
+    with progress_display(console) as display:
+        display.update(123456, 3, 5000, 20000)
+        display.log("simulator abc found in cache")
+        display._progress.refresh()
+    text = console.file.getvalue()
+    for expected in ("superstep 3", "123,456 cycles", "5,000/20,000 edges", "found in cache"):
+        assert expected in text, expected
+    quiet = Console(file=io.StringIO(), width=200)
+    with progress_display(quiet, enabled=False) as display:
+        display.update(1, 0, 0, 0)
+    assert quiet.file.getvalue() == ""

@@ -76,9 +76,15 @@ class Algorithm:
     default_params : dict
         Parameters and their defaults (e.g. BFS ``root``).
     sparse_apply : bool
-        The apply of a vertex that received no message since its last apply changes nothing
-        and emits nothing (true of WCC and BFS, not of PageRank). The hardware then runs apply
-        on every vertex in round 0 only, and afterwards on the vertices gather touched.
+        The apply of a vertex whose state gather has not changed since its last apply changes
+        nothing and emits nothing (true of WCC, BFS and SSSP, not of PageRank). The hardware
+        then runs apply on every vertex in round 0 only, and afterwards only on the vertices
+        whose state a gather changed. Such an apply kernel must write back (``state_o.valid``)
+        every vertex it is given.
+    initially_active : callable or None
+        ``(graph, params) -> bool ndarray[num_vertices]``: the vertices whose round-0 apply can
+        do anything (BFS: the root). With ``sparse_apply`` the host loads them as the list that
+        round 0's apply visits, instead of a pass over every vertex. None: every vertex.
     """
 
     name: str
@@ -97,6 +103,7 @@ class Algorithm:
     vertexid_fields: tuple = ()
     default_params: dict = field(default_factory=dict)
     sparse_apply: bool = False
+    initially_active: Callable | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:

@@ -118,6 +118,12 @@ def _initial_state(graph, params):
     return {"parent": parent, "visited": visited, "active": visited.copy()}
 
 
+def _initially_active(graph, params):
+    active = np.zeros(graph.num_vertices, dtype=bool)
+    active[_root(graph, params)] = True
+    return active
+
+
 def _reference(graph, params):
     from .reference import bfs
     return bfs(graph, _root(graph, params))
@@ -144,4 +150,5 @@ BFS = Algorithm(
     vertexid_fields=("parent",),
     default_params={"root": 0},
     sparse_apply=True,
+    initially_active=_initially_active,
 )

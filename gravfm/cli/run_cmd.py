@@ -155,11 +155,14 @@ def print_report(report, console):
         console.print(rounds)
 
     if report.stalls:
-        stalls = Table(title="stall breakdown (PE cycles, all PEs)", title_justify="left")
-        stalls.add_column("cause")
+        stalls = Table(title="cycle breakdown (PE cycles summed over PEs; categories overlap)",
+                       title_justify="left")
+        stalls.add_column("counter")
         stalls.add_column("cycles", justify="right")
         stalls.add_column("share of PE cycles", justify="right")
-        pe_cycles = max(1, report.cycles * report.total_pes)
+        # The PEs' own cycle counters: after a watchdog stop they ran on past `cycles`.
+        counted = sum(pe.get("cycles", 0) for pe in report.per_pe)
+        pe_cycles = max(1, counted or report.cycles * report.total_pes)
         for cause, cycles in report.stalls.items():
             stalls.add_row(cause, _figure(cycles), f"{100 * cycles / pe_cycles:.1f}%")
         console.print(stalls)

@@ -8,7 +8,9 @@ This module does not import Amaranth: the word layouts are computed from the alg
 (an Amaranth ``StructLayout`` packs fields from the least significant bit, in order).
 
 Memories start zeroed (power-up / a fresh simulation), so index entries of empty edge lists
-are not written unless ``write_empty_lists=True``.
+are not written unless ``write_empty_lists=True``. For an algorithm with ``sparse_apply`` and
+``initially_active``, PE register 1 is set and the initially active vertices' local indices are
+written to memory 5 (the list round 0's apply visits).
 
 Load file (:meth:`LoadPlan.write_load_file`, read by the compiled simulator's harness):
 little-endian; header = magic ``b"GRVFMLD1"``, u32 words per data item, u32 0, u64 record count;
@@ -35,6 +37,7 @@ class HostMem:
     EDGES = 2
     REGISTERS = 3
     FILTER = 4
+    APPLY_LIST = 5
     COUNTERS = 3
     LOG_MESSAGES = 5
     LOG_UPDATES = 6
@@ -231,6 +234,14 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     if data_bits < widest:
         raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
 
+    round0_list = None
+    if algorithm.sparse_apply and algorithm.initially_active is not None:
+        round0_list = np.asarray(algorithm.initially_active(graph, params), dtype=bool)
+        if round0_list.shape != (graph.num_vertices,):
+            raise ConfigError(f"algorithm {algorithm.name!r}: initially_active has shape "
+                              f"{round0_list.shape}, expected ({graph.num_vertices},)")
+    local_index = partition.local_index
+
     parts = []  # (pe, mem, addr array, data words)
     vertex_of_pe = []
     num_local = partition.vertices_per_pe.astype(np.int64)
@@ -238,6 +249,11 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         members = np.asarray(partition.vertices_of_pe(g), dtype=np.int64)
         vertex_of_pe.append(members)
         parts.append((g, HostMem.REGISTERS, np.array([0]), np.array([members.size], dtype=np.uint64)))
+        if round0_list is not None:
+            # Round 0's apply visits only these vertices (register 1 says the list is loaded).
+            listed = local_index[members[round0_list[members]]].astype(np.uint64)
+            parts.append((g, HostMem.REGISTERS, np.array([1]), np.array([1], dtype=np.uint64)))
+            parts.append((g, HostMem.APPLY_LIST, np.arange(listed.size), listed))
         if members.size:
             words = _pack({name: state[name][members] for name in vertex_offsets}, vertex_offsets)
             parts.append((g, HostMem.VERTEX, np.arange(members.size), words))

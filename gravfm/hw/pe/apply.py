@@ -9,8 +9,8 @@ accepted by the queue, ``done`` pulses and the vertex memory returns to gather.
 
 A full pass costs ``num_local`` cycles per round. With ``sparse=True`` (an algorithm whose apply
 is a no-op on a vertex that received nothing, ``Algorithm.sparse_apply``) only round 0 is a full
-pass; later rounds visit the vertices listed on ``touched`` (each vertex gather wrote since the
-last apply, once), so a round costs its touched vertices instead of ``num_local``. Apply clears
+pass; later rounds visit the vertices listed on ``touched`` (each vertex whose state a gather
+changed since the last apply, once), so a round costs those vertices instead of ``num_local``. Apply clears
 the vertex's ``touched`` flag when it writes the state back.
 """
 
@@ -48,6 +48,8 @@ class ApplyUnit(wiring.Component):
     touched : In(stream of local index)
         Vertices gathered into since the last pass (used when ``sparse``; complete when the
         pass starts, since gather is flushed and paused by then).
+    sparse_round0 : In(1)
+        With ``sparse``: round 0 also visits only the listed vertices (the host loaded the list).
     touched_pending : In(1)
         Touched vertices remain to be visited (pushed but not yet popped): the list's FIFO
         shows a pushed item only a few cycles later, so emptiness is judged by this count.
@@ -78,6 +80,7 @@ class ApplyUnit(wiring.Component):
             "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
             "touched": In(stream.Signature(config.local_bits)),
             "touched_pending": In(1),
+            "sparse_round0": In(1),
             "updates": Out(stream.Signature(layouts.net_update)),
             "busy": Out(1),
             "done": Out(1),
@@ -163,7 +166,7 @@ class ApplyUnit(wiring.Component):
             m.d.sync += [busy.eq(0), rnd.eq(rnd + 1), count.eq(0)]
         with m.Elif(self.start & ~busy):
             m.d.sync += [busy.eq(1), index.eq(0), barrier_issued.eq(0),
-                         full_pass.eq(1 if not self._sparse else rnd == 0)]
+                         full_pass.eq(1 if not self._sparse else (rnd == 0) & ~self.sparse_round0)]
         m.d.comb += [
             self.busy.eq(busy),
             self.done.eq(end_of_pass),

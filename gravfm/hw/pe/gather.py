@@ -8,9 +8,10 @@ to the parked vertex waits, which keeps the messages of one vertex in order. A b
 then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (apply owns
 the vertex memory in between). The stage also starts paused: round 0's apply runs first.
 
-Every vertex word carries a ``touched`` flag: gather sets it on write-back and, when the flag
-was clear at the read, reports the vertex on ``touch`` (once per vertex and round), so a sparse
-apply can visit only the vertices that received messages.
+Every vertex word carries a ``touched`` flag: when the gather kernel changes a vertex's state,
+gather sets the flag on write-back and, if it was clear, reports the vertex on ``touch`` (once
+per vertex and round), so a sparse apply can visit only the vertices whose state changed. The
+state read is kept beside the vertex's hazard entry until the write-back, for the comparison.
 """
 
 from amaranth.hdl import Module, Mux, Signal
@@ -42,8 +43,9 @@ class GatherUnit(wiring.Component):
     wr : Out(write port, vertex_word)
         Vertex-state write-back (always accepted), with ``touched`` set.
     touch : Out(stream of local index)
-        A vertex gathered into for the first time this round (its ``touched`` flag was clear);
-        the receiver must always be ready (a FIFO with room for every local vertex).
+        A vertex whose state gather changed for the first time since its last apply (its
+        ``touched`` flag was clear); the receiver must always be ready (a FIFO with room for
+        every local vertex).
     apply_start : Out(1)
         Pulse: the round's messages are all gathered and written back.
     apply_done : In(1)
@@ -74,7 +76,8 @@ class GatherUnit(wiring.Component):
         layouts, config = self._layouts, self._config
         local_bits = config.local_bits
         m.submodules.kernel = kernel = self._kernel
-        m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=config.hazard_slots)
+        m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=config.hazard_slots,
+                                                  payload=layouts.vertex_word)
 
         paused = Signal(init=1)
         level = Signal(config.round_bits)
@@ -125,6 +128,8 @@ class GatherUnit(wiring.Component):
         with m.If(self.apply_done):
             m.d.sync += paused.eq(0)
 
+        before = hazard.remove_data  # the vertex word as read, for the entry being written back
+        changed = kernel.o.payload.state.as_value() != before.state.as_value()
         k = kernel.i.payload
         m.d.comb += [
             kernel.i.valid.eq(s_valid),
@@ -133,14 +138,17 @@ class GatherUnit(wiring.Component):
             k.sender.eq(s_item.sender),
             k.message.eq(s_item.message),
             k.state.eq(self.rd.data.state),
-            self.touch.valid.eq(s_valid & kernel.i.ready & ~self.rd.data.touched),
-            self.touch.payload.eq(s_item.neighbor[:local_bits]),
+            hazard.store.eq(s_valid & kernel.i.ready),
+            hazard.store_addr.eq(s_item.neighbor[:local_bits]),
+            hazard.store_data.eq(self.rd.data),
             # The write-back never stalls: a vertex memory write is always possible.
             kernel.o.ready.eq(1),
             self.wr.en.eq(kernel.o.valid),
             self.wr.addr.eq(kernel.o.payload.nodeid[:local_bits]),
             self.wr.data.state.eq(kernel.o.payload.state),
-            self.wr.data.touched.eq(1),
+            self.wr.data.touched.eq(before.touched | changed),
+            self.touch.valid.eq(kernel.o.valid & changed & ~before.touched),
+            self.touch.payload.eq(kernel.o.payload.nodeid[:local_bits]),
             hazard.remove.eq(kernel.o.valid),
             hazard.remove_addr.eq(kernel.o.payload.nodeid[:local_bits]),
         ]

@@ -1,7 +1,8 @@
 """Read-after-write hazard unit of the gather stage: a small CAM of vertices in flight.
 
 A vertex enters the CAM when gather reads its state and leaves when its new state is written
-back. A message whose vertex is in the CAM must wait; every other message passes. An entry that
+back; optionally each entry also keeps data (gather keeps the state it read, to tell at the
+write-back whether the kernel changed it). A message whose vertex is in the CAM must wait; every other message passes. An entry that
 is being written back in this cycle already counts as free: the vertex memory's gather read port
 is transparent for the write port, so a read issued in that cycle returns the new state.
 """
@@ -39,19 +40,29 @@ class HazardUnit(wiring.Component):
         Forget an address (its write-back happens this cycle).
     empty : Out(1)
         Nothing in flight.
+    store, store_addr, store_data : In(1), In(addr_bits), In(payload)
+        Attach ``store_data`` to the in-flight entry of ``store_addr`` (when ``payload`` is given).
+    remove_data : Out(payload)
+        Data attached to the entry of ``remove_addr`` (``store_data`` itself when stored in the
+        same cycle, for a kernel without latency).
     """
 
-    def __init__(self, *, addr_bits, slots):
+    def __init__(self, *, addr_bits, slots, payload=None):
         if not isinstance(slots, int) or slots < 1:
             raise TypeError(f"hazard slots must be a positive integer, not {slots!r}")
         self._slots = slots
-        super().__init__({
+        self._payload = payload
+        members = {
             "check_addr": In(addr_bits), "hazard": Out(1), "full": Out(1),
             "check2_addr": In(addr_bits), "hazard2": Out(1),
             "insert": In(1), "insert_addr": In(addr_bits),
             "remove": In(1), "remove_addr": In(addr_bits),
             "empty": Out(1),
-        })
+        }
+        if payload is not None:
+            members.update({"store": In(1), "store_addr": In(addr_bits), "store_data": In(payload),
+                            "remove_data": Out(payload)})
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -79,6 +90,17 @@ class HazardUnit(wiring.Component):
             for k in range(self._slots):
                 with (m.If if k == 0 else m.Elif)(free[k]):
                     m.d.sync += [valid[k].eq(1), addr[k].eq(self.insert_addr)]
+        if self._payload is not None:
+            data = [Signal(self._payload, name=f"data{k}") for k in range(self._slots)]
+            for k in range(self._slots):
+                with m.If(self.store & valid[k] & (addr[k] == self.store_addr)):
+                    m.d.sync += data[k].eq(self.store_data)
+            with m.If(self.store & (self.store_addr == self.remove_addr)):
+                m.d.comb += self.remove_data.eq(self.store_data)
+            with m.Else():
+                for k in range(self._slots):
+                    with m.If(freeing[k]):
+                        m.d.comb += self.remove_data.eq(data[k])
         return m
 
 

@@ -14,7 +14,7 @@ reads follow docs/interfaces.md §5; the PE
 also keeps the counters of :mod:`gravfm.hw.counters` and a per-round log.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -34,6 +34,7 @@ class HostMem:
     EDGES = 2
     REGISTERS = 3
     FILTER = 4
+    APPLY_LIST = 5
 
 
 class HostReadMem:
@@ -117,7 +118,13 @@ class ProcessingElement(wiring.Component):
             # and apply drains the list before gather runs again. (+1: a buffered FIFO briefly
             # refuses a write while an item moves into its output register.)
             m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe + 1)
-            wiring.connect(m, gather.touch, touched.i)
+            # Before start the host may fill the list with the vertices round 0 must visit.
+            host_list = self.wr_en & (self.wr_mem == HostMem.APPLY_LIST)
+            m.d.comb += [
+                touched.i.valid.eq(gather.touch.valid | host_list),
+                touched.i.payload.eq(Mux(host_list, self.wr_data[:local_bits], gather.touch.payload)),
+                gather.touch.ready.eq(touched.i.ready),
+            ]
             wiring.connect(m, touched.o, apply.touched)
             pending = Signal(range(config.vertices_per_pe + 1))
             pushed = touched.i.valid & touched.i.ready
@@ -141,8 +148,11 @@ class ProcessingElement(wiring.Component):
         # Host writes.
         host_write = {code: self.wr_en & (self.wr_mem == code) for code in range(5)}
         num_local = Signal(local_bits + 1)
+        sparse_round0 = Signal()
         with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 0)):
             m.d.sync += num_local.eq(self.wr_data)
+        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 1)):
+            m.d.sync += sparse_round0.eq(self.wr_data[0])
         m.d.comb += [
             scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
             scatter.index_wr.addr.eq(self.wr_addr),
@@ -172,6 +182,7 @@ class ProcessingElement(wiring.Component):
         # Control: round 0 starts at `start`; later rounds when gather has seen the barrier.
         m.d.comb += [
             apply.num_local.eq(num_local),
+            apply.sparse_round0.eq(sparse_round0),
             apply.start.eq(self.start | gather.apply_start),
             gather.apply_done.eq(apply.done),
             self.round.eq(apply.round),
