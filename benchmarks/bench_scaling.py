@@ -227,7 +227,8 @@ def plot(document, path):
             line, = axis.plot(fpgas, [p["mteps"] for p in points], "o-", label=f"{algorithm} measured")
             axis.plot(fpgas, [p["model"]["t_sys_mteps"] for p in points], "--", color=line.get_color(),
                       label=f"{algorithm} model T_sys")
-        axis.set_title(f"{name} (scale {document['scale']}, {document['pes_per_fpga']} PEs/FPGA)")
+        links = "" if document["bandwidth_scale"] == 1.0 else f", links x{document['bandwidth_scale']:g}"
+        axis.set_title(f"{name} (scale {document['scale']}, {document['pes_per_fpga']} PEs/FPGA{links})")
         axis.set_xlabel("FPGAs")
         axis.set_ylabel("MTEPS")
         axis.legend(fontsize=8)

@@ -21,7 +21,21 @@ from amaranth.lib.wiring import In, Out
 from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
 
-__all__ = ["GatherUnit"]
+__all__ = ["GatherUnit", "hazard_slots_for"]
+
+
+def hazard_slots_for(configured, kernel):
+    """Hazard CAM size for a gather ``kernel``: ``configured``, raised to cover its latency.
+
+    A vertex is in flight from its state read (one cycle) through the kernel's ``latency``
+    cycles (an optional class attribute, 0 for a combinational kernel) and the write-back
+    register (one cycle) until it is written; with
+    fewer slots than ``latency + 2`` even messages to distinct vertices stall on a full CAM.
+    """
+    latency = getattr(kernel, "latency", 0)
+    if not isinstance(latency, int) or isinstance(latency, bool) or latency < 0:
+        raise TypeError(f"gather kernel latency must be a non-negative integer, not {latency!r}")
+    return max(configured, latency + 2)
 
 
 class GatherUnit(wiring.Component):
@@ -32,7 +46,12 @@ class GatherUnit(wiring.Component):
     layouts : gravfm.hw.layouts.KernelLayouts
     config : gravfm.hw.SystemConfig
     kernel : wiring.Component
-        The algorithm's gather kernel.
+        The algorithm's gather kernel; its ``latency`` attribute (if any) sizes the hazard unit.
+
+    Attributes
+    ----------
+    hazard_slots : int
+        Size of the hazard CAM, :func:`hazard_slots_for` of ``config.hazard_slots``.
 
     Ports
     -----
@@ -60,6 +79,7 @@ class GatherUnit(wiring.Component):
         self._layouts = layouts
         self._config = config
         self._kernel = kernel
+        self.hazard_slots = hazard_slots_for(config.hazard_slots, kernel)
         super().__init__({
             "messages": In(stream.Signature(layouts.scatter_out)),
             "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
@@ -76,7 +96,7 @@ class GatherUnit(wiring.Component):
         layouts, config = self._layouts, self._config
         local_bits = config.local_bits
         m.submodules.kernel = kernel = self._kernel
-        m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=config.hazard_slots,
+        m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
                                                   payload=layouts.vertex_word)
 
         paused = Signal(init=1)
@@ -128,8 +148,16 @@ class GatherUnit(wiring.Component):
         with m.If(self.apply_done):
             m.d.sync += paused.eq(0)
 
+        # Write-back register: the kernel's result is written one cycle after it leaves the
+        # kernel, so the vertex memory read -> kernel path ends at a flip-flop instead of running
+        # on into the write port, the touched flag compare and the hazard CAM (the PE's critical
+        # path). The vertex stays in the hazard unit until this stage writes it.
+        wb_valid = Signal()
+        wb = Signal(layouts.gather_out)
+        m.d.sync += [wb_valid.eq(kernel.o.valid), wb.eq(kernel.o.payload)]
+        wb_address = wb.nodeid[:local_bits]
         before = hazard.remove_data  # the vertex word as read, for the entry being written back
-        changed = kernel.o.payload.state.as_value() != before.state.as_value()
+        changed = wb.state.as_value() != before.state.as_value()
         k = kernel.i.payload
         m.d.comb += [
             kernel.i.valid.eq(s_valid),
@@ -143,13 +171,13 @@ class GatherUnit(wiring.Component):
             hazard.store_data.eq(self.rd.data),
             # The write-back never stalls: a vertex memory write is always possible.
             kernel.o.ready.eq(1),
-            self.wr.en.eq(kernel.o.valid),
-            self.wr.addr.eq(kernel.o.payload.nodeid[:local_bits]),
-            self.wr.data.state.eq(kernel.o.payload.state),
+            self.wr.en.eq(wb_valid),
+            self.wr.addr.eq(wb_address),
+            self.wr.data.state.eq(wb.state),
             self.wr.data.touched.eq(before.touched | changed),
-            self.touch.valid.eq(kernel.o.valid & changed & ~before.touched),
-            self.touch.payload.eq(kernel.o.payload.nodeid[:local_bits]),
-            hazard.remove.eq(kernel.o.valid),
-            hazard.remove_addr.eq(kernel.o.payload.nodeid[:local_bits]),
+            self.touch.valid.eq(wb_valid & changed & ~before.touched),
+            self.touch.payload.eq(wb_address),
+            hazard.remove.eq(wb_valid),
+            hazard.remove_addr.eq(wb_address),
         ]
         return m

@@ -22,7 +22,8 @@ class HazardUnit(wiring.Component):
     addr_bits : int
         Width of a (local) vertex address.
     slots : int
-        Capacity; with a gather kernel of latency L, ``slots >= L + 1`` sustains one message per cycle.
+        Capacity; the gather stage holds a vertex for its kernel latency L plus two cycles (read,
+        write-back), so ``slots >= L + 2`` sustains one message per cycle.
 
     Ports
     -----

@@ -19,6 +19,7 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
+from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
 from .gather import GatherUnit
@@ -125,10 +126,14 @@ class ProcessingElement(wiring.Component):
                 touched.i.payload.eq(Mux(host_list, self.wr_data[:local_bits], gather.touch.payload)),
                 gather.touch.ready.eq(touched.i.ready),
             ]
-            wiring.connect(m, touched.o, apply.touched)
+            # A registered stage behind the FIFO's block RAM: its read data would otherwise run
+            # through apply's address mux into the vertex memory (the PE's critical path).
+            m.submodules.touched_out = touched_out = SkidBuffer(shape=local_bits)
+            wiring.connect(m, touched.o, touched_out.i)
+            wiring.connect(m, touched_out.o, apply.touched)
             pending = Signal(range(config.vertices_per_pe + 1))
             pushed = touched.i.valid & touched.i.ready
-            popped = touched.o.valid & touched.o.ready
+            popped = apply.touched.valid & apply.touched.ready
             with m.If(pushed & ~popped):
                 m.d.sync += pending.eq(pending + 1)
             with m.Elif(popped & ~pushed):

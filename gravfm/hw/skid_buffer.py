@@ -1,0 +1,47 @@
+"""A registered stream stage: every output and the upstream ``ready`` come from flip-flops."""
+
+from amaranth.hdl import Module, Signal, Value
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["SkidBuffer"]
+
+
+class SkidBuffer(wiring.Component):
+    """Two-entry skid buffer: one item per cycle, and no combinational path from ``o`` to ``i``.
+
+    Put it behind a memory (a FIFO's block-RAM output) or between two handshaking stages to cut
+    a timing path: ``o.valid`` and ``o.payload`` are registers, and ``i.ready`` is a register too
+    (low only while the skid entry holds the item that arrived when ``o`` refused it).
+
+    Parameters
+    ----------
+    shape : ShapeLike
+        Payload layout.
+
+    Ports
+    -----
+    i : In(stream.Signature(shape))
+        Items in; ``ready`` is registered.
+    o : Out(stream.Signature(shape))
+        The same items, in order, one cycle later at the earliest.
+    """
+
+    def __init__(self, *, shape):
+        self._shape = shape
+        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+
+    def elaborate(self, platform):
+        m = Module()
+        i_data, o_data = Value.cast(self.i.payload), Value.cast(self.o.payload)
+        skid_valid = Signal()
+        skid_data = Signal(len(i_data))
+        m.d.comb += self.i.ready.eq(~skid_valid)
+        with m.If(self.o.ready | ~self.o.valid):
+            with m.If(skid_valid):
+                m.d.sync += [self.o.valid.eq(1), o_data.eq(skid_data), skid_valid.eq(0)]
+            with m.Else():
+                m.d.sync += [self.o.valid.eq(self.i.valid), o_data.eq(i_data)]
+        with m.Elif(self.i.valid & self.i.ready):
+            m.d.sync += [skid_valid.eq(1), skid_data.eq(i_data)]
+        return m
