@@ -32,8 +32,8 @@ checked against the layouts before anything is built: a mismatch raises
 :class:`~gravfm.errors.ConfigError` listing the missing, extra and wrongly sized ports.
 
 Amaranth's simulator cannot run an ``Instance``; the compiled simulator can, given the module's
-source: :func:`verilog_sources` collects it from an algorithm and :func:`simulator_sources`
-appends it to the exported system.
+source: :attr:`gravfm.hw.System.verilog_sources` collects it and
+:func:`gravfm.sim.verilator.simulator_sources` compiles it beside the exported system.
 """
 
 import ast
@@ -51,7 +51,7 @@ from .kernels import KERNEL_PORTS
 
 __all__ = ["VerilogModule", "VerilogKernel", "VerilogKernelFactory", "verilog_kernel",
            "parse_verilog_module", "expected_ports", "check_ports", "verilog_sources",
-           "simulator_sources", "instance_parameters", "system_parameters", "SYSTEM_PARAMETERS"]
+           "instance_parameters", "system_parameters", "SYSTEM_PARAMETERS"]
 
 #: Parameters gravfm sets on a Verilog kernel that declares them.
 SYSTEM_PARAMETERS = ("VERTEXID_BITS", "ROUND_BITS", "LOCAL_BITS", "NUM_NEIGHBORS_BITS")
@@ -553,18 +553,3 @@ def verilog_sources(algorithm):
         if isinstance(factory, VerilogKernelFactory) and factory.verilog_module.source not in texts:
             texts.append(factory.verilog_module.source)
     return "\n".join(texts)
-
-
-def simulator_sources(system, *, extra_flags=()):
-    """:func:`gravfm.sim.verilator.simulator_sources` of ``system`` plus its Verilog kernels' sources.
-
-    Pass the result to :func:`gravfm.sim.verilator.build_simulator`; the kernels' text is part of
-    the build key, so editing a kernel rebuilds.
-    """
-    from ..sim import verilator
-    sources = verilator.simulator_sources(system, extra_flags=extra_flags)
-    extra = verilog_sources(system.config.algorithm)
-    if not extra:
-        return sources
-    key = verilator.build_key({"system": sources.key, "kernels": extra})
-    return dataclasses.replace(sources, verilog=sources.verilog + "\n" + extra, key=key)

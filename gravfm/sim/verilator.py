@@ -372,10 +372,15 @@ class SimulatorSources:
 
 
 def simulator_sources(top, *, extra_flags=()):
-    """Export ``top`` and generate the harness header; the key identifies the build."""
+    """Export ``top`` and generate the harness header; the key identifies the build.
+
+    Kernels written in Verilog (``top.verilog_sources``, see :mod:`gravfm.hw.verilog_kernel`) are
+    compiled beside the exported top, so editing a kernel changes the key and rebuilds.
+    """
     interface = HostInterface.from_component(top)
     verilog_text = export_verilog(top)
     check_verilog_ports(verilog_text)
+    verilog_text = "\n".join((verilog_text, *getattr(top, "verilog_sources", ())))
     header = port_header(interface)
     harness = harness_source()
     flags = VERILATOR_FLAGS + tuple(extra_flags)
