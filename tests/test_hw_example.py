@@ -32,13 +32,3 @@ def test_example_script_runs():
     completed = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "verified: True" in completed.stdout
-
-
-@pytest.mark.parametrize("name, pes, root", [("weighted", 2, 0), ("weighted", 1, 2), ("grid", 3, 5)])
-def test_user_algorithm_with_edge_data(name, pes, root):
-    """examples/sssp.py: weights travel through the edge array into the scatter kernel."""
-    algorithm = load_example(EXAMPLE.parent / "sssp.py", "SSSP")
-    result = run_amaranth(algorithm, tiny_graph(name), pes=pes, params={"root": root})
-    assert result.ok, result.detail
-    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
-    assert tuple(result.updates_per_superstep) == result.reference.updates_per_superstep
