@@ -129,6 +129,7 @@ def run_point(algorithm, graph, params, reference, platform, onchip, fpgas, pes,
                         "limits_mteps": {k: v / 1e6 for k, v in gravf.limits.items()}},
         "link": {"bits_per_cycle": link.bits_per_cycle, "latency_cycles": link.latency_cycles,
                  "items": int(links[:, :, 0].sum()) if fpgas > 1 else 0, "bits": link_bits,
+                 "words": int(sum(-(-int(b) // link.word_bits) for b in links[:, :, 1].ravel())),
                  "link_bound_cycles": int(links[:, :, 2].sum()) if fpgas > 1 else 0},
         "bytes_per_edge": link_bits / 8 / max(messages, 1),
         "bytes_per_edge_theory": theory,
@@ -227,7 +228,7 @@ def plot(document, path):
             line, = axis.plot(fpgas, [p["mteps"] for p in points], "o-", label=f"{algorithm} measured")
             axis.plot(fpgas, [p["model"]["t_sys_mteps"] for p in points], "--", color=line.get_color(),
                       label=f"{algorithm} model T_sys")
-        links = "" if document["bandwidth_scale"] == 1.0 else f", links x{document['bandwidth_scale']:g}"
+        links = "" if document.get("bandwidth_scale", 1.0) == 1.0 else f", links x{document['bandwidth_scale']:g}"
         axis.set_title(f"{name} (scale {document['scale']}, {document['pes_per_fpga']} PEs/FPGA{links})")
         axis.set_xlabel("FPGAs")
         axis.set_ylabel("MTEPS")

@@ -88,6 +88,7 @@ def test_bfs_link_traffic_is_what_the_filter_allows():
     vid = result.config.vertexid_bits
     item_bits = vid + sum(vid if width == "vertexid" else width for width in BFS.update.values())
     assert (result.sim.counters["link_bits"] == items * item_bits).all()
+    assert (result.sim.counters["link_words"] == -(-items * item_bits // 128)).all()
 
 
 def test_without_filter_every_update_crosses_every_link():

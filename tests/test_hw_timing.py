@@ -4,14 +4,23 @@ and the registered stream stage that cuts long valid/ready paths."""
 import random
 
 import pytest
-from amaranth.lib import wiring
+from amaranth.hdl import Fragment, unsigned
 from amaranth.sim import Simulator
 
 from gravfm.algorithms import PAGERANK, WCC
 from gravfm.hw import SystemConfig
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.layouts import KernelLayouts
+from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
+from gravfm.hw.skid_buffer import SkidBuffer
+
+
+def run(dut, bench):
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
 
 
 class _Kernel:
@@ -42,3 +51,68 @@ def test_gather_unit_sizes_its_hazard_unit_from_the_kernel(algorithm, expected):
     kernel = build_kernels(algorithm, layouts)["gather"]
     gather = GatherUnit(layouts=layouts, config=config, kernel=kernel)
     assert gather.hazard_slots == expected
+    hazard = Fragment.get(gather, None).find_subfragment("hazard")
+    assert hazard is not None
+
+
+@pytest.mark.parametrize(("p_valid", "p_ready"), [(1.0, 1.0), (0.7, 0.5), (1.0, 0.3), (0.3, 1.0)])
+def test_skid_buffer_keeps_order_and_full_rate(p_valid, p_ready):
+    dut = SkidBuffer(shape=unsigned(8))
+    rng = random.Random(7)
+    items = [rng.randrange(256) for _ in range(80)]
+
+    async def bench(ctx):
+        sent, received, cycles = 0, [], 0
+        while len(received) < len(items):
+            assert cycles < 2000, "items lost"
+            valid = sent < len(items) and rng.random() < p_valid
+            ready = rng.random() < p_ready
+            ctx.set(dut.i.valid, valid)
+            if valid:
+                ctx.set(dut.i.payload, items[sent])
+            ctx.set(dut.o.ready, ready)
+            if ctx.get(dut.o.valid) and ready:
+                received.append(ctx.get(dut.o.payload))
+            accepted = valid and ctx.get(dut.i.ready)
+            await ctx.tick()
+            sent += accepted
+            cycles += 1
+        assert received == items
+        if p_valid == p_ready == 1.0:  # one item per cycle after one cycle of latency
+            assert cycles == len(items) + 1
+
+    run(dut, bench)
+
+
+def test_hazard_unit_with_remove_latency_frees_the_entry_a_cycle_later():
+    dut = HazardUnit(addr_bits=3, slots=2, payload=unsigned(8), remove_latency=1)
+
+    async def bench(ctx):
+        for address in (5, 2):
+            ctx.set(dut.insert, 1)
+            ctx.set(dut.insert_addr, address)
+            await ctx.tick()
+        ctx.set(dut.insert, 0)
+        assert ctx.get(dut.full)
+        ctx.set(dut.store, 1)
+        ctx.set(dut.store_addr, 2)
+        ctx.set(dut.store_data, 0x3C)
+        await ctx.tick()
+        ctx.set(dut.store, 0)
+        ctx.set(dut.remove, 1)  # announce: 2 leaves next cycle
+        ctx.set(dut.remove_addr, 2)
+        ctx.set(dut.check_addr, 2)
+        assert ctx.get(dut.hazard) and ctx.get(dut.full)
+        await ctx.tick()
+        ctx.set(dut.remove, 0)
+        assert ctx.get(dut.remove_data) == 0x3C
+        assert not ctx.get(dut.hazard) and not ctx.get(dut.full)
+        await ctx.tick()
+        assert not ctx.get(dut.hazard) and not ctx.get(dut.empty)
+
+    run(dut, bench)
+
+
+def test_hazard_unit_rejects_a_bad_remove_latency():
+    with pytest.raises(TypeError, match="remove latency"):
+        HazardUnit(addr_bits=3, slots=2, remove_latency=2)

@@ -120,8 +120,7 @@ class System(wiring.Component):
         m.submodules.network = network = Network(
             layout=layouts.net_update, pes=pes, remotes=0,
             fifo_depth=config.network_fifo_depth, count_bits=config.count_bits)
-        rd_pe_q = Signal(geometry.pe_bits)
-        m.d.sync += rd_pe_q.eq(self.host_rd_pe)
+        read = 0
         done = 1
         for g in range(pes):
             pe = ProcessingElement(layouts=layouts, config=config, pe_index=g, kernels=self._kernels[g],
@@ -141,10 +140,12 @@ class System(wiring.Component):
                 pe.rd_mem.eq(self.host_rd_mem),
                 pe.rd_addr.eq(self.host_rd_addr),
             ]
-            with m.If(rd_pe_q == g):
-                m.d.comb += self.host_rd_data.eq(pe.rd_data)
+            # AND-OR with a registered one-hot select: the PEs' read data come late (block RAM).
+            rd_selected = Signal(name=f"rd_selected{g}")
+            m.d.sync += rd_selected.eq(self.host_rd_pe == g)
+            read = read | (pe.rd_data & rd_selected.replicate(len(pe.rd_data)))
             if g == 0:
                 m.d.comb += self.superstep.eq(pe.round)
             done = done & network.terminated[g]
-        m.d.comb += self.done.eq(done)
+        m.d.comb += [self.done.eq(done), self.host_rd_data.eq(read)]
         return m

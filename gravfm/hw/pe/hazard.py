@@ -24,6 +24,11 @@ class HazardUnit(wiring.Component):
     slots : int
         Capacity; the gather stage holds a vertex for its kernel latency L plus two cycles (read,
         write-back), so ``slots >= L + 2`` sustains one message per cycle.
+    payload : ShapeLike or None
+        Data kept per entry (see ``store``).
+    remove_latency : 0 or 1
+        With 1, ``remove``/``remove_addr`` announce a removal that takes effect one cycle
+        later (the entry counts as free, and ``remove_data`` shows its data, in that cycle).
 
     Ports
     -----
@@ -45,14 +50,18 @@ class HazardUnit(wiring.Component):
         Attach ``store_data`` to the in-flight entry of ``store_addr`` (when ``payload`` is given).
     remove_data : Out(payload)
         Data attached to the entry of ``remove_addr`` (``store_data`` itself when stored in the
-        same cycle, for a kernel without latency).
+        same cycle, for a kernel without latency; not with ``remove_latency=1``).
     """
 
-    def __init__(self, *, addr_bits, slots, payload=None):
+    def __init__(self, *, addr_bits, slots, payload=None, remove_latency=0):
         if not isinstance(slots, int) or slots < 1:
             raise TypeError(f"hazard slots must be a positive integer, not {slots!r}")
         self._slots = slots
         self._payload = payload
+        if remove_latency not in (0, 1):
+            self._MustUse__silence = True  # never elaborated: do not warn about it
+            raise TypeError(f"hazard remove latency must be 0 or 1, not {remove_latency!r}")
+        self._remove_latency = remove_latency
         members = {
             "check_addr": In(addr_bits), "hazard": Out(1), "full": Out(1),
             "check2_addr": In(addr_bits), "hazard2": Out(1),
@@ -73,7 +82,14 @@ class HazardUnit(wiring.Component):
         freeing = [Signal(name=f"freeing{k}") for k in range(self._slots)]
         free = []
         for k in range(self._slots):
-            m.d.comb += freeing[k].eq(self.remove & valid[k] & (addr[k] == self.remove_addr))
+            match = self.remove & valid[k] & (addr[k] == self.remove_addr)
+            if self._remove_latency:
+                # Compare a cycle ahead so that the write-back stage sees one flip-flop per slot
+                # (the address compare and data mux were the PE's critical path).
+                match_q = Signal(name=f"removing{k}")
+                m.d.sync += match_q.eq(match)
+                match = match_q
+            m.d.comb += freeing[k].eq(match)
             free.append(~valid[k] | freeing[k])
         m.d.comb += [
             self.hazard.eq(any_of([valid[k] & ~freeing[k] & (addr[k] == self.check_addr)
@@ -96,7 +112,9 @@ class HazardUnit(wiring.Component):
             for k in range(self._slots):
                 with m.If(self.store & valid[k] & (addr[k] == self.store_addr)):
                     m.d.sync += data[k].eq(self.store_data)
-            with m.If(self.store & (self.store_addr == self.remove_addr)):
+            # A store and the removal of the same entry in one cycle: a kernel without latency.
+            bypass = self.store & (self.store_addr == self.remove_addr) if not self._remove_latency else 0
+            with m.If(bypass):
                 m.d.comb += self.remove_data.eq(self.store_data)
             with m.Else():
                 for k in range(self._slots):

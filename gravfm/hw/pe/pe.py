@@ -221,7 +221,10 @@ class ProcessingElement(wiring.Component):
         logs = {}
         for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
                            (HostReadMem.LOG_CYCLE, "cycle")):
-            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(shape=LOG_BITS, depth=log_depth, init=[])
+            # Distributed RAM: a block RAM's slow clock-to-out followed by the host read mux
+            # was the critical path, and the read must answer in one cycle (interfaces.md §5).
+            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(
+                shape=LOG_BITS, depth=log_depth, init=[], attrs={"ram_style": "distributed"})
         log_writes = {
             HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
             HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),
@@ -236,24 +239,24 @@ class ProcessingElement(wiring.Component):
             m.d.comb += rd.addr.eq(self.rd_addr)
             log_reads[code] = rd.data
 
-        # Host reads: everything answers one cycle after the address.
+        # Host reads: everything answers one cycle after the address. The sources are ANDed
+        # with registered one-hot selects and ORed, so the block-RAM outputs of the logs (slow
+        # clock-to-out) pass two LUT levels, not a mux tree decoding rd_mem.
         host_vertex = vertex_mem.read_port()
         m.d.comb += host_vertex.addr.eq(self.rd_addr)
-        rd_mem_q = Signal(3)
         counter_q = Signal(COUNTER_BITS)
-        m.d.sync += rd_mem_q.eq(self.rd_mem)
         with m.Switch(self.rd_addr):
             for index, name in enumerate(COUNTER_NAMES):
                 with m.Case(index):
                     m.d.sync += counter_q.eq(counters[name])
             with m.Default():
                 m.d.sync += counter_q.eq(0)
-        with m.Switch(rd_mem_q):
-            with m.Case(HostReadMem.VERTEX):
-                m.d.comb += self.rd_data.eq(host_vertex.data.state.as_value())
-            with m.Case(HostReadMem.COUNTERS):
-                m.d.comb += self.rd_data.eq(counter_q)
-            for code, data in log_reads.items():
-                with m.Case(code):
-                    m.d.comb += self.rd_data.eq(data)
+        sources = {HostReadMem.VERTEX: host_vertex.data.state.as_value(), HostReadMem.COUNTERS: counter_q,
+                   **log_reads}
+        read = 0
+        for code, value in sources.items():
+            selected = Signal(name=f"rd_select{code}")
+            m.d.sync += selected.eq(self.rd_mem == code)
+            read = read | (value & selected.replicate(len(value)))
+        m.d.comb += self.rd_data.eq(read)
         return m
