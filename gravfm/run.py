@@ -53,6 +53,8 @@ class RunOptions:
         Stop a run that makes no progress for this many cycles (it is reported as a deadlock).
     cache_dir : str, optional
         Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
+    arch : {"gravfm", "gravf"}
+        GraVF-M (broadcast updates) or the GraVF baseline (unicast messages; one FPGA only).
     """
 
     algorithm: object
@@ -68,12 +70,17 @@ class RunOptions:
     max_cycles: int | None = None
     watchdog_cycles: int = 1 << 20
     cache_dir: str | None = None
+    arch: str = "gravfm"
 
     def __post_init__(self):
         for name in ("fpgas", "pes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
+        if self.arch not in ("gravfm", "gravf"):   # gravfm.hw.config.ARCHITECTURES (no Amaranth import)
+            raise ConfigError(f"unknown architecture {self.arch!r} (known: gravfm, gravf)")
+        if self.arch == "gravf" and self.fpgas != 1:
+            raise ConfigError(f"arch 'gravf' is built for one FPGA, not {self.fpgas}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
         if self.edges_per_pe is not None and (self.edges_per_pe < 1 or not isinstance(self.edges_per_pe, int)):
@@ -269,7 +276,7 @@ def _predict(algorithm, graph, options, vertexid_bits):
         return None, "no prediction for a graph without edges"
     try:
         prediction = predict(options.platform, params, graph.num_vertices, graph.num_edges,
-                             fpgas=options.fpgas, pes=options.pes, arch="gravfm")
+                             fpgas=options.fpgas, pes=options.pes, arch=options.arch)
     except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
         return None, f"no prediction: {error}"
     return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"
@@ -301,22 +308,25 @@ BREAKDOWN_COUNTERS = ("busy", "stall_hazard", "stall_backpressure", "wait_barrie
 PROGRESS_COUNTERS = ("messages", "updates", "supersteps")
 
 
-def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bits=None, edges_per_pe=None):
+def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bits=None, edges_per_pe=None,
+                  arch="gravfm"):
     """The :class:`gravfm.hw.SystemConfig` for this graph: capacities rounded up to powers of two.
 
     The round log holds a power of two of rounds (at least 64) so that graphs of similar depth
     share a build too.
     """
     from .hw import SystemConfig
-    from .partition import gravfm_edge_stores
+    from .partition import edge_stores
 
     bits = partition.min_local_bits if local_bits is None else local_bits
-    stores = gravfm_edge_stores(graph, partition, max(bits, partition.min_local_bits))
+    # Edges per PE depend on the layout: GraVF-M stores edges at their destination's PE, the
+    # GraVF baseline at their source's.
+    stores = edge_stores(graph, partition, max(bits, partition.min_local_bits), layout=arch)
     edges_needed = int(stores.edges_per_pe.max()) if len(stores) else 1
     bits, edges = choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe)
     rounds = max(64, next_power_of_two(reference_supersteps))
     return SystemConfig(algorithm=algorithm, pes_per_fpga=partition.pes_per_fpga, fpgas=partition.fpgas,
-                        local_bits=bits, edges_per_pe=edges, max_rounds=rounds)
+                        local_bits=bits, edges_per_pe=edges, max_rounds=rounds, arch=arch)
 
 
 def _round_rows(log, supersteps, max_rounds):
@@ -448,7 +458,8 @@ def run(options, *, log=None, on_progress=None):
     reference_supersteps = len(reference.messages_per_superstep)
 
     config = plan_hardware(algorithm, graph, partition, reference_supersteps,
-                           local_bits=options.local_bits, edges_per_pe=options.edges_per_pe)
+                           local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
+                           arch=options.arch)
     system = build_system(config, platform=platform)  # several FPGAs: links as the platform's
     plan = build_load(algorithm, graph, partition, config, params, data_bits=len(system.host_wr_data))
     if options.backend == "verilator":
@@ -470,7 +481,7 @@ def run(options, *, log=None, on_progress=None):
     return RunReport(
         algorithm=algorithm.name, graph_name=graph.name or str(options.graph),
         vertices=graph.num_vertices, edges=graph.num_edges, fpgas=options.fpgas,
-        pes_per_fpga=options.pes, arch="gravfm", partition=options.partition,
+        pes_per_fpga=options.pes, arch=options.arch, partition=options.partition,
         local_bits=config.local_bits, edges_per_pe=config.edges_per_pe, backend=options.backend,
         status=outcome.status, verified=bool(ok), check_detail=detail, supersteps=outcome.supersteps,
         cycles=outcome.cycles, messages=outcome.messages, reference_supersteps=reference_supersteps,

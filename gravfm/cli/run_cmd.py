@@ -30,6 +30,9 @@ def add_run_arguments(parser):
     parser.add_argument("--fpgas", type=int, default=1, help="number of FPGAs (default 1)")
     parser.add_argument("--platform", default="ac510x4", metavar="FILE|NAME",
                         help="platform for the clock and the model's prediction (default ac510x4)")
+    parser.add_argument("--arch", choices=("gravfm", "gravf"), default="gravfm",
+                        help="gravfm (default: broadcast updates) or gravf (the GraVF baseline: unicast "
+                             "messages, sender-side scatter; one FPGA)")
     parser.add_argument("--partition", default="greedy", help="greedy (default), round_robin or metis")
     parser.add_argument("--root", type=int, default=None, metavar="V", help="root vertex (BFS)")
     parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
@@ -81,7 +84,8 @@ def options_from_args(args, algorithm, graph, pes):
                       platform=args.platform, partition=args.partition, root=args.root,
                       backend=args.backend, local_bits=local_bits_of(args.vertices_per_pe),
                       edges_per_pe=args.edges_per_pe, max_cycles=args.max_cycles,
-                      watchdog_cycles=args.watchdog, cache_dir=args.cache)
+                      watchdog_cycles=args.watchdog, cache_dir=args.cache,
+                      arch=getattr(args, "arch", "gravfm"))
 
 
 class progress_display:

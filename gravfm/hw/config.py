@@ -17,7 +17,10 @@ from dataclasses import dataclass, fields
 
 from ..errors import ConfigError
 
-__all__ = ["SystemConfig"]
+__all__ = ["SystemConfig", "ARCHITECTURES"]
+
+#: Architectures a configuration can build: GraVF-M, and the GraVF baseline.
+ARCHITECTURES = ("gravfm", "gravf")
 
 
 def _bits_for(count):
@@ -52,6 +55,9 @@ class SystemConfig:
         Width of the round (superstep) number seen by the kernels.
     max_rounds : int
         Depth of the per-round log memory (rounds beyond it are not logged).
+    arch : str
+        ``"gravfm"`` (broadcast updates, receiver-side scatter) or ``"gravf"`` (the GraVF
+        baseline: unicast messages, sender-side scatter; :mod:`gravfm.hw.gravf`).
     """
 
     algorithm: object
@@ -64,6 +70,7 @@ class SystemConfig:
     hazard_slots: int = 4
     round_bits: int = 16
     max_rounds: int = 64
+    arch: str = "gravfm"
 
     def __post_init__(self):
         for name in ("pes_per_fpga", "local_bits", "edges_per_pe", "fpgas", "message_fifo_depth",
@@ -71,6 +78,9 @@ class SystemConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"SystemConfig.{name} must be a positive integer, not {value!r}")
+        if self.arch not in ARCHITECTURES:
+            raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, "
+                              f"not {self.arch!r}")
         if self.local_bits > 24:
             raise ConfigError(f"SystemConfig.local_bits = {self.local_bits} exceeds 24 (16M vertices per PE)")
         if self.round_bits > 32:

@@ -79,6 +79,10 @@ class System(wiring.Component):
             self._MustUse__silence = True   # refused: no "never used" warning on top of the error
             raise ConfigError(f"System is one FPGA; for fpgas = {config.fpgas} build "
                               f"gravfm.hw.multi.MultiFpgaSystem")
+        if config.arch != "gravfm":
+            self._MustUse__silence = True
+            raise ConfigError(f"System is the GraVF-M top; for arch = {config.arch!r} use "
+                              f"gravfm.hw.multi.build_system")
         self.config = config
         self.layouts = KernelLayouts(config.algorithm, config)
         self.geometry = geometry = HostGeometry(config, self.layouts)

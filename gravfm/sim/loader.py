@@ -187,8 +187,9 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         The partition does not match the configuration, or the graph does not fit: too many
         vertices or edges on a PE, or a value wider than its field (named, with the excess).
     """
-    from ..partition import gravfm_edge_stores
+    from ..partition import gravf_edge_stores, gravfm_edge_stores
 
+    gravf = getattr(config, "arch", "gravfm") == "gravf"
     params = algorithm.params(params)
     if partition.num_pes != config.total_pes:
         raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")
@@ -201,8 +202,11 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         raise ConfigError(f"PE {g} gets {busiest} vertices but holds at most {capacity} "
                           f"(local_bits={config.local_bits}): {busiest - capacity} too many")
     vid = config.vertexid_bits
-    stores = gravfm_edge_stores(graph, partition, config.local_bits,
-                                weights=_edge_data(algorithm, graph, vid))
+    # GraVF-M: per PE, every sender's edges into it (index by sender hw id, dst = local index);
+    # GraVF baseline: per PE, its own vertices' full lists (index by local index, dst = hw id).
+    build_stores = gravf_edge_stores if gravf else gravfm_edge_stores
+    stores = build_stores(graph, partition, config.local_bits, weights=_edge_data(algorithm, graph, vid))
+    dst_bits = vid if gravf else config.local_bits
     most_edges = int(stores.edges_per_pe.max()) if len(stores) else 0
     if most_edges > config.edges_per_pe:
         g = int(np.argmax(stores.edges_per_pe))
@@ -226,10 +230,10 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     index_offsets = {"start": (0, config.edge_addr_bits),
                      "length": (config.edge_addr_bits, config.edge_len_bits)}
     edge_field_offsets, _ = field_offsets(algorithm.edge, vid)
-    edge_offsets = {"dst": (0, config.local_bits)}
-    edge_offsets.update({name: (config.local_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
+    edge_offsets = {"dst": (0, dst_bits)}
+    edge_offsets.update({name: (dst_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
     widest = max(vertex_bits, config.edge_addr_bits + config.edge_len_bits,
-                 config.local_bits + sum(w for _, w in edge_field_offsets.values()), config.local_bits + 1)
+                 dst_bits + sum(w for _, w in edge_field_offsets.values()), config.local_bits + 1)
     data_bits = widest if data_bits is None else data_bits
     if data_bits < widest:
         raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
@@ -261,7 +265,9 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         entries = np.arange(store.length.size) if write_empty_lists else np.flatnonzero(store.length)
         if entries.size:
             words = _pack({"start": store.start[entries], "length": store.length[entries]}, index_offsets)
-            parts.append((g, HostMem.EDGE_INDEX, entries, words))
+            # The GraVF index is by local index; the hardware addresses it by the sender's hw id.
+            addresses = (g << config.local_bits) | entries if gravf else entries
+            parts.append((g, HostMem.EDGE_INDEX, addresses, words))
         if store.num_edges:
             columns = {"dst": store.destination}
             for name in edge_field_offsets:
