@@ -221,10 +221,7 @@ class ProcessingElement(wiring.Component):
         logs = {}
         for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
                            (HostReadMem.LOG_CYCLE, "cycle")):
-            # Distributed RAM: a block RAM's slow clock-to-out followed by the host read mux
-            # was the critical path, and the read must answer in one cycle (interfaces.md §5).
-            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(
-                shape=LOG_BITS, depth=log_depth, init=[], attrs={"ram_style": "distributed"})
+            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(shape=LOG_BITS, depth=log_depth, init=[])
         log_writes = {
             HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
             HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),
