@@ -1,23 +1,31 @@
-"""Scaling study of GraVF-M over 1..4 FPGAs (the paper's Fig. 7), measured beside the model.
+"""Scaling study over 1..4 FPGAs (the paper's Fig. 7): GraVF-M and the GraVF baseline, measured
+beside the model.
 
-For each algorithm (WCC, BFS), graph (uniform, RMAT) and FPGA count, this builds the system
-(Verilator, cached), runs it on the compiled simulator with the platform's inter-FPGA links
-(``LinkConfig.from_platform``: bandwidth per link, 128-bit words, latency), verifies the answer
-and the message count against the software reference, and records:
+For each FPGA count, algorithm (WCC, BFS), architecture (``gravfm``, ``gravf``) and graph
+(uniform, RMAT), this runs :func:`gravfm.run.run` on the compiled simulator (Verilator; one
+build per FPGA count, algorithm and architecture, shared by both graphs) with the platform's
+inter-FPGA links (``LinkConfig.from_platform``: bandwidth per link, 128-bit words, latency),
+verifies the answer and the message count against the software reference, and records:
 
-* measured MTEPS at the platform clock, beside the model's limits (L_PE, L_if, L_net) and
-  T_sys for the same configuration. The simulated PEs keep their edges on chip, so the model
-  is evaluated for the platform with on-chip edge storage (no L_mem); it is also evaluated at
-  the CPE measured on one FPGA, so the gap due to the network is visible apart from the PE's;
-* measured inter-FPGA bytes per traversed edge (all links' bits / 8 / messages) beside the
-  theory m_update (n-1) |V| / |E| (every update to every other FPGA, no filter), with
-  m_update the hardware's item width (sender id + update payload).
+* **measured** (simulation): cycles, messages, MTEPS at the platform clock, link items, bits,
+  words and link-bound cycles, inter-FPGA bytes per traversed edge;
+* **model** (predictions, never mixed with the measurements): the analytical model's limits
+  (L_PE, L_if, L_net) and T_sys for the same configuration and architecture. The simulated PEs
+  keep their edges on chip, so the model is evaluated for the platform with on-chip edge storage
+  (no L_mem). Beside it, the theory of the inter-FPGA bytes per traversed edge: GraVF-M
+  ``m_update (n-1) |V|/|E|`` (no filter: an upper bound), GraVF ``m_message x`` the fraction
+  of edges that cross FPGAs; and ``link_item_limit_mteps``: the simulated link moves at most one
+  item per cycle, which caps GraVF at ``f n (n-1) / crossing`` messages per second whatever the
+  bandwidth (a property of the simulated hardware, not of the paper's model);
+* per (algorithm, graph, FPGA count): the GraVF-M / GraVF ratio of the measured MTEPS and of the
+  model's T_sys.
 
-Only the GraVF-M architecture is built (the GraVF baseline is not implemented yet).
+The JSON is rewritten after every point, so an interrupted study keeps what it measured.
 
 Usage::
 
-    python benchmarks/bench_scaling.py --scale 12 --pes 4 --json scaling.json --png scaling.png
+    python benchmarks/bench_scaling.py --scale 14 --pes 9 --fpgas 4,1,2,3 \\
+        --json benchmarks/results/bench_scaling.json --png benchmarks/results/bench_scaling.png
 """
 
 import argparse
@@ -32,16 +40,13 @@ import numpy as np
 from gravfm.algorithms import get_algorithm
 from gravfm.graph import load_graph
 from gravfm.hw import SystemConfig
-from gravfm.hw.counters import COUNTER_NAMES
-from gravfm.hw.multi import LinkConfig, build_system
-from gravfm.hw.multi.system import LINK_COUNTERS_MEM
 from gravfm.model import load_platform
 from gravfm.model.algorithm_params import params_from_layouts
 from gravfm.model.predict import predict
-from gravfm.partition import gravfm_edge_stores, partition
-from gravfm.run import next_power_of_two
-from gravfm.sim.loader import HostMem, build_load
-from gravfm.sim.verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
+from gravfm.partition import edge_stores, partition
+from gravfm.run import RunOptions, next_power_of_two, run
+
+ARCHITECTURES = ("gravfm", "gravf")
 
 
 def graphs(scale, edge_factor, seed):
@@ -52,90 +57,89 @@ def graphs(scale, edge_factor, seed):
     }
 
 
-def capacities(prepared_graphs, fpgas, pes):
+def capacities(prepared_graphs, fpgas, pes, arch):
     """(local_bits, edges_per_pe) that fit every graph: one build serves them all."""
-    bits, edges = 1, 1
-    for graph in prepared_graphs:
-        parts = partition(graph, fpgas, pes, method="greedy")
-        bits = max(bits, parts.min_local_bits)
-    for graph in prepared_graphs:
-        parts = partition(graph, fpgas, pes, method="greedy")
-        stores = gravfm_edge_stores(graph, parts, bits)
-        edges = max(edges, int(stores.edges_per_pe.max()))
-    return bits, next_power_of_two(edges)
+    parts = [partition(graph, fpgas, pes, method="greedy") for graph in prepared_graphs]
+    bits = max(p.min_local_bits for p in parts)
+    edges = max(int(edge_stores(graph, p, bits, layout=arch).edges_per_pe.max())
+                for graph, p in zip(prepared_graphs, parts))
+    return bits, next_power_of_two(max(edges, 1))
 
 
-def simulate(system, plan, *, cache_dir, log):
-    """Build (cached) and run; return (outcome, state, messages, link bits per FPGA)."""
-    config = system.config
-    n, p, pes = config.fpgas, config.pes_per_fpga, config.total_pes
-    build = build_simulator(system, cache_dir=cache_dir, log=log)
-    writes = HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data,
-                                    data_bits=build.interface.data_bits)
-    reads = [ReadRegion(f"state{g}", g, HostMem.VERTEX, 0, int(plan.num_local[g])) for g in range(pes)]
-    if n > 1:
-        reads += [ReadRegion(f"links{a}", a * p, LINK_COUNTERS_MEM, 0, 3 * (n - 1)) for a in range(n)]
-    watch = [WatchItem(f"pe{g}.{name}", g, HostMem.COUNTERS, COUNTER_NAMES.index(name),
-                       progress=name in ("messages", "updates", "supersteps"))
-             for g in range(pes) for name in ("messages", "updates", "supersteps")]
-    outcome = run_simulator(build, writes, reads=reads, watch=watch, watchdog_cycles=1 << 20)
-    mask = (1 << system.layouts.vertex.size) - 1
-    state = plan.decode_states([[int(w) & mask for w in outcome.reads[f"state{g}"]] for g in range(pes)])
-    messages = sum(int(outcome.watch[f"pe{g}.messages"]) for g in range(pes))
-    link = np.zeros((n, max(n - 1, 0), 3), dtype=np.int64)
-    for a in range(n if n > 1 else 0):
-        link[a] = np.asarray(outcome.reads[f"links{a}"], dtype=np.int64).reshape(n - 1, 3)
-    return build, outcome, state, messages, link
+def model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing):
+    """The model's figures for one configuration (predictions)."""
+    params = params_from_layouts(algorithm.name, vertex=algorithm.vertex, update=algorithm.update,
+                                 message=algorithm.message, edge=algorithm.edge, vertexid_bits=vertexid_bits)
+    prediction = predict(onchip, params, graph.num_vertices, graph.num_edges, fpgas=fpgas, pes=pes, arch=arch)
+    figures = {"kind": "prediction", "platform": "on-chip edge storage", "t_sys_mteps": prediction.t_sys / 1e6,
+               "bottleneck": prediction.bottleneck, "cpe": prediction.cpe,
+               "limits_mteps": {k: v / 1e6 for k, v in prediction.limits.items()},
+               "m_update": params.m_update, "m_message": params.m_message}
+    if arch == "gravf" and fpgas > 1 and crossing > 0:
+        f_clk = onchip.fpga.f_clk_mhz * 1e6
+        figures["link_item_limit_mteps"] = f_clk * fpgas * (fpgas - 1) / crossing / 1e6
+    return figures
 
 
-def run_point(algorithm, graph, params, reference, platform, onchip, fpgas, pes, capacity, *,
-              cache_dir, log):
+def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capacity, *, cache_dir, log):
     """One measured configuration, as a JSON-ready dict."""
     local_bits, edges_per_pe = capacity
+    report = run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, platform=platform,
+                            root=params.get("root"), local_bits=local_bits, edges_per_pe=edges_per_pe,
+                            cache_dir=cache_dir, arch=arch), log=log)
     parts = partition(graph, fpgas, pes, method="greedy")
-    rounds = max(64, next_power_of_two(reference.supersteps))
-    config = SystemConfig(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
-                          edges_per_pe=edges_per_pe, max_rounds=rounds)
-    link = LinkConfig.from_platform(platform, fpgas)
-    system = build_system(config, platform=platform)
-    plan = build_load(algorithm, graph, parts, config, params, data_bits=len(system.host_wr_data))
-    build, outcome, state, messages, links = simulate(system, plan, cache_dir=cache_dir, log=log)
-    ok, detail = algorithm.check(graph, params, state, reference) if outcome.status == "done" \
-        else (False, outcome.status)
-    if ok and messages != reference.total_messages:
-        ok, detail = False, f"{messages} messages, reference {reference.total_messages}"
-    f_clk = platform.fpga.f_clk_hz
-    mteps = messages / (outcome.cycles / f_clk) / 1e6
-    vid = config.vertexid_bits
-    model_params = params_from_layouts(algorithm.name, vertex=algorithm.vertex, update=algorithm.update,
-                                       message=algorithm.message, edge=algorithm.edge, vertexid_bits=vid)
-    item_bits = model_params.m_update
-    prediction = predict(onchip, model_params, graph.num_vertices, graph.num_edges, fpgas=fpgas, pes=pes)
-    gravf = predict(onchip, model_params, graph.num_vertices, graph.num_edges, fpgas=fpgas, pes=pes,
-                    arch="gravf")
-    link_bits = int(links[:, :, 1].sum()) if fpgas > 1 else 0
-    theory = item_bits / 8 * (fpgas - 1) * graph.num_vertices / max(graph.num_edges, 1)
+    crossing = float(np.mean(parts.fpga_of_vertex[graph.sources()] != parts.fpga_of_vertex[graph.targets])) \
+        if graph.num_edges else 0.0
+    vertexid_bits = SystemConfig(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
+                                 edges_per_pe=edges_per_pe).vertexid_bits
+    model = model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing)
+    links = report.links
     return {
-        "fpgas": fpgas, "pes_per_fpga": pes, "verified": bool(ok), "detail": detail,
-        "status": outcome.status, "cycles": int(outcome.cycles), "messages": messages,
-        "supersteps": reference.supersteps, "mteps": mteps,
-        "cpe": outcome.cycles * fpgas * pes / max(messages, 1),
-        "model": {"t_sys_mteps": prediction.t_sys / 1e6, "bottleneck": prediction.bottleneck,
-                  "limits_mteps": {k: v / 1e6 for k, v in prediction.limits.items()},
-                  "cpe": prediction.cpe},
-        "measured_over_model": mteps / (prediction.t_sys / 1e6),
-        # The GraVF baseline is not built yet: only the model's figure for it.
-        "model_gravf": {"t_sys_mteps": gravf.t_sys / 1e6, "bottleneck": gravf.bottleneck,
-                        "limits_mteps": {k: v / 1e6 for k, v in gravf.limits.items()}},
-        "link": {"bits_per_cycle": link.bits_per_cycle, "latency_cycles": link.latency_cycles,
-                 "items": int(links[:, :, 0].sum()) if fpgas > 1 else 0, "bits": link_bits,
-                 "words": int(sum(-(-int(b) // link.word_bits) for b in links[:, :, 1].ravel())),
-                 "link_bound_cycles": int(links[:, :, 2].sum()) if fpgas > 1 else 0},
-        "bytes_per_edge": link_bits / 8 / max(messages, 1),
-        "bytes_per_edge_theory": theory,
-        "item_bits": item_bits,
-        "build_s": build.build_s, "build_cached": build.cached, "run_s": outcome.run_s,
+        "fpgas": fpgas, "pes_per_fpga": pes, "arch": arch,
+        "measured": {
+            "kind": "measured (Verilator simulation)", "verified": report.verified,
+            "detail": report.check_detail, "status": report.status, "cycles": report.cycles,
+            "messages": report.messages, "supersteps": report.supersteps, "mteps": report.mteps,
+            "cpe": None if not report.messages else report.cpe,
+            "link": {key: links[key] for key in ("items", "barriers", "bits", "bytes", "words",
+                                                 "link_bound_cycles", "item_bits")} if links else None,
+            "bytes_per_edge": links.get("bytes_per_edge", 0.0),
+        },
+        "model": model,
+        "bytes_per_edge_theory": links.get("bytes_per_edge_theory", 0.0),
+        "crossing_edge_fraction": crossing,
+        "measured_over_model": report.mteps / model["t_sys_mteps"],
+        "link_config": {"bits_per_cycle": None, "word_bits": None} if fpgas == 1 else
+        _link_config(platform, fpgas),
+        "capacity": {"local_bits": local_bits, "edges_per_pe": edges_per_pe},
+        "sim": {"build_s": report.build_s, "build_cached": report.build_cached, "build_key": report.build_key,
+                "run_s": report.run_s},
     }
+
+
+def _link_config(platform, fpgas):
+    from gravfm.hw.multi import LinkConfig
+    link = LinkConfig.from_platform(platform, fpgas)
+    return {"bits_per_cycle": link.bits_per_cycle, "word_bits": link.word_bits,
+            "latency_cycles": link.latency_cycles, "fifo_depth": link.fifo_depth}
+
+
+def ratios(results):
+    """GraVF-M / GraVF per (algorithm, graph, FPGA count): measured MTEPS and model T_sys."""
+    table = {}
+    for point in results:
+        table.setdefault((point["algorithm"], point["graph"], point["fpgas"]), {})[point["arch"]] = point
+    rows = []
+    for (algorithm, graph, fpgas), pair in sorted(table.items()):
+        if set(pair) != set(ARCHITECTURES):
+            continue
+        m, b = pair["gravfm"], pair["gravf"]
+        rows.append({"algorithm": algorithm, "graph": graph, "fpgas": fpgas,
+                     "measured_mteps_ratio": m["measured"]["mteps"] / b["measured"]["mteps"],
+                     "model_t_sys_ratio": m["model"]["t_sys_mteps"] / b["model"]["t_sys_mteps"],
+                     "gravf_model_bottleneck": b["model"]["bottleneck"],
+                     "both_verified": m["measured"]["verified"] and b["measured"]["verified"]})
+    return rows
 
 
 def scaled_network(platform, factor):
@@ -156,9 +160,10 @@ def main(argv=None):
     parser.add_argument("--edge-factor", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pes", type=int, default=4, help="PEs per FPGA (the paper: 9)")
-    parser.add_argument("--fpgas", default="1,2,3,4")
+    parser.add_argument("--fpgas", default="1,2,3,4", help="FPGA counts, in the order to run them")
     parser.add_argument("--algorithms", default="wcc,bfs")
     parser.add_argument("--graphs", default="uniform,rmat")
+    parser.add_argument("--archs", default="gravfm,gravf")
     parser.add_argument("--platform", default="ac510x4")
     parser.add_argument("--bandwidth-scale", type=float, default=1.0,
                         help="multiply the platform's inter-FPGA bandwidths (links and model) by this, "
@@ -166,6 +171,9 @@ def main(argv=None):
     parser.add_argument("--cache", default=None, help="Verilator build cache folder")
     parser.add_argument("--json", default=None)
     parser.add_argument("--png", default=None)
+    parser.add_argument("--append", action="store_true",
+                        help="keep the points already in --json (same scale, edge factor, seed, PEs, platform) "
+                             "and add this run's (a study run in parts)")
     args = parser.parse_args(argv)
 
     def log(message):
@@ -176,63 +184,107 @@ def main(argv=None):
     fpga_counts = [int(v) for v in args.fpgas.split(",")]
     specs = {name: spec for name, spec in graphs(args.scale, args.edge_factor, args.seed).items()
              if name in args.graphs.split(",")}
-    results = []
-    for algorithm_name in args.algorithms.split(","):
-        algorithm = get_algorithm(algorithm_name)
-        loaded = {name: load_graph(spec) for name, spec in specs.items()}
-        # BFS starts at the vertex of highest out-degree (vertex 0 of an RMAT graph may be isolated).
-        roots = {name: {"root": int(np.argmax(g.out_degree()))} if "root" in algorithm.default_params else {}
-                 for name, g in loaded.items()}
-        params_of = {name: algorithm.params(roots[name]) for name in loaded}
-        prepared = {name: algorithm.prepare(g, params_of[name]) for name, g in loaded.items()}
-        references = {name: algorithm.reference(g, params_of[name]) for name, g in prepared.items()}
-        for fpgas in fpga_counts:
-            capacity = capacities(prepared.values(), fpgas, args.pes)
-            for name, graph in prepared.items():
-                started = time.perf_counter()
-                point = run_point(algorithm, graph, params_of[name], references[name], platform, onchip, fpgas,
-                                  args.pes, capacity, cache_dir=args.cache, log=log)
-                point.update(algorithm=algorithm.name, graph=name, spec=specs[name], params=params_of[name],
-                             vertices=graph.num_vertices, edges=graph.num_edges, arch="gravfm",
-                             wall_s=time.perf_counter() - started)
-                results.append(point)
-                print(f"{algorithm.name:4} {name:8} {fpgas} FPGA x {args.pes} PEs: "
-                      f"{'ok' if point['verified'] else 'FAILED ' + point['detail']}  "
-                      f"{point['mteps']:8.1f} MTEPS (model {point['model']['t_sys_mteps']:.1f}, "
-                      f"{point['model']['bottleneck']})  {point['bytes_per_edge']:.3f} B/edge "
-                      f"(theory {point['bytes_per_edge_theory']:.3f})  {point['cycles']} cycles",
-                      flush=True)
+    algorithms = [get_algorithm(name) for name in args.algorithms.split(",")]
+    prepared, params_of = {}, {}
+    for algorithm in algorithms:
+        for name, spec in specs.items():
+            graph = load_graph(spec)
+            # BFS starts at the vertex of highest out-degree (vertex 0 of an RMAT graph may be isolated).
+            given = {"root": int(np.argmax(graph.out_degree()))} if "root" in algorithm.default_params else {}
+            params_of[algorithm.name, name] = algorithm.params(given)
+            prepared[algorithm.name, name] = algorithm.prepare(graph, params_of[algorithm.name, name])
     document = {"benchmark": "scaling", "platform": platform.name,
-                "model_platform": "platform with on-chip edge storage (as simulated)",
-                "bandwidth_scale": args.bandwidth_scale, "scale": args.scale, "edge_factor": args.edge_factor, "seed": args.seed,
-                "pes_per_fpga": args.pes, "results": results}
+                "measured": "every figure under 'measured' comes from the Verilator simulation (cycles) "
+                            "and the hardware's counters; answers checked against the software reference",
+                "model": "figures under 'model' and 'bytes_per_edge_theory' are analytical predictions "
+                         "(platform with on-chip edge storage, as simulated)",
+                "bandwidth_scale": args.bandwidth_scale, "scale": args.scale, "edge_factor": args.edge_factor,
+                "seed": args.seed, "pes_per_fpga": args.pes, "fpga_counts": fpga_counts,
+                "complete": False, "results": [], "ratios": []}
+    invocation = {key: getattr(args, key) for key in ("fpgas", "algorithms", "graphs", "archs")}
+    if args.append and args.json and Path(args.json).exists():
+        previous = json.loads(Path(args.json).read_text())
+        for key in ("scale", "edge_factor", "seed", "pes_per_fpga", "platform", "bandwidth_scale"):
+            if previous.get(key) != document[key]:
+                raise SystemExit(f"--append: {args.json} has {key} = {previous.get(key)!r}, this run {document[key]!r}")
+        document["results"] = previous["results"]
+        document["runs"] = previous.get("runs") or [
+            {"points": sorted({f"{p['algorithm']} {p['arch']} {p['graph']} {p['fpgas']}" for p in previous["results"]}),
+             "note": "an earlier part (recorded before 'runs' existed)"}]
+    document.setdefault("runs", []).append(invocation)
+    document["fpga_counts"] = sorted({p["fpgas"] for p in document["results"]} | set(fpga_counts))
+    results = document["results"]
+    for fpgas in fpga_counts:
+        for algorithm in algorithms:
+            for arch in args.archs.split(","):
+                own = [prepared[algorithm.name, name] for name in specs]
+                capacity = capacities(own, fpgas, args.pes, arch)
+                for name in specs:
+                    graph = prepared[algorithm.name, name]
+                    started = time.perf_counter()
+                    point = run_point(algorithm, graph, params_of[algorithm.name, name], platform, onchip,
+                                      fpgas, args.pes, arch, capacity, cache_dir=args.cache, log=log)
+                    point.update(algorithm=algorithm.name, graph=name, spec=specs[name],
+                                 params=params_of[algorithm.name, name], vertices=graph.num_vertices,
+                                 edges=graph.num_edges, wall_s=time.perf_counter() - started)
+                    results.append(point)
+                    measured, model = point["measured"], point["model"]
+                    print(f"{algorithm.name:4} {arch:6} {name:8} {fpgas} FPGA x {args.pes} PEs: "
+                          f"{'ok' if measured['verified'] else 'FAILED ' + measured['detail']}  "
+                          f"{measured['mteps']:8.1f} MTEPS (model {model['t_sys_mteps']:.1f}, "
+                          f"{model['bottleneck']}; {100 * point['measured_over_model']:.0f}%)  "
+                          f"{measured['bytes_per_edge']:.3f} B/edge (theory {point['bytes_per_edge_theory']:.3f})  "
+                          f"{measured['cycles']} cycles", flush=True)
+                    document["ratios"] = ratios(results)
+                    if args.json:
+                        Path(args.json).write_text(json.dumps(document, indent=2))
+    document["complete"] = True   # this invocation finished; "runs" lists what each part ran
     if args.json:
         Path(args.json).write_text(json.dumps(document, indent=2))
     if args.png:
         plot(document, args.png)
-    return 0 if all(point["verified"] for point in results) else 1
+    return 0 if all(point["measured"]["verified"] for point in results) else 1
 
 
 def plot(document, path):
-    """Measured MTEPS (points) and the model's T_sys (lines) per FPGA count, one panel per graph."""
+    """Top: measured MTEPS (points) and model T_sys (dashed) per FPGA count, both architectures,
+    and GraVF's cap by the simulated links' one item per cycle (dotted); bottom: measured
+    inter-FPGA bytes per traversed edge beside the theory."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = sorted({p["graph"] for p in document["results"]})
-    figure, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4), squeeze=False)
-    for axis, name in zip(axes[0], names):
-        for algorithm in sorted({p["algorithm"] for p in document["results"]}):
-            points = [p for p in document["results"] if p["graph"] == name and p["algorithm"] == algorithm]
+    results = document["results"]
+    panels = sorted({(p["algorithm"], p["graph"]) for p in results})
+    figure, axes = plt.subplots(2, len(panels), figsize=(4.5 * len(panels), 7.5), squeeze=False)
+    for column, (algorithm, name) in enumerate(panels):
+        top, bottom = axes[0][column], axes[1][column]
+        for arch, colour in zip(ARCHITECTURES, ("tab:blue", "tab:red")):
+            points = sorted((p for p in results if (p["algorithm"], p["graph"], p["arch"]) == (algorithm, name, arch)),
+                            key=lambda p: p["fpgas"])
+            if not points:
+                continue
             fpgas = [p["fpgas"] for p in points]
-            line, = axis.plot(fpgas, [p["mteps"] for p in points], "o-", label=f"{algorithm} measured")
-            axis.plot(fpgas, [p["model"]["t_sys_mteps"] for p in points], "--", color=line.get_color(),
-                      label=f"{algorithm} model T_sys")
+            top.plot(fpgas, [p["measured"]["mteps"] for p in points], "o-", color=colour, label=f"{arch} measured")
+            top.plot(fpgas, [p["model"]["t_sys_mteps"] for p in points], "x--", color=colour,
+                     label=f"{arch} model T_sys")
+            capped = [p for p in points if "link_item_limit_mteps" in p["model"]]
+            if capped:
+                top.plot([p["fpgas"] for p in capped], [p["model"]["link_item_limit_mteps"] for p in capped], "s:",
+                         color=colour, label=f"{arch} link item limit (1 item/cycle/link)")
+            bottom.plot(fpgas, [p["measured"]["bytes_per_edge"] for p in points], "o-", color=colour,
+                        label=f"{arch} measured")
+            bottom.plot(fpgas, [p["bytes_per_edge_theory"] for p in points], "x--", color=colour,
+                        label=f"{arch} theory")
         links = "" if document.get("bandwidth_scale", 1.0) == 1.0 else f", links x{document['bandwidth_scale']:g}"
-        axis.set_title(f"{name} (scale {document['scale']}, {document['pes_per_fpga']} PEs/FPGA{links})")
-        axis.set_xlabel("FPGAs")
-        axis.set_ylabel("MTEPS")
-        axis.legend(fontsize=8)
+        top.set_title(f"{algorithm} {name} (scale {document['scale']}, {document['pes_per_fpga']} PEs/FPGA{links})",
+                      fontsize=9)
+        top.set_xlabel("FPGAs")
+        top.set_ylabel("MTEPS")
+        top.legend(fontsize=7)
+        bottom.set_xlabel("FPGAs")
+        bottom.set_ylabel("inter-FPGA bytes per traversed edge")
+        bottom.legend(fontsize=7)
     figure.tight_layout()
     figure.savefig(path, dpi=100)
 

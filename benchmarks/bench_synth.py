@@ -1,51 +1,94 @@
 """Resources and Fmax of generated FPGA tops with the open tools, for 1, 2 and 4 PEs.
 
-Prints one JSON object (and writes it with --json): for each algorithm and PE count, the LUTs,
-flip-flops, block RAMs and DSPs per FPGA and per PE from Yosys, and — for ECP5 — the Fmax and
-critical path after nextpnr place-and-route (speed 8, CABGA381, seed 1). Builds are small
+Prints one JSON object (and writes it with --json): for each target, algorithm and PE count, the
+LUTs, flip-flops, block RAMs and DSPs per FPGA and per PE from Yosys, and — for ECP5 — the Fmax
+and critical path after nextpnr place-and-route (CABGA381, seed 1; speed 8 for ``ecp5-85``).
+``xcu`` (the paper's KU060 family) has Yosys counts and PEs per KU060 only. Builds are small
 (256 vertices and 4096 edges per PE) so that logic, not the graph, is measured.
 
-    .venv/bin/python benchmarks/bench_synth.py [--pes 1 2 4] [--algorithms wcc bfs] [--target ecp5-85]
+Each configuration runs ``gravfm synth`` in its own process with a time limit (--timeout); a run
+that exceeds it, or whose tools fail (e.g. the design does not fit), is recorded with its
+``status`` ("timeout" or "failed") instead of figures.
+
+    .venv/bin/python benchmarks/bench_synth.py [--pes 1 2 4] [--algorithms wcc bfs pagerank]
+        [--targets xcu ecp5-85] [--timeout 900] [--json FILE]
 """
 
 import argparse
 import json
+import os
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+
+def synth_once(name, pes, target, scratch, timeout):
+    """Run ``gravfm synth`` for one configuration; return its report, or a status row."""
+    workdir = Path(scratch) / f"{target}-{name}{pes}"
+    report_path = workdir / "report.json"
+    command = [sys.executable, "-m", "gravfm", "synth", name, "--pes", str(pes), "--target", target,
+               "--workdir", str(workdir), "--json", str(report_path)]
+    started = time.monotonic()
+    # Own session, so a timeout ends the tools it started too (not only the Python process).
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return {"status": "timeout", "seconds": round(time.monotonic() - started, 1),
+                "note": f"gravfm synth did not finish within {timeout} s"}
+    if process.returncode != 0:
+        return {"status": "failed", "seconds": round(time.monotonic() - started, 1),
+                "error": "".join(output.splitlines(keepends=True)[-6:])}
+    return json.loads(report_path.read_text())
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pes", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--algorithms", nargs="+", default=["wcc", "bfs"])
-    parser.add_argument("--target", default="ecp5-85")
+    parser.add_argument("--algorithms", nargs="+", default=["wcc", "bfs", "pagerank"])
+    parser.add_argument("--targets", nargs="+", default=["xcu", "ecp5-85"])
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per configuration")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
 
-    from gravfm.algorithms import get_algorithm
-    from gravfm.synth.system_report import GraphCapacity, synth_system
-
     runs = []
+    result = {"benchmark": "synth", "date": time.strftime("%Y-%m-%d", time.gmtime()),
+              "build": {"vertices_per_pe": 256, "edges_per_pe": 4096},
+              "capacity_for_pes_fit": {"vertices": 1 << 16, "edges": 1 << 20},
+              "timeout_s": args.timeout, "runs": runs}
+
+    def save():  # after every configuration, so an interrupted sweep keeps what it measured
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+
     with tempfile.TemporaryDirectory() as scratch:
-        for name in args.algorithms:
-            for pes in args.pes:
-                report = synth_system(get_algorithm(name), pes=pes, target=args.target,
-                                      workdir=Path(scratch) / f"{name}{pes}",
-                                      capacity=GraphCapacity(vertices=1 << 16, edges=1 << 20))
-                fpga = report["fpga"]
-                runs.append({"algorithm": name, "pes": pes, "target": args.target,
-                             "luts": fpga["luts"], "flip_flops": fpga["flip_flops"],
-                             "bram_blocks": fpga["bram_blocks"], "dsps": fpga["dsps"],
-                             "per_pe": report["per_pe"], "fmax_mhz": fpga["fmax_mhz"],
-                             "critical_path": fpga["critical_path"], "seconds": fpga["seconds"],
-                             "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}})
-                print(f"{name} x{pes}: {fpga['luts']} LUTs, Fmax {fpga['fmax_mhz']}", file=sys.stderr)
-    result = {"benchmark": "synth", "build": {"vertices_per_pe": 256, "edges_per_pe": 4096}, "runs": runs}
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text + "\n")
+        for target in args.targets:
+            for name in args.algorithms:
+                for pes in args.pes:
+                    report = synth_once(name, pes, target, scratch, args.timeout)
+                    row = {"algorithm": name, "pes": pes, "target": target}
+                    if "fpga" not in report:
+                        runs.append({**row, **report})
+                        save()
+                        print(f"{target} {name} x{pes}: {report['status']}", file=sys.stderr)
+                        continue
+                    fpga = report["fpga"]
+                    runs.append({**row, "status": "ok",
+                                 "luts": fpga["luts"], "flip_flops": fpga["flip_flops"],
+                                 "bram_blocks": fpga["bram_blocks"], "dsps": fpga["dsps"],
+                                 "per_pe": report["per_pe"], "fmax_mhz": fpga["fmax_mhz"],
+                                 "critical_path": fpga["critical_path"], "seconds": fpga["seconds"],
+                                 "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}})
+                    save()
+                    print(f"{target} {name} x{pes}: {fpga['luts']} LUTs, Fmax {fpga['fmax_mhz']}",
+                          file=sys.stderr)
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

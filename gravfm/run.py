@@ -54,7 +54,7 @@ class RunOptions:
     cache_dir : str, optional
         Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
     arch : {"gravfm", "gravf"}
-        GraVF-M (broadcast updates) or the GraVF baseline (unicast messages; one FPGA only).
+        GraVF-M (broadcast updates) or the GraVF baseline (unicast messages, one per edge).
     """
 
     algorithm: object
@@ -79,8 +79,6 @@ class RunOptions:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
         if self.arch not in ("gravfm", "gravf"):   # gravfm.hw.config.ARCHITECTURES (no Amaranth import)
             raise ConfigError(f"unknown architecture {self.arch!r} (known: gravfm, gravf)")
-        if self.arch == "gravf" and self.fpgas != 1:
-            raise ConfigError(f"arch 'gravf' is built for one FPGA, not {self.fpgas}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
         if self.edges_per_pe is not None and (self.edges_per_pe < 1 or not isinstance(self.edges_per_pe, int)):
@@ -106,7 +104,8 @@ class RunReport:
     """Everything ``gravfm run`` prints; :meth:`to_dict` is its ``--json`` form.
 
     ``verified`` is True only when the simulation terminated, the answer matches the software
-    reference, and the hardware's message count equals the reference's.
+    reference, and the hardware's message count equals the reference's. ``links`` (several
+    FPGAs) holds the measured link figures of :func:`gravfm.hw.multi.link_report.link_figures`.
     """
 
     algorithm: str
@@ -141,6 +140,7 @@ class RunReport:
     build_key: str = ""
     run_s: float = 0.0
     load_cycles: int = 0
+    links: dict = field(default_factory=dict)
 
     @property
     def total_pes(self):
@@ -199,6 +199,7 @@ class RunReport:
             "stalls": dict(self.stalls),
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
+            "links": dict(self.links),
             "model": {
                 "kind": "prediction",
                 "mteps": prediction.t_sys_mteps if prediction is not None else None,
@@ -300,6 +301,7 @@ class SimulationOutcome:
     build_cached: bool
     build_key: str
     run_s: float
+    links: dict = field(default_factory=dict)
 
 
 #: Counters that say where PE cycles went (the rest are totals: cycles, messages, ...).
@@ -355,9 +357,48 @@ def _diagnose(watch, before, gap, total_pes, superstep):
     return tuple(lines)
 
 
+def _link_regions(config):
+    """Read regions of the link counters (one per sending FPGA), or none for one FPGA."""
+    from .hw.multi.system import LINK_COUNTER_NAMES, LINK_COUNTERS_MEM
+    from .sim.verilator import ReadRegion
+
+    n, p = config.fpgas, config.pes_per_fpga
+    if n == 1:
+        return []
+    return [ReadRegion(f"links{a}", a * p, LINK_COUNTERS_MEM, 0, len(LINK_COUNTER_NAMES) * (n - 1))
+            for a in range(n)]
+
+
+def _link_counters(config, reads):
+    """``{name: array (fpgas, fpgas - 1)}`` from the regions of :func:`_link_regions`."""
+    from .hw.multi.system import LINK_COUNTER_NAMES
+
+    n = config.fpgas
+    if n == 1:
+        return {}
+    table = np.array([reads[f"links{a}"] for a in range(n)], dtype=np.int64).reshape(n, n - 1, -1)
+    return {name: table[:, :, c] for c, name in enumerate(LINK_COUNTER_NAMES)}
+
+
+def _diagnose_stall(outcome, config, links):
+    """PE counters, then (several FPGAs) the links that hold the run."""
+    from .hw.multi.link_report import diagnose_links
+
+    pes = config.total_pes
+    lines = _diagnose(outcome.watch, outcome.watch_before, outcome.scan_gap_cycles, pes, outcome.superstep)
+    if links:
+        p = config.pes_per_fpga
+        rounds = [min(outcome.watch[f"pe{g}.supersteps"] for g in range(f * p, (f + 1) * p))
+                  for f in range(config.fpgas)]
+        stuck = diagnose_links(links, fpgas=config.fpgas, supersteps=rounds)
+        lines += stuck or ("every link is drained and has delivered every barrier sent",)
+    return lines
+
+
 def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdog_cycles=1 << 20,
                        log=None, on_progress=None, total_messages=0):
-    """Build (or reuse) the compiled simulator of ``system``, run ``plan`` and read everything back."""
+    """Build (or reuse) the compiled simulator of ``system``, run ``plan`` and read everything back
+    (with several FPGAs also the link counters, and a stalled run's diagnosis names the link)."""
     from .hw.counters import COUNTER_NAMES
     from .sim.loader import HostMem
     from .sim.verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
@@ -370,6 +411,7 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
     log_codes = {"messages": HostMem.LOG_MESSAGES, "updates": HostMem.LOG_UPDATES, "cycle": HostMem.LOG_CYCLE}
     reads += [ReadRegion(f"log.{name}{g}", g, code, 0, config.max_rounds)
               for name, code in log_codes.items() for g in range(pes)]
+    reads += _link_regions(config)
     watch = [WatchItem(f"pe{g}.{name}", g, HostMem.COUNTERS, k, progress=name in PROGRESS_COUNTERS)
              for g in range(pes) for k, name in enumerate(COUNTER_NAMES)]
 
@@ -391,9 +433,10 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
     round_log = {name: np.array([outcome.reads[f"log.{name}{g}"] for g in range(pes)], dtype=np.int64)
                  for name in log_codes}
     supersteps = int(counters["supersteps"].max())
+    links = _link_counters(config, outcome.reads)
     diagnosis = ()
     if outcome.status == "stalled":
-        diagnosis = _diagnose(outcome.watch, outcome.watch_before, outcome.scan_gap_cycles, pes, outcome.superstep)
+        diagnosis = _diagnose_stall(outcome, config, links)
     return SimulationOutcome(
         status=outcome.status, cycles=outcome.cycles, load_cycles=outcome.load_cycles, state=state,
         supersteps=supersteps, messages=int(counters["messages"].sum()),
@@ -401,18 +444,20 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
         stalls={name: int(counters[name].sum()) for name in BREAKDOWN_COUNTERS if name in counters},
         per_pe=tuple({name: int(counters[name][g]) for name in COUNTER_NAMES} for g in range(pes)),
         diagnosis=diagnosis, build_s=build.build_s, build_cached=build.cached, build_key=build.key,
-        run_s=outcome.run_s)
+        run_s=outcome.run_s, links=links)
 
 
 def simulate_amaranth(system, plan, *, max_cycles=None, log=None):
     """Run ``plan`` in Amaranth's simulator (slow: tiny graphs only)."""
     from .hw.counters import COUNTER_NAMES
+    from .hw.multi.simulate import link_counter_reads
     from .sim.amaranth_backend import SimulationTimeout, simulate
 
     config = system.config
+    extra = link_counter_reads(config) if config.fpgas > 1 else {}
     started = time.perf_counter()
     try:
-        result = simulate(system, plan, max_cycles=max_cycles or 200_000)
+        result = simulate(system, plan, max_cycles=max_cycles or 200_000, extra_reads=extra)
     except SimulationTimeout as error:
         raise ConfigError(f"amaranth simulation: {error}; raise --max-cycles or use --backend verilator") from None
     run_s = time.perf_counter() - started
@@ -425,7 +470,9 @@ def simulate_amaranth(system, plan, *, max_cycles=None, log=None):
         rounds=_round_rows(result.round_log, supersteps, config.max_rounds),
         stalls={name: int(counters[name].sum()) for name in BREAKDOWN_COUNTERS if name in counters},
         per_pe=tuple({name: int(counters[name][g]) for name in COUNTER_NAMES} for g in range(pes)),
-        diagnosis=(), build_s=0.0, build_cached=False, build_key="", run_s=run_s)
+        diagnosis=(), build_s=0.0, build_cached=False, build_key="", run_s=run_s,
+        links={name[len("link_"):]: np.asarray(counters[name]).reshape(config.fpgas, config.fpgas - 1)
+               for name in extra})
 
 
 def run(options, *, log=None, on_progress=None):
@@ -478,6 +525,7 @@ def run(options, *, log=None, on_progress=None):
         ok, detail = False, (f"answer matches, but the hardware sent {outcome.messages} messages where the "
                              f"reference sends {reference_messages}")
     prediction, note = _predict(algorithm, graph, options, config.vertexid_bits)
+    links = _link_report(system, graph, partition, outcome) if outcome.links else {}
     return RunReport(
         algorithm=algorithm.name, graph_name=graph.name or str(options.graph),
         vertices=graph.num_vertices, edges=graph.num_edges, fpgas=options.fpgas,
@@ -489,5 +537,17 @@ def run(options, *, log=None, on_progress=None):
         rounds=outcome.rounds, stalls=outcome.stalls, per_pe=outcome.per_pe,
         diagnosis=outcome.diagnosis, prediction=prediction, prediction_note=note,
         build_s=outcome.build_s, build_cached=outcome.build_cached, build_key=outcome.build_key,
-        run_s=outcome.run_s, load_cycles=outcome.load_cycles,
+        run_s=outcome.run_s, load_cycles=outcome.load_cycles, links=links,
     )
+
+
+def _link_report(system, graph, partition, outcome):
+    """Measured link figures beside the bytes per traversed edge the model expects."""
+    from .hw.multi.link_report import bytes_per_edge_theory, crossing_fraction, link_figures
+
+    config = system.config
+    theory = bytes_per_edge_theory(config.arch, fpgas=config.fpgas, vertices=graph.num_vertices,
+                                   edges=graph.num_edges, item_bits=system.item_bits,
+                                   crossing=crossing_fraction(graph, partition.fpga_of_vertex))
+    return link_figures(outcome.links, fpgas=config.fpgas, item_bits=system.item_bits,
+                        word_bits=system.link_config.word_bits, messages=outcome.messages, theory=theory)

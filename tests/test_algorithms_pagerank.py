@@ -83,14 +83,16 @@ def test_full_hazard_window_sustains_one_message_per_cycle():
     """With hazard_slots >= adder latency + 1, a round costs about its edges plus its apply pass.
 
     On the complete graph every sender's list has distinct destinations, so only the pipeline
-    latencies (apply ~25, the rest as for WCC) add to edges + vertices per round.
+    latencies (apply ~25, the rest as for WCC: SUPERSTEP_OVERHEAD = 24 in test_hw_system, up
+    from 16 since the memory-output and skid registers of the timing work) add to edges +
+    vertices per round.
     """
     graph = tiny_graph("complete")
     result = check_pagerank_run(run_amaranth(SHORT, graph, pes=1, hazard_slots=6))
     rounds = result.supersteps
     ideal = graph.num_edges * (rounds - 1) + rounds * result.config.vertices_per_pe
     assert result.sim.counters["stall_hazard"].sum() <= rounds * graph.num_vertices
-    assert result.sim.cycles <= ideal + rounds * 50, (result.sim.cycles, ideal)
+    assert result.sim.cycles <= ideal + rounds * 58, (result.sim.cycles, ideal)
 
 
 def test_initial_state_carries_the_constants():

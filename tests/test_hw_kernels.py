@@ -80,8 +80,9 @@ def test_hazard_unit_stalls_only_conflicting_messages():
     fast = run_amaranth(WCC, graph, pes=1)
     slow = run_amaranth(slowed(WCC, gather=(3, 1000), apply=(0, 1000), scatter=(0, 1000)), graph, pes=1)
     assert fast.ok and slow.ok
-    assert fast.sim.counters["stall_hazard"][0] == 0
-    assert slow.sim.counters["stall_hazard"][0] > 0
+    # The fast pipeline keeps a vertex in flight for 3 cycles too (state read, read-data
+    # register, write-back), so it waits on the centre now and then; the slow kernel far more.
+    assert slow.sim.counters["stall_hazard"][0] > 2 * fast.sim.counters["stall_hazard"][0]
     # Messages to distinct vertices are not held up: the leaves' messages are gathered while
     # the centre's are stalled, so the slowdown is bounded by the hazard stalls themselves.
     extra = slow.sim.cycles - fast.sim.cycles

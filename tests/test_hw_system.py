@@ -18,12 +18,17 @@ from gravfm.graph.tiny import tiny_graph
 from gravfm.sim.amaranth_backend import run_amaranth
 
 # Cycles a superstep may cost beyond streaming its edges and its apply pass: pipeline fill of
-# scatter (3) + message FIFO (2) + gather (2) + apply (2) + update queue (2), network FIFOs
-# and endpoints (~4), and arbitration among PEs.
-SUPERSTEP_OVERHEAD = 16
+# input skid buffer (1) + scatter (4) + message FIFO (2) + skid buffer (1) + gather (3) +
+# apply (4) + skid buffer (1) + update queue (3), network FIFOs and endpoints (~4), and
+# arbitration among PEs. For timing, gather gained a read-data register, apply an address and
+# a read-data register, the update queue an output register (behind its block RAM), scatter an
+# edge-index register (A2), and the PE skid buffers on its network input, before gather and
+# before the update queue: so 16 became 24.
+SUPERSTEP_OVERHEAD = 24
 # A message to a vertex already in the gather pipeline waits for its write-back: at most the
-# state read, the kernel (latency 0 for WCC and BFS) and the write-back register.
-HAZARD_WAIT = 2
+# state read, the read-data register, the kernel (latency 0 for WCC and BFS) and the
+# write-back register (the read-data register made 2 into 3).
+HAZARD_WAIT = 3
 # Random graphs per run of the suite; raise it for a soak test (150 passed when this was written).
 RANDOM_EXAMPLES = int(os.environ.get("GRAVFM_HYPOTHESIS_EXAMPLES", "12"))
 

@@ -32,7 +32,7 @@ def add_run_arguments(parser):
                         help="platform for the clock and the model's prediction (default ac510x4)")
     parser.add_argument("--arch", choices=("gravfm", "gravf"), default="gravfm",
                         help="gravfm (default: broadcast updates) or gravf (the GraVF baseline: unicast "
-                             "messages, sender-side scatter; one FPGA)")
+                             "messages, sender-side scatter, one per edge)")
     parser.add_argument("--partition", default="greedy", help="greedy (default), round_robin or metis")
     parser.add_argument("--root", type=int, default=None, metavar="V", help="root vertex (BFS)")
     parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
@@ -171,6 +171,9 @@ def print_report(report, console):
             stalls.add_row(cause, _figure(cycles), f"{100 * cycles / pe_cycles:.1f}%")
         console.print(stalls)
 
+    if report.links:
+        _print_links(report.links, console)
+
     for line in report.diagnosis:
         console.print(f"[bold red]deadlock:[/] {line}", highlight=False)
 
@@ -185,6 +188,24 @@ def print_report(report, console):
     cache = "cached build" if report.build_cached else f"built in {report.build_s:.1f} s"
     console.print(f"simulator: {report.backend}, {cache}, run {report.run_s:.2f} s, "
                   f"{report.cycles_per_s:,.0f} cycles/s, {report.edges_per_s:,.0f} edges/s", highlight=False)
+
+
+def _print_links(links, console):
+    """Inter-FPGA traffic: one row per link, then bytes per traversed edge beside the theory."""
+    from rich.table import Table
+
+    table = Table(title=f"inter-FPGA links (simulated; {links['item_bits']}-bit items, "
+                        f"{links['word_bits']}-bit words)", title_justify="left")
+    for column in ("link", "items", "bytes", "words", "link-bound cycles"):
+        table.add_column(column, justify="right")
+    for row in links["per_link"]:
+        table.add_row(f"{row['from']}->{row['to']}", _figure(row["items"]), _figure(row["bytes"]),
+                      _figure(row["words"]), _figure(row["link_bound_cycles"]))
+    table.add_row("total", _figure(links["items"]), _figure(links["bytes"]), _figure(links["words"]),
+                  _figure(links["link_bound_cycles"]))
+    console.print(table)
+    console.print(f"inter-FPGA bytes per traversed edge: measured {links['bytes_per_edge']:.4f}, "
+                  f"theory {links['bytes_per_edge_theory']:.4f}", highlight=False)
 
 
 def execute(options, args):

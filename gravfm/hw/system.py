@@ -12,13 +12,14 @@ Read codes (``host_rd_mem``): 0 vertex state, 3 counters (addr = index in ``COUN
 apply ended (counted from ``start``).
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..errors import ConfigError
 from .config import SystemConfig
 from .counters import COUNTER_BITS, COUNTER_NAMES
+from .host_read import HOST_READ_LATENCY, select_registered
 from .kernels import build_kernels
 from .layouts import KernelLayouts
 from .network import Network
@@ -58,7 +59,7 @@ class System(wiring.Component):
     host_wr_en, host_wr_pe, host_wr_mem, host_wr_addr, host_wr_data : In
         Host write, one word per cycle, before ``start``.
     host_rd_pe, host_rd_mem, host_rd_addr : In; host_rd_data : Out
-        Host read; data valid one cycle after the address.
+        Host read; data valid ``HOST_READ_LATENCY`` (gravfm.hw.host_read) cycles after the address.
     start : In(1)
         Pulse: every PE runs round 0's apply.
     done : Out(1)
@@ -124,7 +125,7 @@ class System(wiring.Component):
         m.submodules.network = network = Network(
             layout=layouts.net_update, pes=pes, remotes=0,
             fifo_depth=config.network_fifo_depth, count_bits=config.count_bits)
-        read = 0
+        words = {}
         done = 1
         for g in range(pes):
             pe = ProcessingElement(layouts=layouts, config=config, pe_index=g, kernels=self._kernels[g],
@@ -144,12 +145,11 @@ class System(wiring.Component):
                 pe.rd_mem.eq(self.host_rd_mem),
                 pe.rd_addr.eq(self.host_rd_addr),
             ]
-            # AND-OR with a registered one-hot select: the PEs' read data come late (block RAM).
-            rd_selected = Signal(name=f"rd_selected{g}")
-            m.d.sync += rd_selected.eq(self.host_rd_pe == g)
-            read = read | (pe.rd_data & rd_selected.replicate(len(pe.rd_data)))
+            words[g] = pe.rd_data
             if g == 0:
                 m.d.comb += self.superstep.eq(pe.round)
             done = done & network.terminated[g]
+        # The PEs' words are registers; their selects are delayed to match (gravfm.hw.host_read).
+        read = select_registered(m, words, self.host_rd_pe, cycles=HOST_READ_LATENCY, name="rd_selected")
         m.d.comb += [self.done.eq(done), self.host_rd_data.eq(read)]
         return m

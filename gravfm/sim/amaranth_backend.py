@@ -99,6 +99,7 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=N
     from amaranth.sim import Simulator
 
     from ..hw.counters import COUNTER_NAMES
+    from ..hw.host_read import HOST_READ_LATENCY
 
     config = system.config
     if plan.data_bits > len(system.host_wr_data):
@@ -131,7 +132,7 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=N
             ctx.set(system.host_rd_pe, pe)
             ctx.set(system.host_rd_mem, mem)
             ctx.set(system.host_rd_addr, addr)
-            await ctx.tick()
+            await ctx.tick().repeat(HOST_READ_LATENCY)
             return ctx.get(system.host_rd_data)
 
         vertex_mask = (1 << system.layouts.vertex.size) - 1

@@ -274,7 +274,7 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
                 columns[name] = store.weights[name] if isinstance(store.weights, dict) else store.weights
             words = _pack(columns, edge_offsets)
             parts.append((g, HostMem.EDGES, np.arange(store.num_edges), words))
-    if config.fpgas > 1:
+    if config.fpgas > 1 and not gravf:   # the GraVF baseline has no neighbor filter
         parts.extend(_filter_writes(graph, partition, config))
 
     pe = np.concatenate([np.full(len(a), g, dtype=np.int64) for g, _, a, _ in parts])

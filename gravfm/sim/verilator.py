@@ -305,6 +305,7 @@ def export_verilog(top, *, name=TOP_NAME):
 
 def port_header(interface, *, name=TOP_NAME):
     """The generated C++ header that adapts the harness to this top's port widths."""
+    from ..hw.host_read import HOST_READ_LATENCY
 
     def setter(port, bits):
         if bits <= 32:
@@ -332,6 +333,7 @@ def port_header(interface, *, name=TOP_NAME):
 #define TOP_CLASS V{name}
 #define DATA_WORDS {interface.data_words}
 #define RD_WORDS {interface.rd_words}
+#define HOST_READ_LATENCY {HOST_READ_LATENCY}
 
 static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
 {setter("host_wr_data", interface.data_bits)}

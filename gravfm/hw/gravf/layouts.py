@@ -16,8 +16,12 @@ __all__ = ["GravfLayouts", "gravf_count_bits"]
 def gravf_count_bits(config):
     """Width of a per-round message count from one source PE to one destination.
 
-    One PE scatters at most ``edges_per_pe`` messages per round (each stored edge once).
+    One PE scatters at most ``edges_per_pe`` messages per round (each stored edge once); with
+    several FPGAs, a link's barrier counts the messages of all ``pes_per_fpga`` PEs of an FPGA
+    (and a link must never wrap the count: its receiver waits until the counted messages are in).
     """
+    if config.fpgas > 1:
+        return max(config.count_bits, (config.pes_per_fpga * config.edges_per_pe).bit_length())
     return max(config.count_bits, config.edge_len_bits)
 
 

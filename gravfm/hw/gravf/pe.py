@@ -20,6 +20,7 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
+from ..host_read import pe_host_read
 from ..pe.apply import ApplyUnit
 from ..pe.gather import GatherUnit
 from ..pe.pe import LOG_BITS, HostMem, HostReadMem
@@ -236,19 +237,7 @@ class GravfProcessingElement(wiring.Component):
 
         host_vertex = vertex_mem.read_port()
         m.d.comb += host_vertex.addr.eq(self.rd_addr)
-        counter_q = Signal(COUNTER_BITS)
-        with m.Switch(self.rd_addr):
-            for index, name in enumerate(COUNTER_NAMES):
-                with m.Case(index):
-                    m.d.sync += counter_q.eq(counters[name])
-            with m.Default():
-                m.d.sync += counter_q.eq(0)
-        sources = {HostReadMem.VERTEX: host_vertex.data.state.as_value(), HostReadMem.COUNTERS: counter_q,
-                   **log_reads}
-        read = 0
-        for code, value in sources.items():
-            selected = Signal(name=f"rd_select{code}")
-            m.d.sync += selected.eq(self.rd_mem == code)
-            read = read | (value & selected.replicate(len(value)))
-        m.d.comb += self.rd_data.eq(read)
+        pe_host_read(m, rd_mem=self.rd_mem, rd_addr=self.rd_addr, rd_data=self.rd_data,
+                     counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
+                     memories={HostReadMem.VERTEX: host_vertex.data.state.as_value(), **log_reads})
         return m

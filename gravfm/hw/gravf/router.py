@@ -1,7 +1,9 @@
-"""Sender-side router of the GraVF baseline: unicast messages, one barrier copy per destination.
+"""Router of the GraVF baseline: unicast messages, one barrier copy per destination.
 
-A message goes to the PE named by the top ``pe_bits`` of its ``neighbor`` (the destination's
-hardware id) and is counted for that destination. The round's barrier is copied to every
+A message goes to the output that ``route`` gives for the PE named by the bits of its
+``neighbor`` (the destination's hardware id) above the local index, and is counted for that
+output. A PE's router has one output per local PE and one per remote FPGA; the router behind a
+link receiver has one output per local PE. The round's barrier is copied to every
 destination, each copy carrying the number of messages sent there this round (so the
 destination's :class:`~gravfm.hw.network.Endpoint` can tell when the round is complete); the
 counts restart once every copy has been taken. Like :class:`~gravfm.hw.network.Broadcaster`,
@@ -22,22 +24,27 @@ class MessageRouter(wiring.Component):
     ----------
     layout : StructLayout
         ``net_message`` of :class:`~gravfm.hw.gravf.layouts.GravfLayouts`.
-    destinations : int
-        Number of PEs.
+    route : sequence of int or None
+        Output of each global PE index (None: no message is ever addressed to that PE here);
+        the number of outputs is ``max(route) + 1``.
     local_bits : int
-        Low bits of a hardware id (the local index); the bits above select the destination.
+        Low bits of a hardware id (the local index); the bits above are the global PE index.
 
     Ports
     -----
     i : In(stream)
         Messages then the round's barrier (its ``sent_any`` set by the PE, ``count`` ignored).
-    o : Out(array of ``destinations`` streams)
+    o : Out(array of streams, one per output)
     """
 
-    def __init__(self, *, layout, destinations, local_bits):
-        if not isinstance(destinations, int) or destinations < 1:
-            raise TypeError(f"router destinations must be a positive integer, not {destinations!r}")
+    def __init__(self, *, layout, route, local_bits):
+        route = tuple(route)
+        outputs = [d for d in route if d is not None]
+        if not outputs or any(not isinstance(d, int) or d < 0 for d in outputs):
+            raise TypeError(f"router route must map PEs to output indices, not {route!r}")
+        destinations = max(outputs) + 1
         self._layout = layout
+        self._route = route
         self._destinations = destinations
         self._local_bits = local_bits
         super().__init__({
@@ -53,11 +60,16 @@ class MessageRouter(wiring.Component):
         taken = Signal(n)
         accepted = Signal(n)
         item = self.i.payload
-        target = item.neighbor[self._local_bits:]
+        target = Signal(n)   # one-hot output of the message's destination PE
+        with m.Switch(item.neighbor[self._local_bits:]):
+            for pe, d in enumerate(self._route):
+                if d is not None:
+                    with m.Case(pe):
+                        m.d.comb += target[d].eq(1)
         barrier = item.barrier
         for d, out in enumerate(self.o):
             m.d.comb += [
-                out.valid.eq(self.i.valid & Mux(barrier, ~taken[d], target == d)),
+                out.valid.eq(self.i.valid & Mux(barrier, ~taken[d], target[d])),
                 out.payload.eq(item),
                 out.payload.count.eq(counts[d]),
                 accepted[d].eq(out.valid & out.ready),

@@ -7,12 +7,13 @@ the PE's own vertices and lists its complete out-edges, and an edge word (mem 2)
 through :class:`~gravfm.hw.gravf.network.GravfNetwork`.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ...errors import ConfigError
 from ..config import SystemConfig
+from ..host_read import HOST_READ_LATENCY, select_registered
 from ..kernels import build_kernels
 from ..system import HostGeometry
 from .layouts import GravfLayouts
@@ -45,7 +46,8 @@ class GravfSystem(wiring.Component):
             raise TypeError(f"GravfSystem needs a SystemConfig, not {type(config).__name__}")
         self._MustUse__silence = True
         if config.fpgas != 1:
-            raise ConfigError(f"the GraVF baseline is built for one FPGA; fpgas = {config.fpgas}")
+            raise ConfigError(f"GravfSystem is the top of one FPGA; fpgas = {config.fpgas} needs "
+                              f"gravfm.hw.multi.MultiFpgaSystem (build_system picks it)")
         if getattr(config, "arch", "gravf") != "gravf":
             raise ConfigError(f"GravfSystem builds arch 'gravf', the configuration says {config.arch!r}")
         self.config = config
@@ -86,7 +88,7 @@ class GravfSystem(wiring.Component):
         m.submodules.network = network = GravfNetwork(
             layout=layouts.net_message, pes=pes, local_bits=config.local_bits,
             fifo_depth=config.network_fifo_depth)
-        read = 0
+        words = {}
         done = 1
         for g in range(pes):
             pe = GravfProcessingElement(
@@ -107,11 +109,10 @@ class GravfSystem(wiring.Component):
                 pe.rd_mem.eq(self.host_rd_mem),
                 pe.rd_addr.eq(self.host_rd_addr),
             ]
-            rd_selected = Signal(name=f"rd_selected{g}")
-            m.d.sync += rd_selected.eq(self.host_rd_pe == g)
-            read = read | (pe.rd_data & rd_selected.replicate(len(pe.rd_data)))
+            words[g] = pe.rd_data
             if g == 0:
                 m.d.comb += self.superstep.eq(pe.round)
             done = done & network.terminated[g]
+        read = select_registered(m, words, self.host_rd_pe, cycles=HOST_READ_LATENCY, name="rd_selected")
         m.d.comb += [self.done.eq(done), self.host_rd_data.eq(read)]
         return m

@@ -8,8 +8,9 @@ __all__ = ["build_system"]
 
 def build_system(config, *, platform=None, link=None, use_filter=True):
     """The top for ``config``: :class:`gravfm.hw.System` for one FPGA, else a
-    :class:`~gravfm.hw.multi.MultiFpgaSystem` whose links follow ``platform``; with
-    ``config.arch == "gravf"`` the GraVF baseline :class:`gravfm.hw.gravf.GravfSystem`.
+    :class:`~gravfm.hw.multi.MultiFpgaSystem` whose links follow ``platform`` (of either
+    architecture); with ``config.arch == "gravf"`` and one FPGA the GraVF baseline
+    :class:`gravfm.hw.gravf.GravfSystem`.
 
     Parameters
     ----------
@@ -37,11 +38,11 @@ def build_system(config, *, platform=None, link=None, use_filter=True):
         if config.fpgas > platform.network.max_fpgas:
             raise ConfigError(f"platform {platform.name!r} has {platform.network.max_fpgas} FPGAs, "
                               f"{config.fpgas} asked")
-    if getattr(config, "arch", "gravfm") == "gravf":
-        from ..gravf import GravfSystem
-
-        return GravfSystem(config)   # one FPGA only (it raises ConfigError otherwise)
     if config.fpgas == 1:
+        if config.arch == "gravf":
+            from ..gravf import GravfSystem
+
+            return GravfSystem(config)
         return System(config)
     if link is None:
         link = LinkConfig() if platform is None else LinkConfig.from_platform(platform, config.fpgas)

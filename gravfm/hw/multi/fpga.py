@@ -1,15 +1,27 @@
-"""One FPGA of a multi-FPGA system: its PEs, its network, the neighbor filter and link endpoints."""
+"""One FPGA of a multi-FPGA system: its PEs, its network, the neighbor filter and link endpoints.
+
+The architecture (``config.arch``) picks the PE and the on-chip network: GraVF-M's PEs broadcast
+updates (filtered per peer FPGA by the neighbor-filter bitmap); the GraVF baseline's PEs scatter
+themselves and send one message per edge, routed to the FPGA of its destination. Both use the
+same link endpoints (one counted barrier per round and link) and the same links.
+"""
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..host_read import HOST_READ_LATENCY, select_registered
 from ..network import Network
 from ..pe import ProcessingElement
 from ..pe.pe import HostMem
 from .endpoints import LinkReceiver, LinkSender, link_word_layout
 
-__all__ = ["FpgaNode", "peers_of"]
+__all__ = ["FpgaNode", "network_item", "peers_of"]
+
+
+def network_item(config, layouts):
+    """Layout of what the on-chip network and the links carry: updates (GraVF-M) or messages (GraVF)."""
+    return layouts.net_message if config.arch == "gravf" else layouts.net_update
 
 
 def peers_of(fpga, fpgas):
@@ -24,6 +36,7 @@ class FpgaNode(wiring.Component):
     ----------
     config : gravfm.hw.SystemConfig
     layouts : gravfm.hw.layouts.KernelLayouts
+        (:class:`gravfm.hw.gravf.GravfLayouts` for ``config.arch == "gravf"``).
     geometry : gravfm.hw.system.HostGeometry
     fpga : int
     kernels : list of dict
@@ -31,13 +44,15 @@ class FpgaNode(wiring.Component):
     receiver_depth : int
         Depth of each parity FIFO of a link receiver.
     use_filter : bool
-        Send an update only to the peers that host a neighbour of its sender.
+        Send an update only to the peers that host a neighbour of its sender (GraVF-M; the
+        GraVF baseline sends each message to its destination's FPGA only, and has no filter).
 
     Ports
     -----
     host_* , start : In
         The host interface of docs/interfaces.md §5 with global PE indices; this FPGA takes
-        the writes and answers the reads of its own PEs. ``host_wr_mem = 4`` fills the filter.
+        the writes and answers the reads of its own PEs. ``host_wr_mem = 4`` fills the filter
+        (GraVF-M).
     host_rd_data : Out
         Zero unless the read PE is on this FPGA.
     done : Out(1)
@@ -57,7 +72,7 @@ class FpgaNode(wiring.Component):
         self._receiver_depth = receiver_depth
         self._use_filter = use_filter
         links = config.fpgas - 1
-        word = stream.Signature(link_word_layout(layouts.net_update))
+        word = stream.Signature(link_word_layout(network_item(config, layouts)))
         super().__init__({
             "host_wr_en": In(1),
             "host_wr_pe": In(geometry.pe_bits),
@@ -80,21 +95,30 @@ class FpgaNode(wiring.Component):
         config, layouts, geometry = self._config, self._layouts, self._geometry
         p, links = config.pes_per_fpga, config.fpgas - 1
         first = self._fpga * p
-        m.submodules.network = network = Network(
-            layout=layouts.net_update, pes=p, remotes=links,
-            fifo_depth=config.network_fifo_depth, count_bits=config.count_bits)
+        gravf = config.arch == "gravf"
+        item = network_item(config, layouts)
+        if gravf:
+            from ..gravf import GravfNetwork, GravfProcessingElement
 
-        rd_pe_q = Signal(geometry.pe_bits)
-        m.d.sync += rd_pe_q.eq(self.host_rd_pe)
+            network = GravfNetwork(layout=item, pes=p, local_bits=config.local_bits,
+                                   fifo_depth=config.network_fifo_depth, fpga=self._fpga, fpgas=config.fpgas)
+            pe_class, pe_out, pe_in = GravfProcessingElement, "messages_out", "messages_in"
+        else:
+            network = Network(layout=item, pes=p, remotes=links, fifo_depth=config.network_fifo_depth,
+                              count_bits=config.count_bits)
+            pe_class, pe_out, pe_in = ProcessingElement, "updates_out", "updates_in"
+        m.submodules.network = network
+
+        words = {}
         done = 1
         for i in range(p):
             g = first + i
-            pe = ProcessingElement(layouts=layouts, config=config, pe_index=g, kernels=self._kernels[i],
-                                   addr_bits=geometry.addr_bits, wr_data_bits=geometry.wr_data_bits,
-                                   rd_data_bits=geometry.rd_data_bits)
+            pe = pe_class(layouts=layouts, config=config, pe_index=g, kernels=self._kernels[i],
+                          addr_bits=geometry.addr_bits, wr_data_bits=geometry.wr_data_bits,
+                          rd_data_bits=geometry.rd_data_bits)
             m.submodules[f"pe{g}"] = pe
-            wiring.connect(m, pe.updates_out, network.src[i])
-            wiring.connect(m, network.dst[i], pe.updates_in)
+            wiring.connect(m, getattr(pe, pe_out), network.src[i])
+            wiring.connect(m, network.dst[i], getattr(pe, pe_in))
             m.d.comb += [
                 pe.start.eq(self.start),
                 pe.terminated.eq(network.terminated[i]),
@@ -106,23 +130,25 @@ class FpgaNode(wiring.Component):
                 pe.rd_mem.eq(self.host_rd_mem),
                 pe.rd_addr.eq(self.host_rd_addr),
             ]
-            with m.If(rd_pe_q == g):
-                m.d.comb += self.host_rd_data.eq(pe.rd_data)
+            words[g] = pe.rd_data
             if i == 0:
                 m.d.comb += self.superstep.eq(pe.round)
             done = done & network.terminated[i]
         m.d.comb += self.done.eq(done)
+        m.d.comb += self.host_rd_data.eq(
+            select_registered(m, words, self.host_rd_pe, cycles=HOST_READ_LATENCY, name="rd_selected"))
 
-        self._filter(m, network, first)
+        bitmap = None if gravf else self._filter(m, first)
+        self._senders(m, network, first, item, bitmap)
         for k in range(links):
-            receiver = LinkReceiver(layout=layouts.net_update, depth=self._receiver_depth)
+            receiver = LinkReceiver(layout=item, depth=self._receiver_depth)
             m.submodules[f"link_receiver{k}"] = receiver
             wiring.connect(m, wiring.flipped(self.link_in[k]), receiver.i)
             wiring.connect(m, receiver.o, network.remote_in[k])
         return m
 
-    def _filter(self, m, network, first):
-        """Filter memory (written by the host, mem 4) and one sender per outgoing link."""
+    def _filter(self, m, first):
+        """Filter memory (written by the host, mem 4)."""
         config = self._config
         p, local_bits = config.pes_per_fpga, config.local_bits
         m.submodules.filter = bitmap = memory.Memory(
@@ -136,12 +162,18 @@ class FpgaNode(wiring.Component):
             write.addr.eq((local_pe << local_bits) | self.host_wr_addr[:local_bits]),
             write.data.eq(self.host_wr_data),
         ]
+        return bitmap
+
+    def _senders(self, m, network, first, item, bitmap):
+        """One sender per outgoing link (filtered through ``bitmap`` unless it is None)."""
+        config = self._config
         for k, peer in enumerate(peers_of(self._fpga, config.fpgas)):
-            sender = LinkSender(layout=self._layouts.net_update, local_pes=p, first_pe=first,
-                                local_bits=local_bits, peer=peer, fpgas=config.fpgas,
-                                use_filter=self._use_filter)
+            sender = LinkSender(layout=item, local_pes=config.pes_per_fpga, first_pe=first,
+                                local_bits=config.local_bits, peer=peer, fpgas=config.fpgas,
+                                use_filter=self._use_filter and bitmap is not None)
             m.submodules[f"link_sender{k}"] = sender
-            read = bitmap.read_port(domain="comb")
-            m.d.comb += [read.addr.eq(sender.filter_addr), sender.filter_word.eq(read.data)]
+            if bitmap is not None:
+                read = bitmap.read_port(domain="comb")
+                m.d.comb += [read.addr.eq(sender.filter_addr), sender.filter_word.eq(read.data)]
             wiring.connect(m, network.remote_out[k], sender.i)
             wiring.connect(m, sender.o, wiring.flipped(self.link_out[k]))

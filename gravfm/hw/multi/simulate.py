@@ -26,16 +26,16 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
         Capacities (default: just enough for the graph).
     max_cycles : int
     **config_options
-        Further :class:`~gravfm.hw.SystemConfig` fields.
+        Further :class:`~gravfm.hw.SystemConfig` fields (``arch="gravf"``: the GraVF baseline).
 
     Returns
     -------
     gravfm.sim.amaranth_backend.RunResult
-        With ``sim.counters`` extended by ``link_items`` / ``link_bits`` /
-        ``link_bound_cycles``: arrays of shape (fpgas, fpgas - 1), row = sending FPGA,
-        column ``k`` = link to ``peers_of(row)[k]``.
+        With ``sim.counters`` extended by ``link_<name>`` for every name of
+        :data:`~gravfm.hw.multi.LINK_COUNTER_NAMES` (and ``link_words``): arrays of shape
+        (fpgas, fpgas - 1), row = sending FPGA, column ``k`` = link to ``peers_of(row)[k]``.
     """
-    from ...partition import gravfm_edge_stores, partition
+    from ...partition import edge_stores, partition
     from ...sim.amaranth_backend import RunResult
     from ...sim.loader import build_load
     from ..config import SystemConfig
@@ -49,7 +49,7 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
     if local_bits is None:
         local_bits = parts.min_local_bits
     if edges_per_pe is None:
-        stores = gravfm_edge_stores(prepared, parts, local_bits)
+        stores = edge_stores(prepared, parts, local_bits, layout=config_options.get("arch", "gravfm"))
         edges_per_pe = max(1, int(stores.edges_per_pe.max()))
     reference = algorithm.reference(prepared, params)
     config_options.setdefault("max_rounds", max(4, getattr(reference, "supersteps", 4)))
@@ -73,15 +73,15 @@ def link_counter_reads(config):
     """Host reads ``{name: [(pe, mem, addr), ...]}`` of every link counter, FPGA by FPGA, link by link."""
     from .system import LINK_COUNTER_NAMES, LINK_COUNTERS_MEM
 
-    n, p = config.fpgas, config.pes_per_fpga
-    return {f"link_{name}": [(a * p, LINK_COUNTERS_MEM, 3 * k + c) for a in range(n) for k in range(n - 1)]
+    n, p, stride = config.fpgas, config.pes_per_fpga, len(LINK_COUNTER_NAMES)
+    return {f"link_{name}": [(a * p, LINK_COUNTERS_MEM, stride * k + c) for a in range(n) for k in range(n - 1)]
             for c, name in enumerate(LINK_COUNTER_NAMES)}
 
 
 def simulate_with_links(system, plan, *, max_cycles):
     """:func:`gravfm.sim.amaranth_backend.simulate`, plus the link counters in ``counters``
-    (``link_items``, ``link_bits``, ``link_bound_cycles`` and ``link_words`` = bits packed into
-    ``word_bits``-wide words: shape (fpgas, fpgas - 1))."""
+    (``link_items``, ``link_bits``, ... and ``link_words`` = bits packed into ``word_bits``-wide
+    words: shape (fpgas, fpgas - 1))."""
     from ...sim import amaranth_backend
 
     n = system.config.fpgas

@@ -4,8 +4,15 @@ The ports are those of :class:`gravfm.hw.System` (docs/interfaces.md §5): the g
 selects a PE on any FPGA, so both simulator back-ends drive a multi-FPGA system unchanged.
 ``host_wr_mem = 4`` loads the neighbor filter (bit ``f`` of the word of a vertex: FPGA ``f``
 hosts one of its out-neighbours). Link counters are read with ``host_rd_mem = 4``, ``host_rd_pe``
-= any PE of the sending FPGA, address ``3 * k + c`` for its ``k``-th outgoing link (to
-``peers_of(fpga)[k]``) and ``c`` = 0 items, 1 bits carried, 2 cycles link-bound.
+= any PE of the sending FPGA, address ``6 * k + c`` for its ``k``-th outgoing link (to
+``peers_of(fpga)[k]``) and ``c`` indexing :data:`LINK_COUNTER_NAMES`: 0 items into the link,
+1 bits carried, 2 cycles link-bound, 3 items out of the link (delivered to the receiving FPGA),
+4 barriers into the link, 5 barriers out of it. The last three tell a stalled run which link
+holds what (``gravfm.run`` names the stuck link).
+
+With ``config.arch == "gravf"`` the FPGAs are GraVF-baseline FPGAs: a link carries one message
+per edge whose destination lives on the peer (``m_message`` bits: destination id, sender id,
+message), no neighbor filter.
 """
 
 from amaranth.hdl import Module, Signal
@@ -14,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...errors import ConfigError
 from ..config import SystemConfig
+from ..host_read import HOST_READ_LATENCY, delayed
 from ..kernels import build_kernels
 from ..layouts import KernelLayouts
 from ..system import HostGeometry
@@ -23,8 +31,8 @@ from .link_config import LinkConfig
 
 __all__ = ["MultiFpgaSystem", "LINK_COUNTER_NAMES", "LINK_COUNTERS_MEM"]
 
-#: Counters of each outgoing link, address ``3 * k + index``.
-LINK_COUNTER_NAMES = ("items", "bits", "bound_cycles")
+#: Counters of each outgoing link, address ``len(LINK_COUNTER_NAMES) * k + index``.
+LINK_COUNTER_NAMES = ("items", "bits", "bound_cycles", "delivered", "barriers_sent", "barriers_delivered")
 LINK_COUNTERS_MEM = 4
 
 
@@ -61,9 +69,17 @@ class MultiFpgaSystem(wiring.Component):
         self.config = config
         self.link_config = link
         self.use_filter = use_filter
-        self.layouts = KernelLayouts(config.algorithm, config)
+        if config.arch == "gravf":
+            from ..gravf import GravfLayouts
+
+            self.layouts = GravfLayouts(config.algorithm, config)
+        else:
+            self.layouts = KernelLayouts(config.algorithm, config)
         self.geometry = geometry = HostGeometry(config, self.layouts)
-        if config.fpgas > geometry.wr_data_bits:
+        # The link counters must be addressable.
+        geometry.addr_bits = max(geometry.addr_bits,
+                                 (len(LINK_COUNTER_NAMES) * max(config.fpgas - 1, 1) - 1).bit_length())
+        if config.arch == "gravfm" and config.fpgas > geometry.wr_data_bits:
             raise ConfigError(f"{config.fpgas} FPGAs: the filter word does not fit the "
                               f"{geometry.wr_data_bits}-bit host data")
         self._kernels = [build_kernels(config.algorithm, self.layouts) for _ in range(config.total_pes)]
@@ -86,7 +102,10 @@ class MultiFpgaSystem(wiring.Component):
 
     @property
     def item_bits(self):
-        """Bits one update costs on a link: sender id + update payload (the model's m_update)."""
+        """Bits one item costs on a link: GraVF-M sender id + update payload (the model's
+        m_update); GraVF destination id + sender id + message payload (the model's m_message)."""
+        if self.config.arch == "gravf":
+            return 2 * self.config.vertexid_bits + self.layouts.message.size
         return self.config.vertexid_bits + self.layouts.update.size
 
     @property
@@ -105,6 +124,7 @@ class MultiFpgaSystem(wiring.Component):
         config, n, p = self.config, self.config.fpgas, self.config.pes_per_fpga
         depth = max(self.link_config.reorder_window + 1, config.network_fifo_depth)
         nodes = []
+        self._link_ends = {}
         for f in range(n):
             node = FpgaNode(config=config, layouts=self.layouts, geometry=self.geometry, fpga=f,
                             kernels=self._kernels[f * p:(f + 1) * p], receiver_depth=depth,
@@ -123,12 +143,10 @@ class MultiFpgaSystem(wiring.Component):
                 self.links[a, b] = link
                 wiring.connect(m, nodes[a].link_out[k], link.i)
                 wiring.connect(m, link.o, nodes[b].link_in[peers_of(b, n).index(a)])
+                self._count_link_ends(m, a, b, link)
 
-        rd_pe_q = Signal.like(self.host_rd_pe)
-        rd_mem_q = Signal.like(self.host_rd_mem)
-        rd_addr_q = Signal.like(self.host_rd_addr)
-        m.d.sync += [rd_pe_q.eq(self.host_rd_pe), rd_mem_q.eq(self.host_rd_mem),
-                     rd_addr_q.eq(self.host_rd_addr)]
+        rd_pe_q, rd_mem_q, rd_addr_q = (delayed(m, getattr(self, f"host_rd_{name}"), HOST_READ_LATENCY,
+                                                name=f"rd_{name}") for name in ("pe", "mem", "addr"))
         with m.If(rd_mem_q == LINK_COUNTERS_MEM):
             self._read_link_counters(m, rd_pe_q, rd_addr_q)
         with m.Else():
@@ -142,12 +160,28 @@ class MultiFpgaSystem(wiring.Component):
         m.d.comb += [self.done.eq(done), self.superstep.eq(nodes[0].superstep)]
         return m
 
+    def _count_link_ends(self, m, a, b, link):
+        """Items leaving link ``a -> b``, barriers entering and leaving it (for the diagnosis)."""
+        ends = {"delivered": (link.o, False), "barriers_sent": (link.i, True),
+                "barriers_delivered": (link.o, True)}
+        counters = {}
+        for name, (port, barriers_only) in ends.items():
+            counters[name] = counter = Signal(64, name=f"link{a}_{b}_{name}")
+            fired = port.valid & port.ready
+            if barriers_only:
+                fired = fired & port.payload.item.barrier
+            with m.If(fired):
+                m.d.sync += counter.eq(counter + 1)
+        self._link_ends[a, b] = counters
+
     def _read_link_counters(self, m, rd_pe, rd_addr):
         n, p = self.config.fpgas, self.config.pes_per_fpga
+        stride = len(LINK_COUNTER_NAMES)
         for (a, b), link in self.links.items():
             k = peers_of(a, n).index(b)
             in_fpga = (rd_pe >= a * p) & (rd_pe < (a + 1) * p)
-            values = (link.items, link.items * self.item_bits, link.link_bound)
-            for c, value in enumerate(values):
-                with m.If(in_fpga & (rd_addr == 3 * k + c)):
-                    m.d.comb += self.host_rd_data.eq(value)
+            values = {"items": link.items, "bits": link.items * self.item_bits, "bound_cycles": link.link_bound,
+                      **self._link_ends[a, b]}
+            for c, name in enumerate(LINK_COUNTER_NAMES):
+                with m.If(in_fpga & (rd_addr == stride * k + c)):
+                    m.d.comb += self.host_rd_data.eq(values[name])

@@ -21,7 +21,7 @@ from .broadcast import Broadcaster
 from .endpoint import Endpoint
 from .merge import RoundMerger
 
-__all__ = ["Network"]
+__all__ = ["Network", "build_crossbar"]
 
 
 class Network(wiring.Component):
@@ -72,36 +72,52 @@ class Network(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         pes, remotes = self._pes, self._remotes
-        sources = list(self.src) + (list(self.remote_in) if remotes else [])
-        endpoints = []
-        for d in range(pes):
-            endpoint = Endpoint(layout=self._layout, sources=len(sources), count_bits=self._count_bits)
-            m.submodules[f"endpoint{d}"] = endpoint
-            wiring.connect(m, endpoint.o, wiring.flipped(self.dst[d]))
-            m.d.comb += [self.terminated[d].eq(endpoint.terminated), self.waiting[d].eq(endpoint.waiting)]
-            endpoints.append(endpoint)
-        mergers = []
-        for k in range(remotes):
-            merger = RoundMerger(layout=self._layout, sources=pes)
-            m.submodules[f"link_merge{k}"] = merger
-            wiring.connect(m, merger.o, wiring.flipped(self.remote_out[k]))
-            mergers.append(merger)
-        for s, source in enumerate(sources):
-            local = s < pes
+
+        def broadcaster(s, local):
             # A remote source is only delivered to local PEs; a local one also to every link.
-            outputs = pes + (remotes if local else 0)
-            broadcaster = Broadcaster(shape=self._layout, count=outputs)
-            m.submodules[f"broadcast{s}"] = broadcaster
-            wiring.connect(m, wiring.flipped(source), broadcaster.i)
-            for d in range(pes):
-                buffer = StreamFIFO(shape=self._layout, depth=self._fifo_depth)
-                m.submodules[f"fifo{s}_{d}"] = buffer
-                wiring.connect(m, broadcaster.o[d], buffer.i)
-                wiring.connect(m, buffer.o, endpoints[d].i[s])
-            if local:
-                for k in range(remotes):
-                    buffer = StreamFIFO(shape=self._layout, depth=self._fifo_depth)
-                    m.submodules[f"link_fifo{s}_{k}"] = buffer
-                    wiring.connect(m, broadcaster.o[pes + k], buffer.i)
-                    wiring.connect(m, buffer.o, mergers[k].i[s])
+            return f"broadcast{s}", Broadcaster(shape=self._layout, count=pes + (remotes if local else 0))
+
+        build_crossbar(m, self, layout=self._layout, pes=pes, remotes=remotes, fifo_depth=self._fifo_depth,
+                       count_bits=self._count_bits, distributor=broadcaster)
         return m
+
+
+def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, distributor):
+    """Elaborate a network component ``net`` (ports as :class:`Network`) into ``m``.
+
+    Every source (local PEs, then remote link inputs) feeds a distributor
+    ``distributor(s, local) -> (name, component)`` whose outputs ``0..pes-1`` go through a FIFO
+    to the local endpoints and, for a local source, outputs ``pes + k`` through a FIFO to the
+    :class:`RoundMerger` of link ``k``. Shared by GraVF-M (broadcast) and the GraVF baseline
+    (unicast router).
+    """
+    sources = list(net.src) + (list(net.remote_in) if remotes else [])
+    endpoints = []
+    for d in range(pes):
+        endpoint = Endpoint(layout=layout, sources=len(sources), count_bits=count_bits)
+        m.submodules[f"endpoint{d}"] = endpoint
+        wiring.connect(m, endpoint.o, wiring.flipped(net.dst[d]))
+        m.d.comb += [net.terminated[d].eq(endpoint.terminated), net.waiting[d].eq(endpoint.waiting)]
+        endpoints.append(endpoint)
+    mergers = []
+    for k in range(remotes):
+        merger = RoundMerger(layout=layout, sources=pes)
+        m.submodules[f"link_merge{k}"] = merger
+        wiring.connect(m, merger.o, wiring.flipped(net.remote_out[k]))
+        mergers.append(merger)
+    for s, source in enumerate(sources):
+        local = s < pes
+        name, spreader = distributor(s, local)
+        m.submodules[name] = spreader
+        wiring.connect(m, wiring.flipped(source), spreader.i)
+        for d in range(pes):
+            buffer = StreamFIFO(shape=layout, depth=fifo_depth)
+            m.submodules[f"fifo{s}_{d}"] = buffer
+            wiring.connect(m, spreader.o[d], buffer.i)
+            wiring.connect(m, buffer.o, endpoints[d].i[s])
+        if local:
+            for k in range(remotes):
+                buffer = StreamFIFO(shape=layout, depth=fifo_depth)
+                m.submodules[f"link_fifo{s}_{k}"] = buffer
+                wiring.connect(m, spreader.o[pes + k], buffer.i)
+                wiring.connect(m, buffer.o, mergers[k].i[s])

@@ -113,15 +113,35 @@ class ApplyUnit(wiring.Component):
         with m.Else():
             m.d.comb += [g_valid.eq(busy & ~barrier_issued & (self.touched.valid | ~self.touched_pending)),
                          g_barrier.eq(~self.touched_pending), g_address.eq(self.touched.payload)]
+        # Address register: the generator's address mux (pass counter or touched list) ends at
+        # a flip-flop instead of running on into the vertex memory's read port (one more cycle
+        # of pipeline fill per pass).
+        q_valid = Signal()
+        q_address = Signal(local_bits)
+        q_barrier = Signal()
         s_valid = Signal()
         s_index = Signal(local_bits)
         s_barrier = Signal()
-        s_advance = ~s_valid | kernel.i.ready
-        g_fire = g_valid & s_advance
-        m.d.comb += [self.rd.addr.eq(g_address), self.rd.en.eq(s_advance),
+        # Read-data register: the vertex memory's output ends at a flip-flop instead of running
+        # through the apply kernel into the write port and the update queue (one more cycle of
+        # pipeline fill per pass).
+        r_valid = Signal()
+        r_index = Signal(local_bits)
+        r_barrier = Signal()
+        r_state = Signal(layouts.vertex, reset_less=True)
+        r_advance = ~r_valid | kernel.i.ready
+        s_advance = ~s_valid | r_advance
+        q_advance = ~q_valid | s_advance
+        g_fire = g_valid & q_advance
+        m.d.comb += [self.rd.addr.eq(q_address), self.rd.en.eq(s_advance),
                      self.touched.ready.eq(g_fire & ~full_pass & ~g_barrier)]
+        with m.If(q_advance):
+            m.d.sync += [q_valid.eq(g_valid), q_address.eq(g_address), q_barrier.eq(g_barrier)]
         with m.If(s_advance):
-            m.d.sync += [s_valid.eq(g_valid), s_index.eq(g_address), s_barrier.eq(g_barrier)]
+            m.d.sync += [s_valid.eq(q_valid), s_index.eq(q_address), s_barrier.eq(q_barrier)]
+        with m.If(r_advance):
+            m.d.sync += [r_valid.eq(s_valid), r_index.eq(s_index), r_barrier.eq(s_barrier),
+                         r_state.eq(self.rd.data.state)]
         with m.If(g_fire):
             with m.If(g_barrier):
                 m.d.sync += barrier_issued.eq(1)
@@ -129,11 +149,11 @@ class ApplyUnit(wiring.Component):
                 m.d.sync += index.eq(index + 1)
         k = kernel.i.payload
         m.d.comb += [
-            kernel.i.valid.eq(s_valid),
-            k.nodeid.eq(Cat(s_index, Const(self._pe_index, config.pe_bits))),
-            k.state.eq(self.rd.data.state),
+            kernel.i.valid.eq(r_valid),
+            k.nodeid.eq(Cat(r_index, Const(self._pe_index, config.pe_bits))),
+            k.state.eq(r_state),
             k.round.eq(rnd),
-            k.barrier.eq(s_barrier),
+            k.barrier.eq(r_barrier),
         ]
 
         # Write-back: always possible; the barrier's echo carries no state.

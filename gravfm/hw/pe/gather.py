@@ -27,15 +27,15 @@ __all__ = ["GatherUnit", "hazard_slots_for"]
 def hazard_slots_for(configured, kernel):
     """Hazard CAM size for a gather ``kernel``: ``configured``, raised to cover its latency.
 
-    A vertex is in flight from its state read (one cycle) through the kernel's ``latency``
-    cycles (an optional class attribute, 0 for a combinational kernel) and the write-back
-    register (one cycle) until it is written; with
-    fewer slots than ``latency + 2`` even messages to distinct vertices stall on a full CAM.
+    A vertex is in flight from its state read (one cycle), through the read-data register (one
+    cycle) and the kernel's ``latency`` cycles (an optional class attribute, 0 for a
+    combinational kernel) and the write-back register (one cycle) until it is written; with
+    fewer slots than ``latency + 3`` even messages to distinct vertices stall on a full CAM.
     """
     latency = getattr(kernel, "latency", 0)
     if not isinstance(latency, int) or isinstance(latency, bool) or latency < 0:
         raise TypeError(f"gather kernel latency must be a non-negative integer, not {latency!r}")
-    return max(configured, latency + 2)
+    return max(configured, latency + 3)
 
 
 class GatherUnit(wiring.Component):
@@ -112,7 +112,15 @@ class GatherUnit(wiring.Component):
         # Read stage: the message whose state is being read (data arrives one cycle later).
         s_valid = Signal()
         s_item = Signal(layouts.scatter_out)
-        s_advance = ~s_valid | kernel.i.ready
+        # Read-data register: the vertex memory's output (block RAM clock-to-out, or a LUT-RAM
+        # mux tree) ends at a flip-flop instead of running on through the gather kernel into the
+        # write-back register (the PE's critical path). It adds one cycle to a vertex's time in
+        # flight (hazard_slots_for) and one cycle of pipeline fill per superstep.
+        r_valid = Signal()
+        r_item = Signal(layouts.scatter_out)
+        r_data = Signal(layouts.vertex_word, reset_less=True)
+        r_advance = ~r_valid | kernel.i.ready
+        s_advance = ~s_valid | r_advance
         candidate = ~paused & self.messages.valid & ~message.barrier
         head_conflict = hazard.hazard | (parked_valid & (parked_address == address))
         from_parked = ~paused & parked_valid & ~hazard.hazard2 & ~hazard.full & s_advance
@@ -139,6 +147,8 @@ class GatherUnit(wiring.Component):
         ]
         with m.If(s_advance):
             m.d.sync += [s_valid.eq(issue), s_item.eq(chosen)]
+        with m.If(r_advance):
+            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_data.eq(self.rd.data)]
         with m.If(park):
             m.d.sync += [parked_valid.eq(1), parked.eq(message)]
         with m.Elif(from_parked):
@@ -160,15 +170,15 @@ class GatherUnit(wiring.Component):
         changed = wb.state.as_value() != before.state.as_value()
         k = kernel.i.payload
         m.d.comb += [
-            kernel.i.valid.eq(s_valid),
+            kernel.i.valid.eq(r_valid),
             k.level.eq(level),
-            k.nodeid.eq(s_item.neighbor),
-            k.sender.eq(s_item.sender),
-            k.message.eq(s_item.message),
-            k.state.eq(self.rd.data.state),
-            hazard.store.eq(s_valid & kernel.i.ready),
-            hazard.store_addr.eq(s_item.neighbor[:local_bits]),
-            hazard.store_data.eq(self.rd.data),
+            k.nodeid.eq(r_item.neighbor),
+            k.sender.eq(r_item.sender),
+            k.message.eq(r_item.message),
+            k.state.eq(r_data.state),
+            hazard.store.eq(r_valid & kernel.i.ready),
+            hazard.store_addr.eq(r_item.neighbor[:local_bits]),
+            hazard.store_data.eq(r_data),
             # The write-back never stalls: a vertex memory write is always possible.
             kernel.o.ready.eq(1),
             self.wr.en.eq(wb_valid),

@@ -22,8 +22,9 @@ class HazardUnit(wiring.Component):
     addr_bits : int
         Width of a (local) vertex address.
     slots : int
-        Capacity; the gather stage holds a vertex for its kernel latency L plus two cycles (read,
-        write-back), so ``slots >= L + 2`` sustains one message per cycle.
+        Capacity; the gather stage holds a vertex for its kernel latency L plus three cycles
+        (read, read-data register, write-back), so ``slots >= L + 3`` sustains one message per
+        cycle.
     payload : ShapeLike or None
         Data kept per entry (see ``store``).
     remove_latency : 0 or 1
@@ -50,7 +51,8 @@ class HazardUnit(wiring.Component):
         Attach ``store_data`` to the in-flight entry of ``store_addr`` (when ``payload`` is given).
     remove_data : Out(payload)
         Data attached to the entry of ``remove_addr`` (``store_data`` itself when stored in the
-        same cycle, for a kernel without latency; not with ``remove_latency=1``).
+        same cycle, for a kernel without latency); with ``remove_latency=1`` a register, valid
+        in the cycle after the announcement.
     """
 
     def __init__(self, *, addr_bits, slots, payload=None, remove_latency=0):
@@ -81,8 +83,10 @@ class HazardUnit(wiring.Component):
         addr = [Signal(width, name=f"addr{k}") for k in range(self._slots)]
         freeing = [Signal(name=f"freeing{k}") for k in range(self._slots)]
         free = []
+        announced = []
         for k in range(self._slots):
             match = self.remove & valid[k] & (addr[k] == self.remove_addr)
+            announced.append(match)
             if self._remove_latency:
                 # Compare a cycle ahead so that the write-back stage sees one flip-flop per slot
                 # (the address compare and data mux were the PE's critical path).
@@ -113,13 +117,19 @@ class HazardUnit(wiring.Component):
                 with m.If(self.store & valid[k] & (addr[k] == self.store_addr)):
                     m.d.sync += data[k].eq(self.store_data)
             # A store and the removal of the same entry in one cycle: a kernel without latency.
-            bypass = self.store & (self.store_addr == self.remove_addr) if not self._remove_latency else 0
+            bypass = self.store & (self.store_addr == self.remove_addr)
+            if self._remove_latency:
+                # Pick the entry's data when the removal is announced and register it, so the
+                # write-back stage compares against a flip-flop, not a slot mux.
+                domain, chosen_by = m.d.sync, announced
+            else:
+                domain, chosen_by = m.d.comb, freeing
             with m.If(bypass):
-                m.d.comb += self.remove_data.eq(self.store_data)
+                domain += self.remove_data.eq(self.store_data)
             with m.Else():
                 for k in range(self._slots):
-                    with m.If(freeing[k]):
-                        m.d.comb += self.remove_data.eq(data[k])
+                    with m.If(chosen_by[k]):
+                        domain += self.remove_data.eq(data[k])
         return m
 
 

@@ -19,6 +19,7 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
+from ..host_read import pe_host_read
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
@@ -77,7 +78,8 @@ class ProcessingElement(wiring.Component):
     wr_en, wr_mem, wr_addr, wr_data : In
         Host write (already selected for this PE).
     rd_mem, rd_addr : In; rd_data : Out
-        Host read, data one cycle after the address.
+        Host read; ``rd_data`` is a register holding the word ``HOST_READ_LATENCY`` cycles
+        after the address.
     round : Out(round_bits)
         Round of the apply pass (current or next).
     """
@@ -104,6 +106,18 @@ class ProcessingElement(wiring.Component):
         local_bits = config.local_bits
         vertex_bits = layouts.vertex.size
 
+        # Host writes and start are registered on entry: from the top they fan out to every PE's
+        # memory write enables, one long path otherwise. A write lands a cycle later and start
+        # is delayed alike, so it still follows the last write.
+        host_write = {}
+        for code in range(HostMem.APPLY_LIST + 1):
+            host_write[code] = Signal(name=f"host_write{code}")
+            m.d.sync += host_write[code].eq(self.wr_en & (self.wr_mem == code))
+        wr_addr = Signal.like(self.wr_addr, reset_less=True)
+        wr_data = Signal.like(self.wr_data, reset_less=True)
+        start = Signal()
+        m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data), start.eq(self.start)]
+
         m.submodules.scatter = scatter = ScatterUnit(
             layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["scatter"])
         m.submodules.message_fifo = message_fifo = StreamFIFO(
@@ -118,16 +132,19 @@ class ProcessingElement(wiring.Component):
             # Room for every local vertex: gather reports each vertex at most once per round,
             # and apply drains the list before gather runs again. (+1: a buffered FIFO briefly
             # refuses a write while an item moves into its output register.)
-            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe + 1)
+            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe + 1,
+                                                        output_register=True)
             # Before start the host may fill the list with the vertices round 0 must visit.
-            host_list = self.wr_en & (self.wr_mem == HostMem.APPLY_LIST)
+            host_list = host_write[HostMem.APPLY_LIST]
             m.d.comb += [
                 touched.i.valid.eq(gather.touch.valid | host_list),
-                touched.i.payload.eq(Mux(host_list, self.wr_data[:local_bits], gather.touch.payload)),
+                touched.i.payload.eq(Mux(host_list, wr_data[:local_bits], gather.touch.payload)),
                 gather.touch.ready.eq(touched.i.ready),
             ]
-            # A registered stage behind the FIFO's block RAM: its read data would otherwise run
-            # through apply's address mux into the vertex memory (the PE's critical path).
+            # Registered stages behind the FIFO's block RAM: its read data would otherwise run
+            # through apply's address mux into the vertex memory (the PE's critical path). The
+            # FIFO's output register takes the block RAM's late output straight into flip-flops;
+            # the skid buffer then cuts the ready path.
             m.submodules.touched_out = touched_out = SkidBuffer(shape=local_bits)
             wiring.connect(m, touched.o, touched_out.i)
             wiring.connect(m, touched_out.o, apply.touched)
@@ -141,30 +158,44 @@ class ProcessingElement(wiring.Component):
             m.d.comb += apply.touched_pending.eq(pending != 0)
         else:
             m.d.comb += gather.touch.ready.eq(1)
+        # Output register: the queue is block RAM and its output fans out to every destination's
+        # network FIFO across the chip.
         m.submodules.update_queue = update_queue = StreamFIFO(
-            shape=layouts.net_update, depth=config.update_queue_depth)
+            shape=layouts.net_update, depth=config.update_queue_depth, output_register=True)
 
-        wiring.connect(m, wiring.flipped(self.updates_in), scatter.updates)
+        # A registered stage between the network endpoint and scatter: the endpoint's arbiter
+        # (grant, payload mux, per-source ready) and scatter's accept logic would otherwise form
+        # one combinational path across the chip (one cycle more per superstep).
+        m.submodules.updates_in_buffer = updates_in_buffer = SkidBuffer(shape=layouts.net_update)
+        wiring.connect(m, wiring.flipped(self.updates_in), updates_in_buffer.i)
+        wiring.connect(m, updates_in_buffer.o, scatter.updates)
         wiring.connect(m, scatter.messages, message_fifo.i)
-        wiring.connect(m, message_fifo.o, gather.messages)
-        wiring.connect(m, apply.updates, update_queue.i)
+        # A registered stage between the message FIFO and gather: gather's hazard checks decide
+        # its ``ready``, which would otherwise run on into the FIFO's pointers and level.
+        m.submodules.messages_buffer = messages_buffer = SkidBuffer(shape=layouts.scatter_out)
+        wiring.connect(m, message_fifo.o, messages_buffer.i)
+        wiring.connect(m, messages_buffer.o, gather.messages)
+        # A registered stage in front of the queue: its ``ready`` (from the queue's level) would
+        # otherwise run back through the apply kernel into apply's pass control and gather.
+        m.submodules.updates_out_buffer = updates_out_buffer = SkidBuffer(shape=layouts.net_update)
+        wiring.connect(m, apply.updates, updates_out_buffer.i)
+        wiring.connect(m, updates_out_buffer.o, update_queue.i)
         wiring.connect(m, update_queue.o, wiring.flipped(self.updates_out))
 
         # Host writes.
-        host_write = {code: self.wr_en & (self.wr_mem == code) for code in range(5)}
         num_local = Signal(local_bits + 1)
         sparse_round0 = Signal()
-        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 0)):
-            m.d.sync += num_local.eq(self.wr_data)
-        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 1)):
-            m.d.sync += sparse_round0.eq(self.wr_data[0])
+        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == 0)):
+            m.d.sync += num_local.eq(wr_data)
+        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == 1)):
+            m.d.sync += sparse_round0.eq(wr_data[0])
         m.d.comb += [
             scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
-            scatter.index_wr.addr.eq(self.wr_addr),
-            scatter.index_wr.data.eq(self.wr_data),
+            scatter.index_wr.addr.eq(wr_addr),
+            scatter.index_wr.data.eq(wr_data),
             scatter.edge_wr.en.eq(host_write[HostMem.EDGES]),
-            scatter.edge_wr.addr.eq(self.wr_addr),
-            scatter.edge_wr.data.eq(self.wr_data),
+            scatter.edge_wr.addr.eq(wr_addr),
+            scatter.edge_wr.data.eq(wr_data),
         ]
 
         # Vertex memory.
@@ -175,8 +206,8 @@ class ProcessingElement(wiring.Component):
             rd = vertex_mem.read_port(transparent_for=(vertex_wr,))
             m.d.comb += [rd.addr.eq(unit.rd.addr), rd.en.eq(unit.rd.en), unit.rd.data.eq(rd.data)]
         with m.If(host_write[HostMem.VERTEX]):
-            m.d.comb += [vertex_wr.en.eq(1), vertex_wr.addr.eq(self.wr_addr),
-                         vertex_wr.data.state.eq(self.wr_data[:vertex_bits])]
+            m.d.comb += [vertex_wr.en.eq(1), vertex_wr.addr.eq(wr_addr),
+                         vertex_wr.data.state.eq(wr_data[:vertex_bits])]
         with m.Elif(apply.busy):
             m.d.comb += [vertex_wr.en.eq(apply.wr.en), vertex_wr.addr.eq(apply.wr.addr),
                          vertex_wr.data.eq(apply.wr.data)]
@@ -188,17 +219,18 @@ class ProcessingElement(wiring.Component):
         m.d.comb += [
             apply.num_local.eq(num_local),
             apply.sparse_round0.eq(sparse_round0),
-            apply.start.eq(self.start | gather.apply_start),
+            apply.start.eq(start | gather.apply_start),
             gather.apply_done.eq(apply.done),
             self.round.eq(apply.round),
         ]
 
         # Counters.
         started = Signal()
-        with m.If(self.start):
+        with m.If(start):
             m.d.sync += started.eq(1)
         running = started & ~self.terminated
-        busy = scatter.active | gather.active | apply.busy | message_fifo.o.valid
+        busy = (updates_in_buffer.o.valid | scatter.active | message_fifo.o.valid
+                | messages_buffer.o.valid | gather.active | apply.busy)
         events = {
             "cycles": 1,
             "busy": busy,
@@ -213,7 +245,16 @@ class ProcessingElement(wiring.Component):
         counters = {}
         for name in COUNTER_NAMES:
             counters[name] = counter = Signal(COUNTER_BITS, name=f"count_{name}")
-            with m.If(running & events[name]):
+            count = running & events[name]
+            if name != "cycles":
+                # Registered strobe: the event logic (e.g. scatter's address generator) would
+                # otherwise drive the enable of 64 flip-flops. The counter lags its event by a
+                # cycle, which the host never sees (it reads after done). The cycle counter is
+                # not delayed: the round log records it at the end of each apply pass.
+                strobe = Signal(name=f"event_{name}")
+                m.d.sync += strobe.eq(count)
+                count = strobe
+            with m.If(count):
                 m.d.sync += counter.eq(counter + 1)
 
         # Per-round log.
@@ -236,24 +277,10 @@ class ProcessingElement(wiring.Component):
             m.d.comb += rd.addr.eq(self.rd_addr)
             log_reads[code] = rd.data
 
-        # Host reads: everything answers one cycle after the address. The sources are ANDed
-        # with registered one-hot selects and ORed, so the block-RAM outputs of the logs (slow
-        # clock-to-out) pass two LUT levels, not a mux tree decoding rd_mem.
+        # Host reads (registered, HOST_READ_LATENCY cycles; see gravfm.hw.host_read).
         host_vertex = vertex_mem.read_port()
         m.d.comb += host_vertex.addr.eq(self.rd_addr)
-        counter_q = Signal(COUNTER_BITS)
-        with m.Switch(self.rd_addr):
-            for index, name in enumerate(COUNTER_NAMES):
-                with m.Case(index):
-                    m.d.sync += counter_q.eq(counters[name])
-            with m.Default():
-                m.d.sync += counter_q.eq(0)
-        sources = {HostReadMem.VERTEX: host_vertex.data.state.as_value(), HostReadMem.COUNTERS: counter_q,
-                   **log_reads}
-        read = 0
-        for code, value in sources.items():
-            selected = Signal(name=f"rd_select{code}")
-            m.d.sync += selected.eq(self.rd_mem == code)
-            read = read | (value & selected.replicate(len(value)))
-        m.d.comb += self.rd_data.eq(read)
+        pe_host_read(m, rd_mem=self.rd_mem, rd_addr=self.rd_addr, rd_data=self.rd_data,
+                     counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
+                     memories={HostReadMem.VERTEX: host_vertex.data.state.as_value(), **log_reads})
         return m

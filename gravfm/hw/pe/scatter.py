@@ -3,6 +3,7 @@
 Pipeline (each stage holds one item and advances when the next can take it)::
 
     updates ─▶ [A] edge-index read (start, length of the sender's local list)
+            ─▶ [A2] edge-index word registered (block RAM output into flip-flops)
             ─▶ [B] address generator: one edge address per cycle
             ─▶ [C] edge-array read (destination, edge data)
             ─▶ scatter kernel ─▶ messages
@@ -93,38 +94,56 @@ class ScatterUnit(wiring.Component):
         # Stage A: edge-index read.
         a_valid = Signal()
         a_item = Signal(layouts.net_update)
-        a_ready = Signal()
-        a_advance = ~a_valid | a_ready
+        a2_advance = Signal()
+        a_advance = ~a_valid | a2_advance
         m.d.comb += [index_rd.addr.eq(self.updates.payload.sender), index_rd.en.eq(a_advance),
                      self.updates.ready.eq(a_advance)]
         with m.If(a_advance):
             m.d.sync += [a_valid.eq(self.updates.valid), a_item.eq(self.updates.payload)]
 
-        # Stage B: address generator.
+        # Stage A2: the edge-index word in plain registers (the block RAM's late output goes
+        # straight into flip-flops), with the list's length tests precomputed for stage B.
+        a2_valid = Signal()
+        a2_item = Signal(layouts.net_update)
+        a2_start = Signal.like(index_rd.data.start, reset_less=True)
+        a2_length = Signal(config.edge_len_bits, reset_less=True)
+        a_ready = Signal()
+        m.d.comb += a2_advance.eq(~a2_valid | a_ready)
+        with m.If(a2_advance):
+            m.d.sync += [a2_valid.eq(a_valid), a2_item.eq(a_item), a2_start.eq(index_rd.data.start),
+                         a2_length.eq(index_rd.data.length)]
+
+        # Stage B: address generator. ``left`` counts the edges still to issue; its tests
+        # (nonzero, one) are kept in registers so that ``fire`` is shallow logic.
         busy = Signal()
         address = Signal(config.edge_addr_bits)
         left = Signal(config.edge_len_bits)
+        left_nonzero = Signal()
+        left_one = Signal()
         length = Signal(config.edge_len_bits)
         is_barrier = Signal()
         current = Signal(layouts.net_update)
         c_advance = Signal()
-        b_valid = busy & ((left != 0) | is_barrier)
+        b_valid = busy & (left_nonzero | is_barrier)
         fire = b_valid & c_advance
-        last = is_barrier | (left == 1)
-        m.d.comb += a_ready.eq(~busy | (~is_barrier & (left == 0)) | (fire & last))
+        last = is_barrier | left_one
+        m.d.comb += a_ready.eq(~busy | (~is_barrier & ~left_nonzero) | (fire & last))
         with m.If(a_ready):
-            m.d.sync += busy.eq(a_valid)
-            with m.If(a_valid):
-                list_length = index_rd.data.length
+            m.d.sync += busy.eq(a2_valid)
+            with m.If(a2_valid):
+                edges = ~a2_item.barrier
                 m.d.sync += [
-                    address.eq(index_rd.data.start),
-                    left.eq(list_length & ~a_item.barrier.replicate(config.edge_len_bits)),
-                    length.eq(list_length),
-                    is_barrier.eq(a_item.barrier),
-                    current.eq(a_item),
+                    address.eq(a2_start),
+                    left.eq(a2_length & edges.replicate(config.edge_len_bits)),
+                    left_nonzero.eq(edges & (a2_length != 0)),
+                    left_one.eq(edges & (a2_length == 1)),
+                    length.eq(a2_length),
+                    is_barrier.eq(a2_item.barrier),
+                    current.eq(a2_item),
                 ]
         with m.Elif(fire):
-            m.d.sync += [address.eq(address + 1), left.eq(left - 1)]
+            m.d.sync += [address.eq(address + 1), left.eq(left - 1),
+                         left_nonzero.eq(~left_one), left_one.eq(left == 2)]
 
         rnd = Signal(config.round_bits)
         round_messages = Signal(32)
@@ -158,7 +177,7 @@ class ScatterUnit(wiring.Component):
             k.neighbor.eq(Cat(edge_rd.data.dst, Const(self._pe_index, config.pe_bits))),
             k.num_neighbors.eq(c_length),
             k.edge.eq(edge_rd.data.edge),
-            self.active.eq(a_valid | busy | c_valid),
+            self.active.eq(a_valid | a2_valid | busy | c_valid),
         ]
         wiring.connect(m, wiring.flipped(self.messages), kernel.o)
         return m

@@ -1,0 +1,67 @@
+"""The host read path of docs/interfaces.md §5: data ``HOST_READ_LATENCY`` cycles after the address.
+
+Every back-end driver waits exactly ``HOST_READ_LATENCY`` clock cycles between setting
+``host_rd_pe``/``host_rd_mem``/``host_rd_addr`` and sampling ``host_rd_data`` (the compiled
+simulator's harness gets the number from its generated header).
+
+Inside a top the read is three register stages deep, so no block-RAM output (ECP5 DP16KD:
+~4.3 ns clock-to-out) runs into logic or onto a long wire (:func:`pe_host_read`):
+
+1. the PE's memory read ports (round logs, vertex memory) take the address;
+2. each memory's read data lands in a plain register (no logic in front), and the counter
+   register takes the selected counter;
+3. the PE registers the word picked by a registered select on ``rd_data``; the top ANDs each
+   PE's registered word with its PE select, delayed to line up, and ORs them
+   (:func:`select_registered`).
+"""
+
+from amaranth.hdl import Signal
+
+from .counters import COUNTER_BITS
+
+__all__ = ["HOST_READ_LATENCY", "delayed", "select_registered", "pe_host_read"]
+
+HOST_READ_LATENCY = 3
+
+
+def delayed(m, value, cycles, *, name):
+    """``value`` after ``cycles`` registers (a new signal; ``value`` itself when ``cycles`` is 0)."""
+    for k in range(cycles):
+        stage = Signal(value.shape(), name=f"{name}_q{k + 1}", reset_less=True)
+        m.d.sync += stage.eq(value)
+        value = stage
+    return value
+
+
+def select_registered(m, words, key, *, cycles, name):
+    """AND-OR of ``words`` ({code: value}) by ``key == code``, that select delayed ``cycles`` registers.
+
+    One LUT level per four sources instead of a mux tree decoding ``key``; the words must arrive
+    ``cycles`` cycles after ``key``.
+    """
+    read = 0
+    for code, value in words.items():
+        selected = delayed(m, key == code, cycles, name=f"{name}{code}")
+        read = read | (value & selected.replicate(len(value)))
+    return read
+
+
+def pe_host_read(m, *, rd_mem, rd_addr, rd_data, counters_code, counters, memories):
+    """A PE's host read: ``rd_data`` (registered) holds the word ``HOST_READ_LATENCY`` cycles on.
+
+    ``memories`` maps a ``rd_mem`` code to the data of a read port whose address is ``rd_addr``
+    (one cycle of latency); ``counters`` lists the counter signals read with ``counters_code``
+    (address = index).
+    """
+    words = {code: delayed(m, value, 1, name=f"rd_word{code}") for code, value in memories.items()}
+    counter_addr = delayed(m, rd_addr, 1, name="rd_counter_addr")
+    counter_q = Signal(COUNTER_BITS)
+    with m.Switch(counter_addr):
+        for index, counter in enumerate(counters):
+            with m.Case(index):
+                m.d.sync += counter_q.eq(counter)
+        with m.Default():
+            m.d.sync += counter_q.eq(0)
+    sources = {counters_code: counter_q, **words}
+    m.d.sync += rd_data.eq(select_registered(m, sources, rd_mem, cycles=HOST_READ_LATENCY - 1,
+                                             name="rd_select"))

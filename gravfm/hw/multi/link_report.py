@@ -1,0 +1,111 @@
+"""What the link counters of a multi-FPGA run say: traffic figures, and which link a stall is on.
+
+Pure numpy on the counters read back from the hardware (``host_rd_mem = 4``, see
+:data:`~gravfm.hw.multi.system.LINK_COUNTER_NAMES`), given as ``{name: array (fpgas, fpgas - 1)}``
+with row = sending FPGA and column ``k`` = link to ``peers_of(row)[k]``.
+"""
+
+import numpy as np
+
+__all__ = ["link_figures", "diagnose_links", "bytes_per_edge_theory", "crossing_fraction"]
+
+
+def _peers(a, n):
+    return [b for b in range(n) if b != a]
+
+
+def crossing_fraction(graph, fpga_of_vertex):
+    """Fraction of the graph's edges whose endpoints live on different FPGAs."""
+    if graph.num_edges == 0:
+        return 0.0
+    sources = graph.sources()
+    return float(np.mean(fpga_of_vertex[sources] != fpga_of_vertex[graph.targets]))
+
+
+def bytes_per_edge_theory(arch, *, fpgas, vertices, edges, item_bits, crossing):
+    """Inter-FPGA bytes per traversed edge that the model expects (SPEC §5).
+
+    GraVF-M: every update to every other FPGA, ``m_update (n-1) |V|/|E|`` (an upper bound: the
+    neighbor filter only lowers it; exact when every vertex is active as often as the average).
+    GraVF: one message per edge that crosses FPGAs, ``m_message x crossing``. ``item_bits`` is
+    the architecture's item (``m_update`` or ``m_message``).
+    """
+    if fpgas < 2 or edges == 0:
+        return 0.0
+    if arch == "gravf":
+        return item_bits * crossing / 8
+    return item_bits * (fpgas - 1) * vertices / edges / 8
+
+
+def link_figures(counters, *, fpgas, item_bits, word_bits, messages, theory):
+    """Plain-data link figures of a run: per link and in total, bytes per traversed edge.
+
+    Parameters
+    ----------
+    counters : dict of str to array (fpgas, fpgas - 1)
+        ``items``, ``bits``, ``bound_cycles`` (and the end counters when read).
+    item_bits, word_bits : int
+        Bits of one item on the link and of one physical word.
+    messages : int
+        Traversed edges of the run.
+    theory : float
+        :func:`bytes_per_edge_theory` for the run.
+    """
+    per_link = []
+    for a in range(fpgas):
+        for k, b in enumerate(_peers(a, fpgas)):
+            bits = int(counters["bits"][a, k])
+            row = {"from": a, "to": b, "items": int(counters["items"][a, k]), "bits": bits,
+                   "bytes": bits / 8, "words": -(-bits // word_bits),
+                   "link_bound_cycles": int(counters["bound_cycles"][a, k])}
+            for name in ("delivered", "barriers_sent", "barriers_delivered"):
+                if name in counters:
+                    row[name] = int(counters[name][a, k])
+            per_link.append(row)
+    bits = sum(row["bits"] for row in per_link)
+    return {
+        "kind": "measured",
+        "item_bits": item_bits,
+        "word_bits": word_bits,
+        "items": sum(row["items"] for row in per_link),
+        # Items include one barrier per link and round (when counted: the rest are updates/messages).
+        "barriers": sum(row.get("barriers_sent", 0) for row in per_link),
+        "bits": bits,
+        "bytes": bits / 8,
+        "words": sum(row["words"] for row in per_link),
+        "link_bound_cycles": sum(row["link_bound_cycles"] for row in per_link),
+        "bytes_per_edge": bits / 8 / messages if messages else 0.0,
+        "bytes_per_edge_theory": theory,
+        "per_link": per_link,
+    }
+
+
+def diagnose_links(counters, *, fpgas, supersteps):
+    """Lines naming the links a stalled run waits on (empty when every link is drained).
+
+    Parameters
+    ----------
+    counters : dict of str to array (fpgas, fpgas - 1)
+        ``items``, ``delivered``, ``barriers_sent``, ``barriers_delivered``.
+    supersteps : sequence of int
+        Per FPGA, the fewest apply rounds any of its PEs has finished (``s``): its PEs wait for
+        the round ``s - 1`` barrier of every peer, i.e. the ``s``-th barrier on each incoming link.
+    """
+    lines = []
+    for a in range(fpgas):
+        for k, b in enumerate(_peers(a, fpgas)):
+            sent, received = int(counters["items"][a, k]), int(counters["delivered"][a, k])
+            barriers_sent = int(counters["barriers_sent"][a, k])
+            barriers_received = int(counters["barriers_delivered"][a, k])
+            needed = int(supersteps[b])
+            problems = []
+            if sent != received:
+                problems.append(f"{sent - received} in flight")
+            if barriers_received < needed:
+                state = "not sent yet" if barriers_sent < needed else "sent, not delivered"
+                problems.append(f"barrier of round {needed - 1} from fpga {a} missing ({state})")
+            if problems:
+                lines.append(f"link {a}->{b}: {sent} items sent, {received} received, "
+                             f"{barriers_sent} barriers sent, {barriers_received} received; "
+                             + "; ".join(problems))
+    return tuple(lines)
