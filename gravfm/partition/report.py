@@ -6,7 +6,7 @@ import numpy as np
 
 from .edge_store import check_partition_fits, neighbor_filter
 
-__all__ = ["PartitionReport", "partition_report"]
+__all__ = ["PartitionReport", "partition_report", "crossing_edges"]
 
 
 def _imbalance(loads):
@@ -90,6 +90,11 @@ class PartitionReport:
         }
 
 
+def crossing_edges(graph, fpga_of_vertex):
+    """Number of edges whose source and target live on different FPGAs."""
+    return int(np.count_nonzero(fpga_of_vertex[graph.sources()] != fpga_of_vertex[graph.targets]))
+
+
 def partition_report(graph, partition):
     """Measure ``partition`` of ``graph``.
 
@@ -104,8 +109,7 @@ def partition_report(graph, partition):
     out_edges = np.bincount(pe, weights=out_degree, minlength=num_pes).astype(np.int64)
     in_edges = np.bincount(pe[graph.targets], minlength=num_pes).astype(np.int64)
     fpga = partition.fpga_of_vertex
-    sources = np.repeat(np.arange(graph.num_vertices), out_degree)
-    crossing = int(np.count_nonzero(fpga[sources] != fpga[graph.targets]))
+    crossing = crossing_edges(graph, fpga)
     bitmap = neighbor_filter(graph, partition).bitmap
     own = np.zeros_like(bitmap)
     own[np.arange(graph.num_vertices), fpga] = True

@@ -1,25 +1,19 @@
 """What the link counters of a multi-FPGA run say: traffic figures, and which link a stall is on.
 
-Pure numpy on the counters read back from the hardware (``host_rd_mem = 4``, see
+Plain arithmetic on the counters read back from the hardware (``host_rd_mem = 4``, see
 :data:`~gravfm.hw.multi.system.LINK_COUNTER_NAMES`), given as ``{name: array (fpgas, fpgas - 1)}``
 with row = sending FPGA and column ``k`` = link to ``peers_of(row)[k]``.
 """
 
-import numpy as np
+from ...partition.report import crossing_edges
+from .fpga import peers_of
 
 __all__ = ["link_figures", "diagnose_links", "bytes_per_edge_theory", "crossing_fraction"]
 
 
-def _peers(a, n):
-    return [b for b in range(n) if b != a]
-
-
 def crossing_fraction(graph, fpga_of_vertex):
     """Fraction of the graph's edges whose endpoints live on different FPGAs."""
-    if graph.num_edges == 0:
-        return 0.0
-    sources = graph.sources()
-    return float(np.mean(fpga_of_vertex[sources] != fpga_of_vertex[graph.targets]))
+    return crossing_edges(graph, fpga_of_vertex) / graph.num_edges if graph.num_edges else 0.0
 
 
 def bytes_per_edge_theory(arch, *, fpgas, vertices, edges, item_bits, crossing):
@@ -53,7 +47,7 @@ def link_figures(counters, *, fpgas, item_bits, word_bits, messages, theory):
     """
     per_link = []
     for a in range(fpgas):
-        for k, b in enumerate(_peers(a, fpgas)):
+        for k, b in enumerate(peers_of(a, fpgas)):
             bits = int(counters["bits"][a, k])
             row = {"from": a, "to": b, "items": int(counters["items"][a, k]), "bits": bits,
                    "bytes": bits / 8, "words": -(-bits // word_bits),
@@ -93,7 +87,7 @@ def diagnose_links(counters, *, fpgas, supersteps):
     """
     lines = []
     for a in range(fpgas):
-        for k, b in enumerate(_peers(a, fpgas)):
+        for k, b in enumerate(peers_of(a, fpgas)):
             sent, received = int(counters["items"][a, k]), int(counters["delivered"][a, k])
             barriers_sent = int(counters["barriers_sent"][a, k])
             barriers_received = int(counters["barriers_delivered"][a, k])
