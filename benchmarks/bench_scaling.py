@@ -95,7 +95,7 @@ def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capa
     model = model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing)
     links = report.links
     return {
-        "fpgas": fpgas, "pes_per_fpga": pes, "arch": arch,
+        "fpgas": fpgas, "pes_per_fpga": pes, "arch": arch, "update_lanes": report.update_lanes,
         "measured": {
             "kind": "measured (Verilator simulation)", "verified": report.verified,
             "detail": report.check_detail, "status": report.status, "cycles": report.cycles,
@@ -173,7 +173,7 @@ def main(argv=None):
     parser.add_argument("--png", default=None)
     parser.add_argument("--append", action="store_true",
                         help="keep the points already in --json (same scale, edge factor, seed, PEs, platform) "
-                             "and add this run's (a study run in parts)")
+                             "and add this run's (a study run in parts); a point run again replaces the old one")
     args = parser.parse_args(argv)
 
     def log(message):
@@ -207,7 +207,11 @@ def main(argv=None):
         for key in ("scale", "edge_factor", "seed", "pes_per_fpga", "platform", "bandwidth_scale"):
             if previous.get(key) != document[key]:
                 raise SystemExit(f"--append: {args.json} has {key} = {previous.get(key)!r}, this run {document[key]!r}")
-        document["results"] = previous["results"]
+        rerun = {(a, arch, g, n) for n in fpga_counts for a in args.algorithms.split(",")
+                 for arch in args.archs.split(",") for g in specs}
+        document["results"] = [p for p in previous["results"]
+                               if (p["algorithm"], p["arch"], p["graph"], p["fpgas"]) not in rerun]
+        document["notes"] = previous.get("notes", [])
         document["runs"] = previous.get("runs") or [
             {"points": sorted({f"{p['algorithm']} {p['arch']} {p['graph']} {p['fpgas']}" for p in previous["results"]}),
              "note": "an earlier part (recorded before 'runs' existed)"}]

@@ -55,6 +55,8 @@ class RunOptions:
         Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
     arch : {"gravfm", "gravf"}
         GraVF-M (broadcast updates) or the GraVF baseline (unicast messages, one per edge).
+    update_lanes : int, optional
+        Updates a GraVF-M PE takes per cycle (1 or 2); by default :func:`default_update_lanes`.
     """
 
     algorithm: object
@@ -71,6 +73,7 @@ class RunOptions:
     watchdog_cycles: int = 1 << 20
     cache_dir: str | None = None
     arch: str = "gravfm"
+    update_lanes: int | None = None
 
     def __post_init__(self):
         for name in ("fpgas", "pes"):
@@ -79,6 +82,10 @@ class RunOptions:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
         if self.arch not in ("gravfm", "gravf"):   # gravfm.hw.config.ARCHITECTURES (no Amaranth import)
             raise ConfigError(f"unknown architecture {self.arch!r} (known: gravfm, gravf)")
+        if self.update_lanes is not None and (self.update_lanes not in (1, 2) or
+                                              (self.update_lanes > 1 and self.arch != "gravfm")):
+            raise ConfigError(f"update_lanes must be 1 or 2 (2 only with the gravfm architecture), "
+                              f"not {self.update_lanes!r}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
         if self.edges_per_pe is not None and (self.edges_per_pe < 1 or not isinstance(self.edges_per_pe, int)):
@@ -118,6 +125,7 @@ class RunReport:
     partition: str
     local_bits: int
     edges_per_pe: int
+    update_lanes: int
     backend: str
     status: str
     verified: bool
@@ -183,6 +191,7 @@ class RunReport:
             "arch": self.arch,
             "partition": self.partition,
             "capacity": {"vertices_per_pe": 1 << self.local_bits, "edges_per_pe": self.edges_per_pe},
+            "update_lanes": self.update_lanes,
             "backend": self.backend,
             "status": self.status,
             "verified": self.verified,
@@ -304,14 +313,39 @@ class SimulationOutcome:
     links: dict = field(default_factory=dict)
 
 
+#: From this many PEs in the system on, the defaults add a second update lane and deep FIFOs.
+LARGE_SYSTEM_PES = 8
+
 #: Counters that say where PE cycles went (the rest are totals: cycles, messages, ...).
 BREAKDOWN_COUNTERS = ("busy", "stall_hazard", "stall_backpressure", "wait_barrier", "apply_cycles")
 #: Counters whose change is forward progress for the watchdog.
 PROGRESS_COUNTERS = ("messages", "updates", "supersteps")
 
 
+def default_update_lanes(arch, fpgas, pes_per_fpga):
+    """Two update lanes for a GraVF-M system of :data:`LARGE_SYSTEM_PES` PEs or more, else one.
+
+    Every PE sees every update that reaches its FPGA but holds only the edges to its own
+    vertices, about ``|E| / (|V| n p)`` per update: once ``n p`` nears the average degree a PE
+    taking one update per cycle idles its edge pipeline. (A structural rule, so that the build
+    does not depend on the graph.)
+    """
+    return 2 if arch == "gravfm" and fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1
+
+
+def default_network_fifo_depth(fpgas, pes_per_fpga):
+    """Per-(source, destination) network FIFO depth: 64 from :data:`LARGE_SYSTEM_PES` PEs on, else 4.
+
+    A broadcast moves on when every destination took it, so shallow FIFOs lock the PEs into
+    step and each waits for whichever is busiest at the moment. On a 2 x 9-PE system (WCC,
+    uniform graph, 0.9 edges per PE per update) depth 4 -> 32 -> 128 gave CPE 1.25 -> 1.15 ->
+    1.12 (128 with an 8-deep list queue); 64 is the compromise in LUT RAM.
+    """
+    return 64 if fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 4
+
+
 def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bits=None, edges_per_pe=None,
-                  arch="gravfm"):
+                  arch="gravfm", update_lanes=None):
     """The :class:`gravfm.hw.SystemConfig` for this graph: capacities rounded up to powers of two.
 
     The round log holds a power of two of rounds (at least 64) so that graphs of similar depth
@@ -327,8 +361,12 @@ def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bi
     edges_needed = int(stores.edges_per_pe.max()) if len(stores) else 1
     bits, edges = choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe)
     rounds = max(64, next_power_of_two(reference_supersteps))
-    return SystemConfig(algorithm=algorithm, pes_per_fpga=partition.pes_per_fpga, fpgas=partition.fpgas,
-                        local_bits=bits, edges_per_pe=edges, max_rounds=rounds, arch=arch)
+    fpgas, pes = partition.fpgas, partition.pes_per_fpga
+    if update_lanes is None:
+        update_lanes = default_update_lanes(arch, fpgas, pes)
+    return SystemConfig(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=bits, edges_per_pe=edges,
+                        max_rounds=rounds, arch=arch, update_lanes=update_lanes,
+                        network_fifo_depth=default_network_fifo_depth(fpgas, pes))
 
 
 def _round_rows(log, supersteps, max_rounds):
@@ -506,7 +544,7 @@ def run(options, *, log=None, on_progress=None):
 
     config = plan_hardware(algorithm, graph, partition, reference_supersteps,
                            local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
-                           arch=options.arch)
+                           arch=options.arch, update_lanes=options.update_lanes)
     system = build_system(config, platform=platform)  # several FPGAs: links as the platform's
     plan = build_load(algorithm, graph, partition, config, params, data_bits=len(system.host_wr_data))
     if options.backend == "verilator":
@@ -530,7 +568,8 @@ def run(options, *, log=None, on_progress=None):
         algorithm=algorithm.name, graph_name=graph.name or str(options.graph),
         vertices=graph.num_vertices, edges=graph.num_edges, fpgas=options.fpgas,
         pes_per_fpga=options.pes, arch=options.arch, partition=options.partition,
-        local_bits=config.local_bits, edges_per_pe=config.edges_per_pe, backend=options.backend,
+        local_bits=config.local_bits, edges_per_pe=config.edges_per_pe, update_lanes=config.update_lanes,
+        backend=options.backend,
         status=outcome.status, verified=bool(ok), check_detail=detail, supersteps=outcome.supersteps,
         cycles=outcome.cycles, messages=outcome.messages, reference_supersteps=reference_supersteps,
         reference_messages=reference_messages, f_clk_hz=platform.fpga.f_clk_hz, platform=platform.name,

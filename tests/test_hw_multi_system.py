@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gravfm.algorithms import BFS, WCC
+from gravfm.algorithms import BFS, WCC, get_algorithm
 from gravfm.errors import ConfigError
 from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
@@ -63,6 +63,16 @@ def test_reordering_stalling_link_gives_exact_results(algorithm, seed, fpgas):
                                           network_fifo_depth=1, message_fifo_depth=1))
     if algorithm is WCC:   # every vertex updates in round 0: the links must have been the bottleneck
         assert result.sim.counters["link_bound_cycles"].sum() > 0
+
+
+@pytest.mark.parametrize("fpgas, pes", [(2, 2), pytest.param(3, 2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("algorithm", [WCC, BFS, get_algorithm("sssp")], ids=lambda a: a.name)
+def test_two_update_lanes_give_exact_results(algorithm, fpgas, pes):
+    """PEs taking two updates per cycle (most with empty edge lists here), over a hostile link."""
+    graph = tiny_graph("weighted") if algorithm.name == "sssp" else random_graph(24, 50, 7)
+    result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=pes, link=HOSTILE,
+                                          update_lanes=2, network_fifo_depth=1, message_fifo_depth=1))
+    assert result.config.update_lanes == 2
 
 
 @pytest.mark.parametrize("method", ["roundrobin", "greedy", "metis"])
@@ -119,7 +129,6 @@ def test_multi_system_needs_a_system_config():
 
 
 def test_sssp_with_edge_data_over_a_reordering_link():
-    from gravfm.algorithms import get_algorithm
     check_run(run_multi_amaranth(get_algorithm("sssp"), tiny_graph("weighted"), fpgas=2, pes=1,
                                  link=LinkConfig(reorder_window=3, stall_probability=0.2)))
 
@@ -146,4 +155,5 @@ def test_random_graphs_and_links(data):
                       seed=data.draw(st.integers(0, 99)))
     algorithm = data.draw(st.sampled_from([WCC, BFS]))
     check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=1, link=link, network_fifo_depth=1,
-                                 partition_method=data.draw(st.sampled_from(["greedy", "roundrobin"]))))
+                                 partition_method=data.draw(st.sampled_from(["greedy", "roundrobin"])),
+                                 update_lanes=data.draw(st.sampled_from([1, 2]))))

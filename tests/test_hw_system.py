@@ -109,6 +109,26 @@ def test_tiny_graphs_several_pes(algorithm, name, pes):
     check_run(run_amaranth(algorithm, graph, pes=pes), pes=pes)
 
 
+@pytest.mark.parametrize("name", ["grid", "star", "complete"])
+@pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
+def test_two_update_lanes(algorithm, name):
+    """PEs taking two updates per cycle: same answers, same per-edge cycle bound."""
+    result = check_run(run_amaranth(algorithm, tiny_graph(name), pes=4, update_lanes=2), pes=4)
+    assert result.config.update_lanes == 2
+
+
+def test_two_update_lanes_skip_updates_without_local_edges():
+    """A star's 63 leaves all update in round 1 and have no out-edges: every PE receives 63
+    updates with empty lists. One lane spends a cycle on each; two lanes take two per cycle and
+    keep them out of the address generator."""
+    star = Graph.from_edges(np.zeros(63, dtype=int), np.arange(1, 64), num_vertices=64, name="star64")
+    cycles = {}
+    for lanes in (1, 2):
+        result = check_run(run_amaranth(BFS, star, pes=8, update_lanes=lanes), pes=8)
+        cycles[lanes] = result.sim.cycles
+    assert cycles[2] <= cycles[1] - 25, cycles
+
+
 @pytest.mark.parametrize("method", ["roundrobin", "greedy"])
 def test_partition_methods_give_the_same_answer(method):
     check_run(run_amaranth(WCC, tiny_graph("binary_tree"), pes=3, partition_method=method), pes=3)

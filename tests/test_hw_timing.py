@@ -116,3 +116,61 @@ def test_hazard_unit_with_remove_latency_frees_the_entry_a_cycle_later():
 def test_hazard_unit_rejects_a_bad_remove_latency():
     with pytest.raises(TypeError, match="remove latency"):
         HazardUnit(addr_bits=3, slots=2, remove_latency=2)
+
+
+def test_hazard_unit_look_ahead_predicts_the_next_cycle():
+    """``ahead`` (or this cycle's insert of the address) is the address's ``hazard`` a cycle later:
+    what gather keeps in its registered hazard flags."""
+    dut = HazardUnit(addr_bits=3, slots=3, remove_latency=1, lookahead=2)
+    rng = random.Random(3)
+    seen = {"ahead": 0, "announced": 0, "insert": 0}
+
+    async def bench(ctx):
+        entries, announced = [], None  # in flight; the address announced last cycle
+        predictions = []
+        for _ in range(500):
+            freeing = announced
+            live = [a for a in entries if a != freeing]
+            for address, predicted in predictions:
+                ctx.set(dut.check_addr, address)
+                assert ctx.get(dut.hazard) == predicted == (address in live)
+            announce = bool(live) and rng.random() < 0.4
+            announced = rng.choice(live) if announce else None
+            ctx.set(dut.remove, announce)
+            ctx.set(dut.remove_addr, announced or 0)
+            candidate = rng.randrange(8)
+            ctx.set(dut.check_addr, candidate)
+            hazard = ctx.get(dut.hazard)
+            assert hazard == (candidate in live)
+            insert = not hazard and not ctx.get(dut.full) and rng.random() < 0.7
+            ctx.set(dut.insert, insert)
+            ctx.set(dut.insert_addr, candidate)
+            probes = [rng.randrange(8) for _ in range(2)]
+            predictions = []
+            for i, address in enumerate(probes):
+                ctx.set(dut.ahead_addr[i], address)
+                ahead = ctx.get(dut.ahead[i])
+                assert ahead == (address in live and address != announced)
+                predictions.append((address, bool(ahead) or (insert and address == candidate)))
+                seen["ahead"] += ahead
+            await ctx.tick()
+            entries = live + ([candidate] if insert else [])
+            seen["announced"] += announce
+            seen["insert"] += insert
+
+    run(dut, bench)
+    assert seen["ahead"] > 50 and seen["announced"] > 50 and seen["insert"] > 50
+
+
+def test_hazard_unit_look_ahead_needs_the_remove_latency():
+    with pytest.raises(TypeError, match="look-ahead"):
+        HazardUnit(addr_bits=3, slots=2, lookahead=1)
+
+
+def test_gather_unit_rejects_a_bad_write_latency():
+    config = SystemConfig(algorithm=WCC, local_bits=5)
+    layouts = KernelLayouts(WCC, config)
+    kernel = build_kernels(WCC, layouts)["gather"]
+    kernel._MustUse__silence = True  # never elaborated: the gather unit is refused
+    with pytest.raises(TypeError, match="write latency"):
+        GatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=2)

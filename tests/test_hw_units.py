@@ -118,7 +118,48 @@ def test_broadcaster_delivers_each_item_once_to_every_output():
     run(dut, bench)
 
 
-def endpoint_bench(dut, scripts, rng, *, ready_probability=0.6, cycles=3000):
+@pytest.mark.parametrize("lanes, depth", [(2, 2), (2, 4), (3, 5)])
+def test_lane_queue_keeps_the_valid_lanes_in_order(lanes, depth):
+    from gravfm.hw.lane_queue import LaneQueue
+    dut = LaneQueue(shape=8, lanes=lanes, depth=depth)
+    rng = random.Random(lanes * 10 + depth)
+    groups = [[(rng.randrange(256), rng.random() < 0.6) for _ in range(lanes)] for _ in range(150)]
+    expected = [value for group in groups for value, keep in group if keep]
+
+    async def bench(ctx):
+        sent, got = 0, []
+        for _ in range(1500):
+            valid = sent < len(groups) and rng.random() < 0.8
+            if valid:
+                for k, (value, keep) in enumerate(groups[sent]):
+                    ctx.set(dut.i.payload.lanes[k], value)
+                ctx.set(dut.i.payload.valid, sum(keep << k for k, (_, keep) in enumerate(groups[sent])))
+            ctx.set(dut.i.valid, valid)
+            ready = rng.random() < 0.7
+            ctx.set(dut.o.ready, ready)
+            if ready and ctx.get(dut.o.valid):
+                got.append(ctx.get(dut.o.payload))
+            accepted = valid and ctx.get(dut.i.ready)
+            await ctx.tick()
+            sent += accepted
+        assert sent == len(groups)
+        assert got == expected
+
+    run(dut, bench)
+
+
+def output_items(payload, lanes):
+    """(barrier, sender) of each item an endpoint hands over in one cycle."""
+    if lanes == 1:
+        return [(payload.barrier, payload.sender)]
+    assert payload.valid & 1, "lane 0 must be valid whenever the endpoint offers anything"
+    items = [(lane.barrier, lane.sender) for k, lane in enumerate(payload.lanes) if payload.valid >> k & 1]
+    assert all(not barrier for barrier, _ in items[1:]), "a barrier must travel alone in lane 0"
+    assert not (items[0][0] and len(items) > 1), "a barrier must travel alone in lane 0"
+    return items
+
+
+def endpoint_bench(dut, scripts, rng, *, ready_probability=0.6, cycles=3000, lanes=1, valid_probability=0.7):
     """Drive ``scripts[s]`` (lists of dicts) into source ``s``; return (output items, terminated)."""
     outputs = []
     terminated_at = []
@@ -128,7 +169,7 @@ def endpoint_bench(dut, scripts, rng, *, ready_probability=0.6, cycles=3000):
         for cycle in range(cycles):
             offered = []
             for s, script in enumerate(scripts):
-                valid = position[s] < len(script) and rng.random() < 0.7
+                valid = position[s] < len(script) and rng.random() < valid_probability
                 if valid:
                     ctx.set(dut.i[s].payload, script[position[s]])
                 ctx.set(dut.i[s].valid, valid)
@@ -136,8 +177,7 @@ def endpoint_bench(dut, scripts, rng, *, ready_probability=0.6, cycles=3000):
             ready = rng.random() < ready_probability
             ctx.set(dut.o.ready, ready)
             if ctx.get(dut.o.valid) and ready:
-                payload = ctx.get(dut.o.payload)
-                outputs.append((payload.barrier, payload.sender))
+                outputs.extend(output_items(ctx.get(dut.o.payload), lanes))
             taken = [offered[s] and ctx.get(dut.i[s].ready) for s in range(len(scripts))]
             if ctx.get(dut.terminated) and not terminated_at:
                 terminated_at.append(cycle)
@@ -158,11 +198,13 @@ def source_script(source, rounds):
     return script
 
 
-def test_endpoint_floating_barrier_and_termination():
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_endpoint_floating_barrier_and_termination(lanes):
     rounds = [[2, 1, 0, 0], [0, 3, 1, 0], [1, 0, 0, 0]]  # per source: updates per round
-    dut = Endpoint(layout=NET, sources=3, count_bits=4)
+    dut = Endpoint(layout=NET, sources=3, count_bits=4, lanes=lanes)
     rng = random.Random(3)
-    bench, outputs, terminated_at = endpoint_bench(dut, [source_script(s, r) for s, r in enumerate(rounds)], rng)
+    bench, outputs, terminated_at = endpoint_bench(dut, [source_script(s, r) for s, r in enumerate(rounds)], rng,
+                                                   lanes=lanes)
     run(dut, bench)
     # Split the output at its barriers: round r must hold exactly every source's round-r updates.
     delivered, current = [], []
@@ -180,6 +222,33 @@ def test_endpoint_floating_barrier_and_termination():
             expected.append(updates)
     assert delivered == expected
     assert terminated_at, "the endpoint never detected termination"
+
+
+def test_two_lane_endpoint_hands_over_two_updates_per_cycle():
+    """Four busy sources, 3 rounds of 15 updates each: two lanes nearly halve the cycles."""
+    def script(source):
+        items = []
+        for r in range(3):
+            items += [{"sender": (source * 45 + r * 15 + k) % 64, "barrier": 0, "count": 0, "sent_any": 0}
+                      for k in range(15)]
+            items.append({"sender": 0, "barrier": 1, "count": 15, "sent_any": 1})
+        return items + [{"sender": 0, "barrier": 1, "count": 0, "sent_any": 0}]
+
+    expected = sorted((s * 45 + r * 15 + k) % 64 for s in range(4) for r in range(3) for k in range(15))
+    finished = {}
+    for lanes in (1, 2):
+        dut = Endpoint(layout=NET, sources=4, count_bits=4, lanes=lanes)
+        bench, outputs, terminated_at = endpoint_bench(dut, [script(s) for s in range(4)], random.Random(6),
+                                                       ready_probability=1.0, cycles=300, lanes=lanes,
+                                                       valid_probability=1.0)
+        run(dut, bench)
+        assert sorted(sender for barrier, sender in outputs if not barrier) == expected
+        assert [barrier for barrier, _ in outputs].count(1) == 3
+        assert terminated_at
+        finished[lanes] = terminated_at[0]
+    # 180 updates: one lane needs at least 180 cycles; two lanes 90 plus the barrier cycles.
+    assert finished[1] >= 180
+    assert finished[2] <= 0.6 * finished[1], finished
 
 
 def test_endpoint_round_ahead_source_waits_behind_its_barrier():

@@ -24,6 +24,9 @@ def register(subparsers):
     parser.add_argument("--build-local-bits", type=int, default=8,
                         help="log2 vertices per PE of the synthesised build (default 8)")
     parser.add_argument("--build-edges-per-pe", type=int, default=4096)
+    parser.add_argument("--update-lanes", type=int, choices=(1, 2), default=None,
+                        help="updates a PE takes per cycle (default: as `gravfm run` builds this many PEs: "
+                             "2 from 8 PEs on, with 64-deep network FIFOs)")
     parser.add_argument("--workdir", default="build/synth", help="where tool files and logs go")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.set_defaults(handler=run)
@@ -42,7 +45,7 @@ def run(args):
     report = synth_system(algorithm, pes=args.pes, target=args.target, workdir=workdir,
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
-                          build_edges_per_pe=args.build_edges_per_pe)
+                          build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes)
     _print(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

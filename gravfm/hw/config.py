@@ -21,6 +21,7 @@ __all__ = ["SystemConfig", "ARCHITECTURES"]
 
 #: Architectures a configuration can build: GraVF-M, and the GraVF baseline.
 ARCHITECTURES = ("gravfm", "gravf")
+UPDATE_LANES = (1, 2)
 
 
 def _bits_for(count):
@@ -55,6 +56,12 @@ class SystemConfig:
         Width of the round (superstep) number seen by the kernels.
     max_rounds : int
         Depth of the per-round log memory (rounds beyond it are not logged).
+    update_lanes : int
+        Updates a GraVF-M PE takes from the network per cycle (1 or 2). Each PE sees every
+        update that reaches its FPGA, but holds edges for only about ``|E| / (|V| n p)`` of
+        them: with more PEs in the system than the average degree, most updates carry no edge
+        for a PE and one update per cycle, not one edge per cycle, limits it. Two lanes cost a
+        second edge-index read port per PE and a wider endpoint arbiter.
     arch : str
         ``"gravfm"`` (broadcast updates, receiver-side scatter) or ``"gravf"`` (the GraVF
         baseline: unicast messages, sender-side scatter; :mod:`gravfm.hw.gravf`).
@@ -70,6 +77,7 @@ class SystemConfig:
     hazard_slots: int = 4
     round_bits: int = 16
     max_rounds: int = 64
+    update_lanes: int = 1
     arch: str = "gravfm"
 
     def __post_init__(self):
@@ -78,9 +86,14 @@ class SystemConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"SystemConfig.{name} must be a positive integer, not {value!r}")
+        if self.update_lanes not in UPDATE_LANES:
+            raise ConfigError(f"SystemConfig.update_lanes must be one of {UPDATE_LANES}, not {self.update_lanes!r}")
         if self.arch not in ARCHITECTURES:
             raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, "
                               f"not {self.arch!r}")
+        if self.update_lanes > 1 and self.arch != "gravfm":
+            raise ConfigError(f"SystemConfig.update_lanes = {self.update_lanes}: only the gravfm architecture "
+                              f"has update lanes (GraVF delivers messages, one per cycle)")
         if self.local_bits > 24:
             raise ConfigError(f"SystemConfig.local_bits = {self.local_bits} exceeds 24 (16M vertices per PE)")
         if self.round_bits > 32:

@@ -9,7 +9,7 @@ Inside a top the read is three register stages deep, so no block-RAM output (ECP
 
 1. the PE's memory read ports (round logs, vertex memory) take the address;
 2. each memory's read data lands in a plain register (no logic in front), and the counter
-   register takes the selected counter;
+   register takes the counter picked by a registered one-hot select;
 3. the PE registers the word picked by a registered select on ``rd_data``; the top ANDs each
    PE's registered word with its PE select, delayed to line up, and ORs them
    (:func:`select_registered`).
@@ -54,14 +54,13 @@ def pe_host_read(m, *, rd_mem, rd_addr, rd_data, counters_code, counters, memori
     (address = index).
     """
     words = {code: delayed(m, value, 1, name=f"rd_word{code}") for code, value in memories.items()}
-    counter_addr = delayed(m, rd_addr, 1, name="rd_counter_addr")
+    # The counter select is decoded into one register per counter, not kept as an address that
+    # a mux tree (and the register's synchronous reset, for no counter) decodes: every PE sees
+    # the same address, so Yosys shares these registers between the PEs, and the decode logic
+    # behind them ran across the chip into each PE's counter register.
     counter_q = Signal(COUNTER_BITS)
-    with m.Switch(counter_addr):
-        for index, counter in enumerate(counters):
-            with m.Case(index):
-                m.d.sync += counter_q.eq(counter)
-        with m.Default():
-            m.d.sync += counter_q.eq(0)
+    m.d.sync += counter_q.eq(select_registered(m, dict(enumerate(counters)), rd_addr, cycles=1,
+                                               name="rd_counter_sel"))
     sources = {counters_code: counter_q, **words}
     m.d.sync += rd_data.eq(select_registered(m, sources, rd_mem, cycles=HOST_READ_LATENCY - 1,
                                              name="rd_select"))

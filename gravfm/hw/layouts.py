@@ -31,13 +31,21 @@ from amaranth.lib import data
 
 from ..algorithms.base import VERTEXID
 
-__all__ = ["KernelLayouts", "resolve_layout"]
+__all__ = ["KernelLayouts", "lanes_layout", "resolve_layout"]
 
 
 def resolve_layout(fields, vertexid_bits):
     """``StructLayout`` of a ``{field: width}`` dict, with ``"vertexid"`` set to ``vertexid_bits``."""
     return data.StructLayout({name: unsigned(vertexid_bits if width == VERTEXID else width)
                               for name, width in fields.items()})
+
+
+def lanes_layout(layout, lanes):
+    """Several items per cycle: ``layout`` itself for one lane, else ``{lanes: [layout] * lanes,
+    valid: one bit per lane}``."""
+    if lanes == 1:
+        return layout
+    return data.StructLayout({"lanes": data.ArrayLayout(layout, lanes), "valid": unsigned(lanes)})
 
 
 class KernelLayouts:
@@ -58,6 +66,10 @@ class KernelLayouts:
     net_update : StructLayout
         An update on the network: sender, update, barrier, count (updates the source sent to
         this destination in the round; valid with barrier), sent_any.
+    pe_updates : ShapeLike
+        What an endpoint hands its PE per cycle: ``net_update`` with one update lane; with
+        ``config.update_lanes`` > 1, ``lanes`` (that many ``net_update`` s) and ``valid`` (one
+        bit per lane; lane 0 is always valid, a barrier travels alone in lane 0).
     edge_index : StructLayout
         One edge-index word: start, length.
     edge_word : StructLayout
@@ -95,6 +107,7 @@ class KernelLayouts:
         self.net_update = data.StructLayout({
             "sender": vertexid, "update": self.update, "barrier": 1,
             "count": unsigned(config.count_bits), "sent_any": 1})
+        self.pe_updates = lanes_layout(self.net_update, config.update_lanes)
         self.edge_index = data.StructLayout({
             "start": unsigned(config.edge_addr_bits), "length": unsigned(config.edge_len_bits)})
         self.edge_word = data.StructLayout({"dst": unsigned(config.local_bits), "edge": self.edge})

@@ -124,7 +124,7 @@ class System(wiring.Component):
         pes = config.total_pes
         m.submodules.network = network = Network(
             layout=layouts.net_update, pes=pes, remotes=0,
-            fifo_depth=config.network_fifo_depth, count_bits=config.count_bits)
+            fifo_depth=config.network_fifo_depth, count_bits=config.count_bits, lanes=config.update_lanes)
         words = {}
         done = 1
         for g in range(pes):

@@ -79,10 +79,19 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=
 
 
 def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False,
-                 build_local_bits=8, build_edges_per_pe=4096):
-    """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device."""
+                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None):
+    """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device.
+
+    ``update_lanes`` and the network FIFO depth default to what ``gravfm run`` builds for one
+    FPGA of ``pes`` PEs.
+    """
+    from ..run import default_network_fifo_depth, default_update_lanes
+
+    if update_lanes is None:
+        update_lanes = default_update_lanes("gravfm", 1, pes)
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=build_local_bits,
-                          edges_per_pe=build_edges_per_pe)
+                          edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
+                          network_fifo_depth=default_network_fifo_depth(1, pes))
     result = synthesize(System(config), target=target, workdir=workdir, name="fpga_top")
     memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=pes, capacity=capacity), offchip_edges)
     luts_per_pe = result.luts / pes
@@ -93,7 +102,8 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
                        f"LUTs per PE from the {target} synthesis (LUT sizes differ between families)")
     return {
         "algorithm": algorithm.name, "target": target, "description": get_target(target).description,
-        "pes": pes, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe},
+        "pes": pes, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe,
+                              "update_lanes": update_lanes, "network_fifo_depth": config.network_fifo_depth},
         "fpga": result.to_dict(),
         "per_pe": {"luts": round(result.luts / pes, 1), "flip_flops": round(result.flip_flops / pes, 1),
                    "bram_blocks": round(result.bram_blocks / pes, 2)},

@@ -105,7 +105,7 @@ class FpgaNode(wiring.Component):
             pe_class, pe_out, pe_in = GravfProcessingElement, "messages_out", "messages_in"
         else:
             network = Network(layout=item, pes=p, remotes=links, fifo_depth=config.network_fifo_depth,
-                              count_bits=config.count_bits)
+                              count_bits=config.count_bits, lanes=config.update_lanes)
             pe_class, pe_out, pe_in = ProcessingElement, "updates_out", "updates_in"
         m.submodules.network = network
 

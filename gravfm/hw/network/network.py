@@ -16,6 +16,7 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import lanes_layout
 from ..stream_fifo import StreamFIFO
 from .broadcast import Broadcaster
 from .endpoint import Endpoint
@@ -39,28 +40,32 @@ class Network(wiring.Component):
         Depth of each (source, destination) FIFO.
     count_bits : int
         Width of per-round update counts.
+    lanes : int
+        Updates each local PE takes per cycle (see :class:`Endpoint`).
 
     Ports
     -----
     src : In(array of ``pes`` streams)
         Each local PE's outgoing updates and barriers.
     dst : Out(array of ``pes`` streams)
-        Each local PE's incoming updates, one barrier per round.
+        Each local PE's incoming updates, one barrier per round (payload
+        ``lanes_layout(layout, lanes)``).
     terminated, waiting : Out(pes)
         Per local destination: termination detected / waiting for barriers.
     remote_in : In(array of ``remotes`` streams)
     remote_out : Out(array of ``remotes`` streams)
     """
 
-    def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, count_bits=8):
+    def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, count_bits=8, lanes=1):
         self._layout = layout
+        self._lanes = lanes
         self._pes = pes
         self._remotes = remotes
         self._fifo_depth = fifo_depth
         self._count_bits = count_bits
         members = {
             "src": In(stream.Signature(layout)).array(pes),
-            "dst": Out(stream.Signature(layout)).array(pes),
+            "dst": Out(stream.Signature(lanes_layout(layout, lanes))).array(pes),
             "terminated": Out(pes),
             "waiting": Out(pes),
         }
@@ -78,23 +83,23 @@ class Network(wiring.Component):
             return f"broadcast{s}", Broadcaster(shape=self._layout, count=pes + (remotes if local else 0))
 
         build_crossbar(m, self, layout=self._layout, pes=pes, remotes=remotes, fifo_depth=self._fifo_depth,
-                       count_bits=self._count_bits, distributor=broadcaster)
+                       count_bits=self._count_bits, distributor=broadcaster, lanes=self._lanes)
         return m
 
 
-def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, distributor):
+def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, distributor, lanes=1):
     """Elaborate a network component ``net`` (ports as :class:`Network`) into ``m``.
 
     Every source (local PEs, then remote link inputs) feeds a distributor
     ``distributor(s, local) -> (name, component)`` whose outputs ``0..pes-1`` go through a FIFO
     to the local endpoints and, for a local source, outputs ``pes + k`` through a FIFO to the
     :class:`RoundMerger` of link ``k``. Shared by GraVF-M (broadcast) and the GraVF baseline
-    (unicast router).
+    (unicast router). ``lanes``: updates per cycle at each endpoint's output.
     """
     sources = list(net.src) + (list(net.remote_in) if remotes else [])
     endpoints = []
     for d in range(pes):
-        endpoint = Endpoint(layout=layout, sources=len(sources), count_bits=count_bits)
+        endpoint = Endpoint(layout=layout, sources=len(sources), count_bits=count_bits, lanes=lanes)
         m.submodules[f"endpoint{d}"] = endpoint
         wiring.connect(m, endpoint.o, wiring.flipped(net.dst[d]))
         m.d.comb += [net.terminated[d].eq(endpoint.terminated), net.waiting[d].eq(endpoint.waiting)]

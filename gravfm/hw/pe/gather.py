@@ -7,6 +7,8 @@ is written back. Only when the slot is taken does a second conflict stall the st
 to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
 then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (apply owns
 the vertex memory in between). The stage also starts paused: round 0's apply runs first.
+The head message and the parked one wait in registers together with their hazard flags, which
+are computed a cycle ahead, so the choice of the message to issue starts at flip-flops.
 
 Every vertex word carries a ``touched`` flag: when the gather kernel changes a vertex's state,
 gather sets the flag on write-back and, if it was clear, reports the vertex on ``touch`` (once
@@ -47,6 +49,10 @@ class GatherUnit(wiring.Component):
     config : gravfm.hw.SystemConfig
     kernel : wiring.Component
         The algorithm's gather kernel; its ``latency`` attribute (if any) sizes the hazard unit.
+    write_latency : 0 or 1
+        Cycles between ``wr`` and the write reaching the vertex memory (1: the PE registers the
+        write port). With 1, a read issued in the cycle its vertex is written back takes the
+        word being written instead of the memory's (the old word).
 
     Attributes
     ----------
@@ -72,10 +78,14 @@ class GatherUnit(wiring.Component):
     hazard_stall : Out(1)
         A message waits for its vertex (or for a free hazard slot).
     active : Out(1)
-        Messages are in flight.
+        Messages are in flight (or one waits in the head register).
     """
 
-    def __init__(self, *, layouts, config, kernel):
+    def __init__(self, *, layouts, config, kernel, write_latency=0):
+        if write_latency not in (0, 1):
+            self._MustUse__silence = True  # never elaborated: do not warn about it
+            raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
+        self._write_latency = write_latency
         self._layouts = layouts
         self._config = config
         self._kernel = kernel
@@ -97,17 +107,32 @@ class GatherUnit(wiring.Component):
         local_bits = config.local_bits
         m.submodules.kernel = kernel = self._kernel
         m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
-                                                  payload=layouts.vertex_word, remove_latency=1)
+                                                  payload=layouts.vertex_word, remove_latency=1,
+                                                  lookahead=3)
 
         paused = Signal(init=1)
         level = Signal(config.round_bits)
-        message = self.messages.payload
-        address = message.neighbor[:local_bits]
+        incoming = self.messages.payload
+        incoming_address = incoming.neighbor[:local_bits]
+
+        # Head stage: the message at the head of the stream, in a register, with its hazard
+        # flags computed a cycle ahead (registered), as are the parked message's. The issue
+        # decision (parked or head, and the slot the hazard unit writes) then starts at
+        # flip-flops instead of running from the CAM compare through the choice of message into
+        # the hazard slot address and the read address (the PE's critical path). The stage adds
+        # one cycle of pipeline fill per superstep, not a cycle per message: it loads whenever
+        # its message leaves.
+        h_valid = Signal()
+        h = Signal(layouts.scatter_out)
+        h_address = h.neighbor[:local_bits]
+        h_blocked = Signal()    # the head's vertex is in flight (hazard unit)
+        h_on_parked = Signal()  # the head's vertex is the parked message's vertex
 
         # Parking slot for one message whose vertex is in flight.
         parked_valid = Signal()
         parked = Signal(layouts.scatter_out)
         parked_address = parked.neighbor[:local_bits]
+        parked_blocked = Signal()  # the parked message's vertex is in flight
 
         # Read stage: the message whose state is being read (data arrives one cycle later).
         s_valid = Signal()
@@ -119,40 +144,72 @@ class GatherUnit(wiring.Component):
         r_valid = Signal()
         r_item = Signal(layouts.scatter_out)
         r_data = Signal(layouts.vertex_word, reset_less=True)
+        read_word = Signal(layouts.vertex_word)  # the read's result (forwarded, see below)
         r_advance = ~r_valid | kernel.i.ready
         s_advance = ~s_valid | r_advance
-        candidate = ~paused & self.messages.valid & ~message.barrier
-        head_conflict = hazard.hazard | (parked_valid & (parked_address == address))
-        from_parked = ~paused & parked_valid & ~hazard.hazard2 & ~hazard.full & s_advance
-        from_head = candidate & ~from_parked & ~head_conflict & ~hazard.full & s_advance
-        park = candidate & ~parked_valid & hazard.hazard
+        candidate = ~paused & h_valid & ~h.barrier
+        head_conflict = h_blocked | (parked_valid & h_on_parked)
+        # One message issues per cycle, the parked one first (written flat: both terms come
+        # from registers, so neither choice waits for the other).
+        can_issue = ~paused & ~hazard.full & s_advance
+        parked_ready = parked_valid & ~parked_blocked
+        from_parked = can_issue & parked_ready
+        from_head = can_issue & candidate & ~head_conflict & ~parked_ready
+        park = candidate & ~parked_valid & h_blocked
         issue = from_parked | from_head
+        # The message to issue, if any: selected by registers alone (when nothing issues, the
+        # read and the read stage's item are ignored).
         chosen = Signal(layouts.scatter_out)
-        m.d.comb += chosen.eq(Mux(from_parked, parked, message))
+        m.d.comb += chosen.eq(Mux(parked_ready, parked, h))
         chosen_address = chosen.neighbor[:local_bits]
         flushed = hazard.empty & ~parked_valid
-        take_barrier = ~paused & self.messages.valid & message.barrier & flushed
+        take_barrier = ~paused & h_valid & h.barrier & flushed
+        h_leaves = from_head | park | take_barrier
+        h_load = ~h_valid | h_leaves
         waiting = (parked_valid & ~from_parked) | (candidate & ~from_head & ~park)
         m.d.comb += [
-            hazard.check_addr.eq(address),
-            hazard.check2_addr.eq(parked_address),
             hazard.insert.eq(issue),
             hazard.insert_addr.eq(chosen_address),
             self.rd.addr.eq(chosen_address),
             self.rd.en.eq(s_advance),
-            self.messages.ready.eq(from_head | park | take_barrier),
+            self.messages.ready.eq(h_load),
             self.apply_start.eq(take_barrier),
             self.hazard_stall.eq(~issue & waiting),
-            self.active.eq(~flushed),
+            self.active.eq(h_valid | ~flushed),
         ]
+
+        # Next cycle's hazard flags. An address is in flight next cycle when its entry stays
+        # (hazard.ahead) or when this cycle issues it; the issue is compared per source (parked
+        # or head) so that the compare does not wait for the choice between them.
+        def in_flight_next(i, address):
+            m.d.comb += hazard.ahead_addr[i].eq(address)
+            return (hazard.ahead[i] | (from_parked & (parked_address == address))
+                    | (from_head & (h_address == address)))
+        incoming_next = in_flight_next(0, incoming_address)
+        h_next = in_flight_next(1, h_address)
+        parked_next = in_flight_next(2, parked_address)
+        with m.If(h_load):
+            m.d.sync += [h_valid.eq(self.messages.valid), h.eq(incoming), h_blocked.eq(incoming_next)]
+        with m.Else():
+            m.d.sync += h_blocked.eq(h_next)
+        # The head's vertex against the parked message's, as both will be next cycle.
+        with m.If(park):
+            m.d.sync += h_on_parked.eq(incoming_address == h_address)
+        with m.Elif(h_load):
+            m.d.sync += h_on_parked.eq(incoming_address == parked_address)
+        with m.Else():
+            m.d.sync += h_on_parked.eq(h_address == parked_address)
+
         with m.If(s_advance):
             m.d.sync += [s_valid.eq(issue), s_item.eq(chosen)]
         with m.If(r_advance):
-            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_data.eq(self.rd.data)]
+            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_data.eq(read_word)]
         with m.If(park):
-            m.d.sync += [parked_valid.eq(1), parked.eq(message)]
-        with m.Elif(from_parked):
-            m.d.sync += parked_valid.eq(0)
+            m.d.sync += [parked_valid.eq(1), parked.eq(h), parked_blocked.eq(h_next)]
+        with m.Else():
+            m.d.sync += parked_blocked.eq(parked_next)
+            with m.If(from_parked):
+                m.d.sync += parked_valid.eq(0)
         with m.If(take_barrier):
             m.d.sync += [paused.eq(1), level.eq(level + 1)]
         with m.If(self.apply_done):
@@ -168,6 +225,18 @@ class GatherUnit(wiring.Component):
         wb_address = wb.nodeid[:local_bits]
         before = hazard.remove_data  # the vertex word as read, for the entry being written back
         changed = wb.state.as_value() != before.state.as_value()
+        if self._write_latency:
+            # The entry frees as the write-back stage writes (the read port is transparent for
+            # the write port), but a registered write reaches the memory a cycle later: a read
+            # issued now of the vertex written back now gets the word being written instead.
+            s_forward = Signal()
+            s_forward_word = Signal(layouts.vertex_word, reset_less=True)
+            with m.If(s_advance):
+                m.d.sync += [s_forward.eq(wb_valid & (wb_address == chosen_address)),
+                             s_forward_word.eq(self.wr.data)]
+            m.d.comb += read_word.eq(Mux(s_forward, s_forward_word, self.rd.data))
+        else:
+            m.d.comb += read_word.eq(self.rd.data)
         k = kernel.i.payload
         m.d.comb += [
             kernel.i.valid.eq(r_valid),

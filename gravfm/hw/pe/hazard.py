@@ -8,7 +8,7 @@ is transparent for the write port, so a read issued in that cycle returns the ne
 """
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 __all__ = ["HazardUnit"]
@@ -30,6 +30,8 @@ class HazardUnit(wiring.Component):
     remove_latency : 0 or 1
         With 1, ``remove``/``remove_addr`` announce a removal that takes effect one cycle
         later (the entry counts as free, and ``remove_data`` shows its data, in that cycle).
+    lookahead : int
+        Number of look-ahead checks (``ahead_addr``/``ahead``); needs ``remove_latency=1``.
 
     Ports
     -----
@@ -39,6 +41,11 @@ class HazardUnit(wiring.Component):
         ``check_addr`` is in flight (and not being removed this cycle).
     check2_addr, hazard2 : In(addr_bits), Out(1)
         A second, independent check (the gather stage's parked message).
+    ahead_addr, ahead : In(ArrayLayout(addr_bits, lookahead)), Out(lookahead)
+        Look-ahead checks, for a hazard flag kept in a register: bit ``i`` of ``ahead`` is set
+        when ``ahead_addr[i]`` is in flight and its entry is neither freeing in this cycle nor
+        announced for removal (so it still counts as in flight in the next cycle). This cycle's
+        ``insert`` is not included: the user compares it against ``insert_addr`` itself.
     full : Out(1)
         No slot is free this cycle.
     insert, insert_addr : In(1), In(addr_bits)
@@ -55,7 +62,7 @@ class HazardUnit(wiring.Component):
         in the cycle after the announcement.
     """
 
-    def __init__(self, *, addr_bits, slots, payload=None, remove_latency=0):
+    def __init__(self, *, addr_bits, slots, payload=None, remove_latency=0, lookahead=0):
         if not isinstance(slots, int) or slots < 1:
             raise TypeError(f"hazard slots must be a positive integer, not {slots!r}")
         self._slots = slots
@@ -64,6 +71,10 @@ class HazardUnit(wiring.Component):
             self._MustUse__silence = True  # never elaborated: do not warn about it
             raise TypeError(f"hazard remove latency must be 0 or 1, not {remove_latency!r}")
         self._remove_latency = remove_latency
+        if not isinstance(lookahead, int) or lookahead < 0 or (lookahead and not remove_latency):
+            self._MustUse__silence = True
+            raise TypeError(f"hazard look-ahead needs remove_latency=1 and a count >= 0, not {lookahead!r}")
+        self._lookahead = lookahead
         members = {
             "check_addr": In(addr_bits), "hazard": Out(1), "full": Out(1),
             "check2_addr": In(addr_bits), "hazard2": Out(1),
@@ -71,6 +82,9 @@ class HazardUnit(wiring.Component):
             "remove": In(1), "remove_addr": In(addr_bits),
             "empty": Out(1),
         }
+        if lookahead:
+            members.update({"ahead_addr": In(data.ArrayLayout(addr_bits, lookahead)),
+                            "ahead": Out(lookahead)})
         if payload is not None:
             members.update({"store": In(1), "store_addr": In(addr_bits), "store_data": In(payload),
                             "remove_data": Out(payload)})
@@ -103,6 +117,12 @@ class HazardUnit(wiring.Component):
             self.full.eq(~any_of(free)),
             self.empty.eq(~any_of(valid)),
         ]
+        for i in range(self._lookahead):
+            # In flight next cycle (apart from this cycle's insert): not freeing now and not
+            # announced now (announced entries free in the next cycle).
+            m.d.comb += self.ahead[i].eq(any_of([
+                valid[k] & ~freeing[k] & ~announced[k] & (addr[k] == self.ahead_addr[i])
+                for k in range(self._slots)]))
         for k in range(self._slots):
             with m.If(freeing[k]):
                 m.d.sync += valid[k].eq(0)

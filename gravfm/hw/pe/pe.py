@@ -67,8 +67,8 @@ class ProcessingElement(wiring.Component):
 
     Ports
     -----
-    updates_in : In(stream net_update)
-        From this PE's network endpoint.
+    updates_in : In(stream pe_updates)
+        From this PE's network endpoint (``config.update_lanes`` updates per cycle).
     updates_out : Out(stream net_update)
         Update queue output, to the network.
     start : In(1)
@@ -90,7 +90,7 @@ class ProcessingElement(wiring.Component):
         self._pe_index = pe_index
         self._kernels = kernels
         super().__init__({
-            "updates_in": In(stream.Signature(layouts.net_update)),
+            "updates_in": In(stream.Signature(layouts.pe_updates)),
             "updates_out": Out(stream.Signature(layouts.net_update)),
             "start": In(1),
             "terminated": In(1),
@@ -116,14 +116,19 @@ class ProcessingElement(wiring.Component):
         wr_addr = Signal.like(self.wr_addr, reset_less=True)
         wr_data = Signal.like(self.wr_data, reset_less=True)
         start = Signal()
-        m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data), start.eq(self.start)]
+        m.d.sync += start.eq(self.start)
+        # The address and data registers load only on a write to this PE: every PE sees the same
+        # host address and data, so registers loading every cycle would be shared between the
+        # PEs by Yosys, one register driving every PE's memory write ports across the chip.
+        with m.If(self.wr_en):
+            m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data)]
 
         m.submodules.scatter = scatter = ScatterUnit(
             layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["scatter"])
         m.submodules.message_fifo = message_fifo = StreamFIFO(
             shape=layouts.scatter_out, depth=config.message_fifo_depth)
         m.submodules.gather = gather = GatherUnit(
-            layouts=layouts, config=config, kernel=self._kernels["gather"])
+            layouts=layouts, config=config, kernel=self._kernels["gather"], write_latency=1)
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
         m.submodules.apply = apply = ApplyUnit(
             layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["apply"],
@@ -166,7 +171,7 @@ class ProcessingElement(wiring.Component):
         # A registered stage between the network endpoint and scatter: the endpoint's arbiter
         # (grant, payload mux, per-source ready) and scatter's accept logic would otherwise form
         # one combinational path across the chip (one cycle more per superstep).
-        m.submodules.updates_in_buffer = updates_in_buffer = SkidBuffer(shape=layouts.net_update)
+        m.submodules.updates_in_buffer = updates_in_buffer = SkidBuffer(shape=layouts.pe_updates)
         wiring.connect(m, wiring.flipped(self.updates_in), updates_in_buffer.i)
         wiring.connect(m, updates_in_buffer.o, scatter.updates)
         wiring.connect(m, scatter.messages, message_fifo.i)
@@ -205,15 +210,23 @@ class ProcessingElement(wiring.Component):
         for unit in (gather, apply):
             rd = vertex_mem.read_port(transparent_for=(vertex_wr,))
             m.d.comb += [rd.addr.eq(unit.rd.addr), rd.en.eq(unit.rd.en), unit.rd.data.eq(rd.data)]
+        # Write register: the write port takes flip-flops, not the choice between host, apply
+        # and gather (with gather's touched-flag compare in front), which ran on into memory
+        # cells placed far away. A write lands a cycle later: gather forwards the word to a read
+        # of the same vertex in that cycle (write_latency=1), apply writes each vertex once per
+        # pass and hands the memory back only after its barrier, and start follows the host's
+        # writes by more.
+        w_en = Signal()
+        w_addr = Signal(local_bits, reset_less=True)
+        w_data = Signal(layouts.vertex_word, reset_less=True)
         with m.If(host_write[HostMem.VERTEX]):
-            m.d.comb += [vertex_wr.en.eq(1), vertex_wr.addr.eq(wr_addr),
-                         vertex_wr.data.state.eq(wr_data[:vertex_bits])]
+            m.d.sync += [w_en.eq(1), w_addr.eq(wr_addr), w_data.state.eq(wr_data[:vertex_bits]),
+                         w_data.touched.eq(0)]
         with m.Elif(apply.busy):
-            m.d.comb += [vertex_wr.en.eq(apply.wr.en), vertex_wr.addr.eq(apply.wr.addr),
-                         vertex_wr.data.eq(apply.wr.data)]
+            m.d.sync += [w_en.eq(apply.wr.en), w_addr.eq(apply.wr.addr), w_data.eq(apply.wr.data)]
         with m.Else():
-            m.d.comb += [vertex_wr.en.eq(gather.wr.en), vertex_wr.addr.eq(gather.wr.addr),
-                         vertex_wr.data.eq(gather.wr.data)]
+            m.d.sync += [w_en.eq(gather.wr.en), w_addr.eq(gather.wr.addr), w_data.eq(gather.wr.data)]
+        m.d.comb += [vertex_wr.en.eq(w_en), vertex_wr.addr.eq(w_addr), vertex_wr.data.eq(w_data)]
 
         # Control: round 0 starts at `start`; later rounds when gather has seen the barrier.
         m.d.comb += [

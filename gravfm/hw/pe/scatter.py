@@ -9,18 +9,26 @@ Pipeline (each stage holds one item and advances when the next can take it)::
             ─▶ scatter kernel ─▶ messages
 
 The address generator loads the next list in the cycle the current one issues its last edge, so
-consecutive lists stream without a bubble; a zero-length list costs one cycle. A barrier update
+consecutive lists stream without a bubble; a zero-length list costs one cycle. With two update
+lanes a queue between A2 and B keeps only the non-empty lists (and barriers), so empty ones cost
+no generator cycle and two updates enter per cycle. A barrier update
 becomes one kernel item with ``barrier=1`` behind the last edge of its round. The edge index and
 the edge array live here (synchronous-read memories) and are filled through the host write ports.
 """
 
-from amaranth.hdl import Cat, Const, Module, Signal
-from amaranth.lib import memory, stream, wiring
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..lane_queue import LaneQueue
 from ..memory_ports import write_port_signature
 
 __all__ = ["ScatterUnit"]
+
+# Non-empty lists waiting for the address generator (two or more lanes): a few lists of slack
+# let a PE run ahead of its neighbours instead of halting every broadcast (4 -> 8 took a 2x9-PE
+# system from CPE 1.15 to 1.12 together with deeper network FIFOs).
+LIST_QUEUE_DEPTH = 8
 
 
 class ScatterUnit(wiring.Component):
@@ -37,8 +45,9 @@ class ScatterUnit(wiring.Component):
 
     Ports
     -----
-    updates : In(stream net_update)
-        Updates and barriers for this PE, in round order (``count``/``sent_any`` ignored).
+    updates : In(stream pe_updates)
+        Updates and barriers for this PE, in round order (``count``/``sent_any`` ignored); with
+        ``config.update_lanes`` > 1, that many per cycle (each lane has its own edge-index read).
     messages : Out(stream scatter_out)
         The scatter kernel's messages, barrier included.
     index_wr : In(write port, edge_index)
@@ -65,7 +74,7 @@ class ScatterUnit(wiring.Component):
         self._pe_index = pe_index
         self._kernel = kernel
         super().__init__({
-            "updates": In(stream.Signature(layouts.net_update)),
+            "updates": In(stream.Signature(layouts.pe_updates)),
             "messages": Out(stream.Signature(layouts.scatter_out)),
             "index_wr": In(write_port_signature(config.vertexid_bits, layouts.edge_index)),
             "edge_wr": In(write_port_signature(config.edge_addr_bits, layouts.edge_word)),
@@ -85,33 +94,72 @@ class ScatterUnit(wiring.Component):
             shape=layouts.edge_index, depth=2 ** config.vertexid_bits, init=[])
         m.submodules.edge_mem = edge_mem = memory.Memory(
             shape=layouts.edge_word, depth=config.edges_per_pe, init=[])
-        for mem, port in ((index_mem, self.index_wr), (edge_mem, self.edge_wr)):
+        lanes = config.update_lanes
+        # With several lanes the last lane's index read shares its address with the host write
+        # port (the host writes only before start), so synthesis can map the index to one
+        # true-dual-port block RAM instead of a copy per lane.
+        index_addr = self.index_wr.addr
+        if lanes > 1:
+            index_addr = Signal.like(self.index_wr.addr, name="index_shared_addr")
+            m.d.comb += index_addr.eq(Mux(self.index_wr.en, self.index_wr.addr,
+                                          self.updates.payload.lanes[lanes - 1].sender))
+        for mem, port, addr in ((index_mem, self.index_wr, index_addr), (edge_mem, self.edge_wr, self.edge_wr.addr)):
             wr = mem.write_port()
-            m.d.comb += [wr.addr.eq(port.addr), wr.en.eq(port.en), wr.data.eq(port.data)]
-        index_rd = index_mem.read_port()
+            m.d.comb += [wr.addr.eq(addr), wr.en.eq(port.en), wr.data.eq(port.data)]
+        index_rds = [index_mem.read_port() for _ in range(lanes)]
         edge_rd = edge_mem.read_port()
 
-        # Stage A: edge-index read.
+        def lane_items(payload):
+            return [payload] if lanes == 1 else list(payload.lanes)
+
+        # Stage A: edge-index read (one read port per lane).
         a_valid = Signal()
-        a_item = Signal(layouts.net_update)
+        a_item = Signal(layouts.pe_updates)
         a2_advance = Signal()
         a_advance = ~a_valid | a2_advance
-        m.d.comb += [index_rd.addr.eq(self.updates.payload.sender), index_rd.en.eq(a_advance),
-                     self.updates.ready.eq(a_advance)]
+        for lane, (item, index_rd) in enumerate(zip(lane_items(self.updates.payload), index_rds)):
+            address = index_addr if lanes > 1 and lane == lanes - 1 else item.sender
+            m.d.comb += [index_rd.addr.eq(address), index_rd.en.eq(a_advance)]
+        m.d.comb += self.updates.ready.eq(a_advance)
         with m.If(a_advance):
             m.d.sync += [a_valid.eq(self.updates.valid), a_item.eq(self.updates.payload)]
 
-        # Stage A2: the edge-index word in plain registers (the block RAM's late output goes
+        # Stage A2: the edge-index words in plain registers (the block RAM's late output goes
         # straight into flip-flops), with the list's length tests precomputed for stage B.
         a2_valid = Signal()
-        a2_item = Signal(layouts.net_update)
-        a2_start = Signal.like(index_rd.data.start, reset_less=True)
-        a2_length = Signal(config.edge_len_bits, reset_less=True)
-        a_ready = Signal()
-        m.d.comb += a2_advance.eq(~a2_valid | a_ready)
+        a2_item = Signal(layouts.pe_updates)
+        a2_starts = [Signal.like(index_rd.data.start, reset_less=True, name=f"a2_start{lane}")
+                     for lane, index_rd in enumerate(index_rds)]
+        a2_lengths = [Signal(config.edge_len_bits, reset_less=True, name=f"a2_length{lane}")
+                      for lane in range(lanes)]
         with m.If(a2_advance):
-            m.d.sync += [a2_valid.eq(a_valid), a2_item.eq(a_item), a2_start.eq(index_rd.data.start),
-                         a2_length.eq(index_rd.data.length)]
+            m.d.sync += [a2_valid.eq(a_valid), a2_item.eq(a_item)]
+            for index_rd, start, length in zip(index_rds, a2_starts, a2_lengths):
+                m.d.sync += [start.eq(index_rd.data.start), length.eq(index_rd.data.length)]
+
+        # The lists stage B takes next. One lane: straight from A2. More: the lanes' non-empty
+        # lists (and the barrier) through a small in-order queue, so that a PE holding no edges
+        # for most senders takes several updates per cycle but never loses a cycle on them.
+        a_ready = Signal()
+        if lanes == 1:
+            m.d.comb += a2_advance.eq(~a2_valid | a_ready)
+            next_valid, next_item = a2_valid, a2_item
+            next_start, next_length = a2_starts[0], a2_lengths[0]
+        else:
+            entry = data.StructLayout({"item": layouts.net_update, "start": len(a2_starts[0]),
+                                       "length": config.edge_len_bits})
+            m.submodules.lists = lists = LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
+            for lane, (item, start, length) in enumerate(zip(lane_items(a2_item), a2_starts, a2_lengths)):
+                m.d.comb += [
+                    lists.i.payload.lanes[lane].item.eq(item),
+                    lists.i.payload.lanes[lane].start.eq(start),
+                    lists.i.payload.lanes[lane].length.eq(length),
+                    lists.i.payload.valid[lane].eq(a2_item.valid[lane] & (item.barrier | (length != 0))),
+                ]
+            m.d.comb += [lists.i.valid.eq(a2_valid), a2_advance.eq(~a2_valid | lists.i.ready),
+                         lists.o.ready.eq(a_ready)]
+            next_valid, next_item = lists.o.valid, lists.o.payload.item
+            next_start, next_length = lists.o.payload.start, lists.o.payload.length
 
         # Stage B: address generator. ``left`` counts the edges still to issue; its tests
         # (nonzero, one) are kept in registers so that ``fire`` is shallow logic.
@@ -129,17 +177,17 @@ class ScatterUnit(wiring.Component):
         last = is_barrier | left_one
         m.d.comb += a_ready.eq(~busy | (~is_barrier & ~left_nonzero) | (fire & last))
         with m.If(a_ready):
-            m.d.sync += busy.eq(a2_valid)
-            with m.If(a2_valid):
-                edges = ~a2_item.barrier
+            m.d.sync += busy.eq(next_valid)
+            with m.If(next_valid):
+                edges = ~next_item.barrier
                 m.d.sync += [
-                    address.eq(a2_start),
-                    left.eq(a2_length & edges.replicate(config.edge_len_bits)),
-                    left_nonzero.eq(edges & (a2_length != 0)),
-                    left_one.eq(edges & (a2_length == 1)),
-                    length.eq(a2_length),
-                    is_barrier.eq(a2_item.barrier),
-                    current.eq(a2_item),
+                    address.eq(next_start),
+                    left.eq(next_length & edges.replicate(config.edge_len_bits)),
+                    left_nonzero.eq(edges & (next_length != 0)),
+                    left_one.eq(edges & (next_length == 1)),
+                    length.eq(next_length),
+                    is_barrier.eq(next_item.barrier),
+                    current.eq(next_item),
                 ]
         with m.Elif(fire):
             m.d.sync += [address.eq(address + 1), left.eq(left - 1),
@@ -177,7 +225,7 @@ class ScatterUnit(wiring.Component):
             k.neighbor.eq(Cat(edge_rd.data.dst, Const(self._pe_index, config.pe_bits))),
             k.num_neighbors.eq(c_length),
             k.edge.eq(edge_rd.data.edge),
-            self.active.eq(a_valid | a2_valid | busy | c_valid),
+            self.active.eq(a_valid | a2_valid | busy | c_valid | (next_valid if lanes > 1 else 0)),
         ]
         wiring.connect(m, wiring.flipped(self.messages), kernel.o)
         return m
