@@ -96,6 +96,7 @@ def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capa
     links = report.links
     return {
         "fpgas": fpgas, "pes_per_fpga": pes, "arch": arch, "update_lanes": report.update_lanes,
+        "gather_forwarding": report.gather_forwarding,
         "measured": {
             "kind": "measured (Verilator simulation)", "verified": report.verified,
             "detail": report.check_detail, "status": report.status, "cycles": report.cycles,
@@ -104,6 +105,7 @@ def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capa
             "link": {key: links[key] for key in ("items", "barriers", "bits", "bytes", "words",
                                                  "link_bound_cycles", "item_bits")} if links else None,
             "bytes_per_edge": links.get("bytes_per_edge", 0.0),
+            "stall_cycles": report.stalls,
         },
         "model": model,
         "bytes_per_edge_theory": links.get("bytes_per_edge_theory", 0.0),

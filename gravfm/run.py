@@ -57,6 +57,10 @@ class RunOptions:
         GraVF-M (broadcast updates) or the GraVF baseline (unicast messages, one per edge).
     update_lanes : int, optional
         Updates a GraVF-M PE takes per cycle (1 or 2); by default :func:`default_update_lanes`.
+    gather_forwarding : bool
+        Forward in-flight gather results to later messages for the same vertex (combinational
+        gather kernels only; :mod:`gravfm.hw.pe.gather_forward`). False: messages wait in the
+        hazard unit, as in the paper.
     """
 
     algorithm: object
@@ -74,6 +78,7 @@ class RunOptions:
     cache_dir: str | None = None
     arch: str = "gravfm"
     update_lanes: int | None = None
+    gather_forwarding: bool = True
 
     def __post_init__(self):
         for name in ("fpgas", "pes"):
@@ -126,6 +131,7 @@ class RunReport:
     local_bits: int
     edges_per_pe: int
     update_lanes: int
+    gather_forwarding: bool
     backend: str
     status: str
     verified: bool
@@ -192,6 +198,7 @@ class RunReport:
             "partition": self.partition,
             "capacity": {"vertices_per_pe": 1 << self.local_bits, "edges_per_pe": self.edges_per_pe},
             "update_lanes": self.update_lanes,
+            "gather_forwarding": self.gather_forwarding,
             "backend": self.backend,
             "status": self.status,
             "verified": self.verified,
@@ -345,7 +352,7 @@ def default_network_fifo_depth(fpgas, pes_per_fpga):
 
 
 def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bits=None, edges_per_pe=None,
-                  arch="gravfm", update_lanes=None):
+                  arch="gravfm", update_lanes=None, gather_forwarding=True):
     """The :class:`gravfm.hw.SystemConfig` for this graph: capacities rounded up to powers of two.
 
     The round log holds a power of two of rounds (at least 64) so that graphs of similar depth
@@ -366,7 +373,7 @@ def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bi
         update_lanes = default_update_lanes(arch, fpgas, pes)
     return SystemConfig(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=bits, edges_per_pe=edges,
                         max_rounds=rounds, arch=arch, update_lanes=update_lanes,
-                        network_fifo_depth=default_network_fifo_depth(fpgas, pes))
+                        gather_forwarding=gather_forwarding, network_fifo_depth=default_network_fifo_depth(fpgas, pes))
 
 
 def _round_rows(log, supersteps, max_rounds):
@@ -526,6 +533,7 @@ def run(options, *, log=None, on_progress=None):
         (``total_messages`` is the reference's count).
     """
     from .hw.multi import build_system
+    from .hw.pe.gather_forward import system_forwards
     from .model.platform import load_platform
     from .partition import partition as make_partition
     from .sim.loader import build_load
@@ -544,7 +552,8 @@ def run(options, *, log=None, on_progress=None):
 
     config = plan_hardware(algorithm, graph, partition, reference_supersteps,
                            local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
-                           arch=options.arch, update_lanes=options.update_lanes)
+                           arch=options.arch, update_lanes=options.update_lanes,
+                           gather_forwarding=options.gather_forwarding)
     system = build_system(config, platform=platform)  # several FPGAs: links as the platform's
     plan = build_load(algorithm, graph, partition, config, params, data_bits=len(system.host_wr_data))
     if options.backend == "verilator":
@@ -569,7 +578,7 @@ def run(options, *, log=None, on_progress=None):
         vertices=graph.num_vertices, edges=graph.num_edges, fpgas=options.fpgas,
         pes_per_fpga=options.pes, arch=options.arch, partition=options.partition,
         local_bits=config.local_bits, edges_per_pe=config.edges_per_pe, update_lanes=config.update_lanes,
-        backend=options.backend,
+        gather_forwarding=system_forwards(config), backend=options.backend,
         status=outcome.status, verified=bool(ok), check_detail=detail, supersteps=outcome.supersteps,
         cycles=outcome.cycles, messages=outcome.messages, reference_supersteps=reference_supersteps,
         reference_messages=reference_messages, f_clk_hz=platform.fpga.f_clk_hz, platform=platform.name,

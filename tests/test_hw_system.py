@@ -23,11 +23,13 @@ from gravfm.sim.amaranth_backend import run_amaranth
 # arbitration among PEs. For timing, gather gained a read-data register, apply an address and
 # a read-data register, the update queue an output register (behind its block RAM), scatter an
 # edge-index register (A2), and the PE skid buffers on its network input, before gather and
-# before the update queue: so 16 became 24.
+# before the update queue: so 16 became 24. Later timing stages fit within the same 24: a skid
+# buffer between scatter's index and address stages (1) and one in front of the message FIFO
+# (1), and the endpoint's registered round completion (1).
 SUPERSTEP_OVERHEAD = 24
-# A message to a vertex already in the gather pipeline waits for its write-back: at most the
-# state read, the read-data register, the kernel (latency 0 for WCC and BFS) and the
-# write-back register (the read-data register made 2 into 3).
+# A message to a vertex already in the gather pipeline waits for its write-back (without
+# gather forwarding): at most the state read, the read-data register, the kernel (latency 0 for
+# WCC and BFS) and the write-back register (the read-data register made 2 into 3).
 HAZARD_WAIT = 3
 # Random graphs per run of the suite; raise it for a soak test (150 passed when this was written).
 RANDOM_EXAMPLES = int(os.environ.get("GRAVFM_HYPOTHESIS_EXAMPLES", "12"))
@@ -146,13 +148,6 @@ def test_one_edge_per_cycle_when_nothing_conflicts():
     result = check_run(run_amaranth(WCC, graph, pes=1), pes=1)
     ideal = sum(result.messages_per_superstep) + result.supersteps * result.config.vertices_per_pe
     assert result.sim.cycles <= 1.12 * ideal, (result.sim.cycles, ideal)
-
-
-def test_messages_to_one_vertex_wait_on_the_hazard_unit():
-    """25 self-loops on one vertex: every message after the first meets its predecessor in flight."""
-    graph = Graph.from_edges(np.zeros(25, dtype=np.int64), np.zeros(25, dtype=np.int64), num_vertices=1)
-    result = check_run(run_amaranth(BFS, graph, pes=1), pes=1)
-    assert result.sim.cycles > 2 * 25  # slower than one message per cycle, as it must be
 
 
 def test_several_pes_share_the_work():

@@ -1,16 +1,19 @@
 """Timing-driven structure of the PE: the hazard unit sized from the gather kernel's latency,
-and the registered stream stage that cuts long valid/ready paths."""
+the registered stream stage that cuts long valid/ready paths, and the endpoint's grant chosen a
+cycle ahead."""
 
 import random
 
 import pytest
 from amaranth.hdl import Fragment, unsigned
+from amaranth.lib import data
 from amaranth.sim import Simulator
 
 from gravfm.algorithms import PAGERANK, WCC
 from gravfm.hw import SystemConfig
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.layouts import KernelLayouts
+from gravfm.hw.network import Endpoint
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
@@ -174,3 +177,48 @@ def test_gather_unit_rejects_a_bad_write_latency():
     kernel._MustUse__silence = True  # never elaborated: the gather unit is refused
     with pytest.raises(TypeError, match="write latency"):
         GatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=2)
+
+
+NET = data.StructLayout({"sender": unsigned(6), "barrier": 1, "count": unsigned(4), "sent_any": 1})
+
+
+@pytest.mark.parametrize("sources", [1, 4])
+def test_endpoint_registered_grant_keeps_one_update_per_cycle(sources):
+    """The grant is chosen a cycle ahead; with every source always offering, the endpoint still
+    hands over an update every cycle. Each incoming barrier takes a cycle, and a round's barrier
+    leaves two cycles after the last one arrived (``arrived``, then the registered completion)."""
+    per_round, rounds = 12, 2
+    scripts = []
+    for s in range(sources):
+        script = []
+        for r in range(rounds):
+            script += [{"sender": (s * 16 + r * per_round + k) % 64, "barrier": 0, "count": 0, "sent_any": 0}
+                       for k in range(per_round)]
+            script.append({"sender": 0, "barrier": 1, "count": per_round, "sent_any": 1})
+        scripts.append(script + [{"sender": 0, "barrier": 1, "count": 0, "sent_any": 0}])
+    dut = Endpoint(layout=NET, sources=sources, count_bits=4)
+    updates = sources * per_round * rounds
+
+    async def bench(ctx):
+        position, delivered, barriers, cycles = [0] * sources, 0, 0, 0
+        while not ctx.get(dut.terminated):
+            assert cycles < 10 * updates, "the endpoint stopped"
+            for s, script in enumerate(scripts):
+                valid = position[s] < len(script)
+                ctx.set(dut.i[s].valid, valid)
+                if valid:
+                    ctx.set(dut.i[s].payload, script[position[s]])
+            ctx.set(dut.o.ready, 1)
+            if ctx.get(dut.o.valid):
+                barrier = ctx.get(dut.o.payload.barrier)
+                delivered += not barrier
+                barriers += barrier
+            taken = [position[s] < len(scripts[s]) and ctx.get(dut.i[s].ready) for s in range(sources)]
+            await ctx.tick()
+            position = [p + t for p, t in zip(position, taken)]
+            cycles += 1
+        assert (delivered, barriers) == (updates, rounds)
+        # Updates, incoming barriers and per round two completion cycles plus the barrier out.
+        assert cycles <= updates + sources * (rounds + 1) + 3 * rounds + 2, cycles
+
+    run(dut, bench)

@@ -22,7 +22,8 @@ REQUIRED_JSON_KEYS = ("algorithm", "graph.vertices", "graph.edges", "fpgas", "pe
 def a_report(**changes):
     figures = dict(
         algorithm="wcc", graph_name="tiny:path", vertices=10, edges=18, fpgas=1, pes_per_fpga=4,
-        arch="gravfm", partition="greedy", local_bits=2, edges_per_pe=8, update_lanes=1, backend="verilator",
+        arch="gravfm", partition="greedy", local_bits=2, edges_per_pe=8, update_lanes=1, gather_forwarding=True,
+        backend="verilator",
         status="done", verified=True, check_detail="labels match", supersteps=10, cycles=500,
         messages=100, reference_supersteps=10, reference_messages=100, f_clk_hz=200e6, platform="p",
         rounds=(SuperstepRow(0, 10, 18, 60), SuperstepRow(1, 2, 4, 30)),

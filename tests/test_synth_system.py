@@ -40,6 +40,14 @@ def test_pes_that_fit_is_limited_by_the_scarcer_resource():
     assert by_bram["pes_fit"] * by_bram["bram_blocks_per_pe"] <= device.bram_blocks
 
 
+def test_a_device_too_small_for_one_pe_says_what_one_pe_needs():
+    device = get_target("ecp5-85")
+    huge = GraphCapacity(vertices=1 << 16, edges=1 << 20)
+    fit = _pes_that_fit(WCC, device, luts_per_pe=100, capacity=huge, offchip_edges=False)
+    assert fit["pes_fit"] == 0 and fit["limited_by"] == "bram"
+    assert fit["bram_blocks_per_pe"] > device.bram_blocks
+
+
 @pytest.mark.slow
 def test_gravfm_synth_reports_fmax_and_resources(tmp_path):
     out = tmp_path / "s.json"

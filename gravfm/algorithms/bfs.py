@@ -22,6 +22,8 @@ def _gather(layouts):
     class BfsGather(wiring.Component):
         """Adopt the sender as parent of an unvisited vertex."""
 
+        combinational = True  # output in the cycle of the input: gather may forward results
+
         def __init__(self):
             super().__init__(gather_signature(layouts))
 

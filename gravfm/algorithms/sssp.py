@@ -42,6 +42,8 @@ def _gather(layouts):
     class SsspGather(wiring.Component):
         """Keep the shorter distance; a vertex whose distance dropped becomes active."""
 
+        combinational = True  # output in the cycle of the input: gather may forward results
+
         def __init__(self):
             super().__init__(gather_signature(layouts))
 

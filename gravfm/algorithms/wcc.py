@@ -22,6 +22,8 @@ def _gather(layouts):
     class WccGather(wiring.Component):
         """Keep the smaller label; mark the vertex active if it changed (Listing 1)."""
 
+        combinational = True  # output in the cycle of the input: gather may forward results
+
         def __init__(self):
             super().__init__(gather_signature(layouts))
 

@@ -36,6 +36,9 @@ def add_run_arguments(parser):
     parser.add_argument("--update-lanes", type=int, choices=(1, 2), default=None, metavar="N",
                         help="updates a GraVF-M PE takes per cycle, 1 or 2 (default: 2 with 8 PEs or "
                              "more in the system, else 1)")
+    parser.add_argument("--no-gather-forwarding", dest="gather_forwarding", action="store_false",
+                        help="make messages to a vertex in the gather pipeline wait for its write-back "
+                             "(the paper's hazard unit) instead of taking the in-flight result")
     parser.add_argument("--partition", default="greedy", help="greedy (default), round_robin or metis")
     parser.add_argument("--root", type=int, default=None, metavar="V", help="root vertex (BFS)")
     parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
@@ -88,7 +91,8 @@ def options_from_args(args, algorithm, graph, pes):
                       backend=args.backend, local_bits=local_bits_of(args.vertices_per_pe),
                       edges_per_pe=args.edges_per_pe, max_cycles=args.max_cycles,
                       watchdog_cycles=args.watchdog, cache_dir=args.cache,
-                      arch=getattr(args, "arch", "gravfm"), update_lanes=getattr(args, "update_lanes", None))
+                      arch=getattr(args, "arch", "gravfm"), update_lanes=getattr(args, "update_lanes", None),
+                      gather_forwarding=getattr(args, "gather_forwarding", True))
 
 
 class progress_display:
@@ -143,7 +147,8 @@ def print_report(report, console):
                   f"{report.edges:,} edges — {verdict}{detail}", highlight=False)
     console.print(f"configuration: {report.fpgas} FPGA x {report.pes_per_fpga} PEs ({report.arch}, "
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
-                  f"{report.edges_per_pe:,} edges per PE, {report.update_lanes} update lane(s); platform {report.platform} at "
+                  f"{report.edges_per_pe:,} edges per PE, {report.update_lanes} update lane(s), gather "
+                  f"{'forwarding' if report.gather_forwarding else 'waits on hazards'}; platform {report.platform} at "
                   f"{report.f_clk_hz / 1e6:g} MHz", highlight=False)
 
     figures = Table(title="measurement (simulated)", show_header=True, title_justify="left")

@@ -27,6 +27,9 @@ def register(subparsers):
     parser.add_argument("--update-lanes", type=int, choices=(1, 2), default=None,
                         help="updates a PE takes per cycle (default: as `gravfm run` builds this many PEs: "
                              "2 from 8 PEs on, with 64-deep network FIFOs)")
+    parser.add_argument("--freq", type=float, default=None, metavar="MHZ",
+                        help="clock nextpnr places and routes for (default: the target's goal, 150 MHz "
+                             "for ecp5-85); the Fmax reported is the one nextpnr measures")
     parser.add_argument("--workdir", default="build/synth", help="where tool files and logs go")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.set_defaults(handler=run)
@@ -39,13 +42,16 @@ def run(args):
 
     if args.pes < 1:
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
+    if args.freq is not None and not args.freq > 0:
+        raise ConfigError(f"--freq must be a positive frequency in MHz, not {args.freq}")
     algorithm = get_algorithm(args.algorithm)
     workdir = Path(args.workdir) / f"{algorithm.name}-{args.pes}pe-{args.target}"
     print(f"synthesising {algorithm.name} x {args.pes} PEs for {args.target} in {workdir} ...", flush=True)
     report = synth_system(algorithm, pes=args.pes, target=args.target, workdir=workdir,
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
-                          build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes)
+                          build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes,
+                          freq_mhz=args.freq)
     _print(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
@@ -61,7 +67,9 @@ def _print(report):
     print(f"  per PE:   {per_pe['luts']} LUTs, {per_pe['flip_flops']} FFs, {per_pe['bram_blocks']} BRAM")
     if fpga["fmax_mhz"] is not None:
         path = fpga["critical_path"] or {}
+        goal = fpga.get("pnr_freq_mhz")
         print(f"  Fmax after place-and-route: {fpga['fmax_mhz']:.1f} MHz "
+              f"{f'(placed and routed for {goal:g} MHz) ' if goal else ''}"
               f"(critical path {path.get('from')} -> {path.get('to')}, {path.get('delay_ns')} ns)")
     else:
         print("  Fmax: no open place-and-route for this family (resources only)")

@@ -62,6 +62,12 @@ class SystemConfig:
         them: with more PEs in the system than the average degree, most updates carry no edge
         for a PE and one update per cycle, not one edge per cycle, limits it. Two lanes cost a
         second edge-index read port per PE and a wider endpoint arbiter.
+    gather_forwarding : bool
+        With a combinational gather kernel (``combinational = True``), a message to a vertex
+        whose earlier message is still in the gather pipeline takes that message's result
+        instead of waiting for its write-back (:mod:`gravfm.hw.pe.gather_forward`): one message
+        per cycle even on a power-law graph's hub vertices. Off: every kernel waits in the
+        hazard unit (the paper's behaviour).
     arch : str
         ``"gravfm"`` (broadcast updates, receiver-side scatter) or ``"gravf"`` (the GraVF
         baseline: unicast messages, sender-side scatter; :mod:`gravfm.hw.gravf`).
@@ -78,6 +84,7 @@ class SystemConfig:
     round_bits: int = 16
     max_rounds: int = 64
     update_lanes: int = 1
+    gather_forwarding: bool = True
     arch: str = "gravfm"
 
     def __post_init__(self):
@@ -88,6 +95,8 @@ class SystemConfig:
                 raise ConfigError(f"SystemConfig.{name} must be a positive integer, not {value!r}")
         if self.update_lanes not in UPDATE_LANES:
             raise ConfigError(f"SystemConfig.update_lanes must be one of {UPDATE_LANES}, not {self.update_lanes!r}")
+        if not isinstance(self.gather_forwarding, bool):
+            raise ConfigError(f"SystemConfig.gather_forwarding must be true or false, not {self.gather_forwarding!r}")
         if self.arch not in ARCHITECTURES:
             raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, "
                               f"not {self.arch!r}")

@@ -34,6 +34,7 @@ class SynthResult:
     critical_path: dict | None
     cells_by_type: dict = field(repr=False)
     seconds: float = 0.0
+    pnr_freq_mhz: float | None = None  # the clock nextpnr was asked for (a goal, not a result)
 
     def to_dict(self):
         return asdict(self)
@@ -66,11 +67,12 @@ def _critical_path(report):
                                if not s.startswith("/share/")})[:8]}
 
 
-def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True):
+def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True, freq_mhz=None):
     """Synthesise ``design`` (a wiring.Component) for ``target`` inside ``workdir``.
 
     The design is wrapped by :class:`PinLimitedWrapper`; the wrapper's own flip-flops are
-    subtracted from the count. Returns a :class:`SynthResult`.
+    subtracted from the count. nextpnr is asked for ``freq_mhz`` (default: the target's
+    ``pnr_freq_mhz``); the Fmax reported is the one it measured. Returns a :class:`SynthResult`.
     """
     started = time.monotonic()
     spec = get_target(target)
@@ -85,9 +87,12 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     cells = stat["design"]["num_cells_by_type"]
     luts, ffs, brams, dsps = count_resources(target, cells)
     ffs -= wrapper.added_flip_flops
-    fmax, path = None, None
+    fmax, path, freq = None, None, None
     if place_and_route and spec.nextpnr is not None:
         tool, *device = spec.nextpnr
+        freq = spec.pnr_freq_mhz if freq_mhz is None else freq_mhz
+        if freq is not None:
+            device += ["--freq", f"{freq:g}"]
         run_tool(tool, [*device, "--json", f"{name}.json", "--timing-allow-fail",
                         "--lpf-allow-unconstrained", "--report", f"{name}.pnr.json", "--seed", "1"],
                  workdir=workdir, log_name=f"{name}.nextpnr.log")
@@ -97,4 +102,4 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
         path = _critical_path(report)
     return SynthResult(target=target, luts=luts, flip_flops=max(ffs, 0), bram_blocks=brams, dsps=dsps,
                        fmax_mhz=fmax, critical_path=path, cells_by_type=dict(cells),
-                       seconds=round(time.monotonic() - started, 1))
+                       seconds=round(time.monotonic() - started, 1), pnr_freq_mhz=freq)

@@ -73,17 +73,19 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=
         blocks = sum(blocks_for(d, w, device.bram_block_bits) for d, w in memories.values())
         if p * blocks > device.bram_blocks:
             best["limited_by"] = "bram"
+            if p == 1:  # not even one PE fits: report what one would need
+                best["bram_blocks_per_pe"] = blocks
             break
         best.update(pes_fit=p, bram_blocks_per_pe=blocks)
     return best
 
 
 def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False,
-                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None):
+                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None):
     """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device.
 
     ``update_lanes`` and the network FIFO depth default to what ``gravfm run`` builds for one
-    FPGA of ``pes`` PEs.
+    FPGA of ``pes`` PEs. ``freq_mhz``: the clock nextpnr is asked for (default: the target's).
     """
     from ..run import default_network_fifo_depth, default_update_lanes
 
@@ -92,7 +94,8 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=build_local_bits,
                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
                           network_fifo_depth=default_network_fifo_depth(1, pes))
-    result = synthesize(System(config), target=target, workdir=workdir, name="fpga_top")
+    result = synthesize(System(config), target=target, workdir=workdir, name="fpga_top",
+                        freq_mhz=freq_mhz)
     memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=pes, capacity=capacity), offchip_edges)
     luts_per_pe = result.luts / pes
     fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges)

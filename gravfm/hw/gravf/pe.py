@@ -22,7 +22,7 @@ from amaranth.lib.wiring import In, Out
 from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
 from ..pe.apply import ApplyUnit
-from ..pe.gather import GatherUnit
+from ..pe.gather_forward import build_gather_unit
 from ..pe.pe import LOG_BITS, HostMem, HostReadMem
 from ..pe.scatter import ScatterUnit
 from ..skid_buffer import SkidBuffer
@@ -83,7 +83,7 @@ class GravfProcessingElement(wiring.Component):
             layouts=layouts, config=config, pe_index=0, kernel=self._kernels["scatter"])
         m.submodules.message_fifo = message_fifo = StreamFIFO(
             shape=layouts.net_message, depth=config.message_fifo_depth)
-        m.submodules.gather = gather = GatherUnit(
+        m.submodules.gather = gather = build_gather_unit(
             layouts=layouts, config=config, kernel=self._kernels["gather"])
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
         m.submodules.apply = apply = ApplyUnit(

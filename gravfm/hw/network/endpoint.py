@@ -13,9 +13,12 @@ With two lanes the endpoint hands over up to two updates per cycle, from two dif
 (the second grant is the next eligible source after the first whose head is an update, not a
 barrier): a PE whose edge lists for most senders are empty can then keep pace with an FPGA's
 whole update stream.
+
+For timing the grants and the round's completion are registers, decided a cycle ahead; the
+output payload is a multiplexer selected by flip-flops.
 """
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -77,43 +80,77 @@ class Endpoint(wiring.Component):
         expected = [Signal(self._count_bits, name=f"expected{s}") for s in range(n)]
         anything = Signal()
         terminated = Signal()
-        last = Signal(range(max(n, 2)))           # last granted source, for round robin
 
         eligible = Signal(n)
         for s in range(n):
             m.d.comb += eligible[s].eq(self.i[s].valid & ~arrived[s])
-        grant, granted = round_robin_grant(m, eligible, last)
+
+        # The grant is a register, chosen a cycle ahead: round robin after the current grant
+        # among the sources eligible now. The priority logic then ends at flip-flops instead of
+        # running on through the payload multiplexer into the PE's input buffer; a source that
+        # turns eligible while the grant points elsewhere waits a cycle for it.
+        grant = Signal(range(max(n, 2)))
+        next_grant, next_granted = round_robin_grant(m, eligible, grant)
+        with m.If(next_granted):
+            m.d.sync += grant.eq(next_grant)
+        granted = Signal()
+        m.d.comb += granted.eq(eligible.bit_select(grant, 1))
         chosen = self._select(m, grant, "chosen")
 
+        # Registered too: the count compares would otherwise gate the output. The barrier
+        # leaves a cycle after the round completes; the cycle it leaves clears the flag, since
+        # ``arrived`` and the counts are cleared only then. Termination (one flip-flop) and
+        # ``waiting`` take the unregistered condition, so termination is not delayed.
         counts_match = 1
         for s in range(n):
             counts_match = counts_match & (received[s] == expected[s])
-        round_complete = arrived.all() & counts_match
+        complete_now = Signal()
+        m.d.comb += complete_now.eq(arrived.all() & counts_match)
+        round_complete = Signal()
+        barrier_sent = Signal()
+        m.d.sync += round_complete.eq(complete_now & ~barrier_sent)
+        with m.If(complete_now & ~anything):
+            m.d.sync += terminated.eq(1)
 
-        # The second lane: the next source after ``grant`` whose head is an update.
+        # The second lane: the next source after the first grant whose head is an update, chosen
+        # in the same cycle ahead (after ``next_grant``, so two lanes rotate together).
         second_taken = Signal()
         if self._lanes == 2:
-            eligible2 = Signal(n)
+            heads_update = Signal(n)
             for s in range(n):
-                m.d.comb += eligible2[s].eq(eligible[s] & (grant != s) & ~self.i[s].payload.barrier)
-            grant2, granted2 = round_robin_grant(m, eligible2, grant)
+                m.d.comb += heads_update[s].eq(~self.i[s].payload.barrier)
+            eligible2 = Signal(n)
+            m.d.comb += eligible2.eq(eligible & heads_update & ~(1 << next_grant)[:n])
+            next_grant2, next_granted2 = round_robin_grant(m, eligible2, next_grant)
+            grant2 = Signal(range(max(n, 2)))
+            second = Signal()                     # a second source was chosen for ``grant2``
+            m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2 & next_granted)]
+            granted2 = Signal()
+            m.d.comb += granted2.eq(second & eligible.bit_select(grant2, 1)
+                                    & heads_update.bit_select(grant2, 1))
             chosen2 = self._select(m, grant2, "chosen2")
             lane0, lane1 = self.o.payload.lanes[0], self.o.payload.lanes[1]
         else:
             lane0 = self.o.payload
 
+        # The payload does not wait for the grant decision (``granted`` comes from ``arrived``
+        # and the inputs' valid): it is the chosen heads, or the barrier when the round is
+        # complete, selected by flip-flops; only ``valid`` depends on the decision.
+        barrier_word = Signal(self._layout)
+        m.d.comb += [barrier_word.barrier.eq(1),
+                     lane0.eq(Mux(round_complete, barrier_word.as_value(), chosen.as_value()))]
+        if self._lanes == 2:
+            m.d.comb += lane1.eq(chosen2)
         fire = Signal()
         with m.If(~terminated):
             with m.If(round_complete):
                 with m.If(anything):
-                    m.d.comb += [self.o.valid.eq(1), lane0.barrier.eq(1)]
+                    m.d.comb += [self.o.valid.eq(1), barrier_sent.eq(self.o.ready)]
                     if self._lanes == 2:
                         m.d.comb += self.o.payload.valid.eq(1)
                     with m.If(self.o.ready):
                         m.d.sync += [arrived.eq(0), anything.eq(0)]
                         m.d.sync += [r.eq(0) for r in received]
-                with m.Else():
-                    m.d.sync += terminated.eq(1)
             with m.Elif(granted):
                 with m.If(chosen.barrier):
                     m.d.comb += fire.eq(1)
@@ -123,15 +160,10 @@ class Endpoint(wiring.Component):
                     with m.If(chosen.sent_any):
                         m.d.sync += anything.eq(1)
                 with m.Else():
-                    m.d.comb += [self.o.valid.eq(1), lane0.eq(chosen), fire.eq(self.o.ready)]
+                    m.d.comb += [self.o.valid.eq(1), fire.eq(self.o.ready)]
                     if self._lanes == 2:
-                        m.d.comb += [lane1.eq(chosen2), self.o.payload.valid.eq(Cat(1, granted2)),
+                        m.d.comb += [self.o.payload.valid.eq(Cat(1, granted2)),
                                      second_taken.eq(granted2 & self.o.ready)]
-                with m.If(fire):
-                    m.d.sync += last.eq(grant)
-                if self._lanes == 2:
-                    with m.If(second_taken):
-                        m.d.sync += last.eq(grant2)
         for s in range(n):
             update_taken = fire & ~chosen.barrier & (grant == s)
             ready = fire & (grant == s)
@@ -143,7 +175,7 @@ class Endpoint(wiring.Component):
             m.d.comb += self.i[s].ready.eq(ready)
         m.d.comb += [
             self.terminated.eq(terminated),
-            self.waiting.eq(~terminated & ~round_complete & ~granted),
+            self.waiting.eq(~terminated & ~complete_now & ~eligible.any()),
         ]
         return m
 

@@ -2,9 +2,10 @@
 
 from .apply import ApplyUnit
 from .gather import GatherUnit
+from .gather_forward import ForwardingGatherUnit
 from .hazard import HazardUnit
 from .pe import HostMem, HostReadMem, ProcessingElement
 from .scatter import ScatterUnit
 
-__all__ = ["ApplyUnit", "GatherUnit", "HazardUnit", "HostMem", "HostReadMem", "ProcessingElement",
-           "ScatterUnit"]
+__all__ = ["ApplyUnit", "ForwardingGatherUnit", "GatherUnit", "HazardUnit", "HostMem", "HostReadMem",
+           "ProcessingElement", "ScatterUnit"]

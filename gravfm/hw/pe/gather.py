@@ -23,7 +23,7 @@ from amaranth.lib.wiring import In, Out
 from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
 
-__all__ = ["GatherUnit", "hazard_slots_for"]
+__all__ = ["GatherUnit", "gather_ports", "hazard_slots_for", "kernel_inputs"]
 
 
 def hazard_slots_for(configured, kernel):
@@ -38,6 +38,42 @@ def hazard_slots_for(configured, kernel):
     if not isinstance(latency, int) or isinstance(latency, bool) or latency < 0:
         raise TypeError(f"gather kernel latency must be a non-negative integer, not {latency!r}")
     return max(configured, latency + 3)
+
+
+def gather_ports(layouts, config):
+    """The ports of a gather stage (see :class:`GatherUnit`)."""
+    return {
+        "messages": In(stream.Signature(layouts.scatter_out)),
+        "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
+        "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
+        "touch": Out(stream.Signature(config.local_bits)),
+        "apply_start": Out(1),
+        "apply_done": In(1),
+        "hazard_stall": Out(1),
+        "active": Out(1),
+    }
+
+
+def check_write_latency(unit, write_latency):
+    """Raise TypeError unless ``write_latency`` is 0 or 1 (``unit`` is being constructed)."""
+    if write_latency not in (0, 1):
+        unit._MustUse__silence = True  # never elaborated: do not warn about it
+        raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
+
+
+def kernel_inputs(kernel, *, valid, level, item, state):
+    """Assignments feeding the gather ``kernel`` the message ``item`` and the vertex ``state``;
+    the write-back always accepts its output."""
+    k = kernel.i.payload
+    return [
+        kernel.i.valid.eq(valid),
+        k.level.eq(level),
+        k.nodeid.eq(item.neighbor),
+        k.sender.eq(item.sender),
+        k.message.eq(item.message),
+        k.state.eq(state),
+        kernel.o.ready.eq(1),
+    ]
 
 
 class GatherUnit(wiring.Component):
@@ -82,24 +118,13 @@ class GatherUnit(wiring.Component):
     """
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
-        if write_latency not in (0, 1):
-            self._MustUse__silence = True  # never elaborated: do not warn about it
-            raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
+        check_write_latency(self, write_latency)
         self._write_latency = write_latency
         self._layouts = layouts
         self._config = config
         self._kernel = kernel
         self.hazard_slots = hazard_slots_for(config.hazard_slots, kernel)
-        super().__init__({
-            "messages": In(stream.Signature(layouts.scatter_out)),
-            "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
-            "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
-            "touch": Out(stream.Signature(config.local_bits)),
-            "apply_start": Out(1),
-            "apply_done": In(1),
-            "hazard_stall": Out(1),
-            "active": Out(1),
-        })
+        super().__init__(gather_ports(layouts, config))
 
     def elaborate(self, platform):
         m = Module()
@@ -237,19 +262,11 @@ class GatherUnit(wiring.Component):
             m.d.comb += read_word.eq(Mux(s_forward, s_forward_word, self.rd.data))
         else:
             m.d.comb += read_word.eq(self.rd.data)
-        k = kernel.i.payload
+        m.d.comb += kernel_inputs(kernel, valid=r_valid, level=level, item=r_item, state=r_data.state)
         m.d.comb += [
-            kernel.i.valid.eq(r_valid),
-            k.level.eq(level),
-            k.nodeid.eq(r_item.neighbor),
-            k.sender.eq(r_item.sender),
-            k.message.eq(r_item.message),
-            k.state.eq(r_data.state),
             hazard.store.eq(r_valid & kernel.i.ready),
             hazard.store_addr.eq(r_item.neighbor[:local_bits]),
             hazard.store_data.eq(r_data),
-            # The write-back never stalls: a vertex memory write is always possible.
-            kernel.o.ready.eq(1),
             self.wr.en.eq(wb_valid),
             self.wr.addr.eq(wb_address),
             self.wr.data.state.eq(wb.state),

@@ -23,7 +23,7 @@ from ..host_read import pe_host_read
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
-from .gather import GatherUnit
+from .gather_forward import build_gather_unit
 from .scatter import ScatterUnit
 
 __all__ = ["ProcessingElement", "HostMem", "HostReadMem"]
@@ -127,7 +127,7 @@ class ProcessingElement(wiring.Component):
             layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["scatter"])
         m.submodules.message_fifo = message_fifo = StreamFIFO(
             shape=layouts.scatter_out, depth=config.message_fifo_depth)
-        m.submodules.gather = gather = GatherUnit(
+        m.submodules.gather = gather = build_gather_unit(
             layouts=layouts, config=config, kernel=self._kernels["gather"], write_latency=1)
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
         m.submodules.apply = apply = ApplyUnit(
@@ -174,7 +174,13 @@ class ProcessingElement(wiring.Component):
         m.submodules.updates_in_buffer = updates_in_buffer = SkidBuffer(shape=layouts.pe_updates)
         wiring.connect(m, wiring.flipped(self.updates_in), updates_in_buffer.i)
         wiring.connect(m, updates_in_buffer.o, scatter.updates)
-        wiring.connect(m, scatter.messages, message_fifo.i)
+        # A registered stage between scatter and the message FIFO: the FIFO's ``ready`` (its
+        # level compare) would otherwise ripple back through the kernel and every scatter stage
+        # into this PE's input skid buffer, and the edge array's block-RAM output would run
+        # through the kernel into the FIFO's write data (one cycle more per superstep).
+        m.submodules.messages_in_buffer = messages_in_buffer = SkidBuffer(shape=layouts.scatter_out)
+        wiring.connect(m, scatter.messages, messages_in_buffer.i)
+        wiring.connect(m, messages_in_buffer.o, message_fifo.i)
         # A registered stage between the message FIFO and gather: gather's hazard checks decide
         # its ``ready``, which would otherwise run on into the FIFO's pointers and level.
         m.submodules.messages_buffer = messages_buffer = SkidBuffer(shape=layouts.scatter_out)
@@ -242,8 +248,8 @@ class ProcessingElement(wiring.Component):
         with m.If(start):
             m.d.sync += started.eq(1)
         running = started & ~self.terminated
-        busy = (updates_in_buffer.o.valid | scatter.active | message_fifo.o.valid
-                | messages_buffer.o.valid | gather.active | apply.busy)
+        busy = (updates_in_buffer.o.valid | scatter.active | messages_in_buffer.o.valid
+                | message_fifo.o.valid | messages_buffer.o.valid | gather.active | apply.busy)
         events = {
             "cycles": 1,
             "busy": busy,

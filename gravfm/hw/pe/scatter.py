@@ -9,9 +9,11 @@ Pipeline (each stage holds one item and advances when the next can take it)::
             ─▶ scatter kernel ─▶ messages
 
 The address generator loads the next list in the cycle the current one issues its last edge, so
-consecutive lists stream without a bubble; a zero-length list costs one cycle. With two update
-lanes a queue between A2 and B keeps only the non-empty lists (and barriers), so empty ones cost
-no generator cycle and two updates enter per cycle. A barrier update
+consecutive lists stream without a bubble; a zero-length list costs one cycle. Between A2 and B
+sits a stage whose ``ready`` is a register (a skid buffer with one lane; with two, a queue that
+keeps only the non-empty lists and barriers, so empty ones cost no generator cycle and two
+updates enter per cycle): the generator's ``ready`` then never reaches the stages in front of
+it, nor this unit's ``updates.ready``. A barrier update
 becomes one kernel item with ``barrier=1`` behind the last edge of its round. The edge index and
 the edge array live here (synchronous-read memories) and are filled through the host write ports.
 """
@@ -22,6 +24,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..lane_queue import LaneQueue
 from ..memory_ports import write_port_signature
+from ..skid_buffer import SkidBuffer
 
 __all__ = ["ScatterUnit"]
 
@@ -57,9 +60,10 @@ class ScatterUnit(wiring.Component):
     edge_strobe : Out(1)
         An edge entered the kernel this cycle (counts a message).
     round_end : Out(1)
-        The barrier entered the kernel this cycle; ``round_messages`` holds the round's edges.
+        The barrier entered the kernel in the previous cycle; ``round_messages`` holds the
+        round's edges (the log's strobe and counts are registered).
     round : Out(round_bits)
-        Round of the updates being scattered.
+        Round whose edges ``round_messages`` counts (a cycle behind the kernel).
     round_messages : Out(32)
         Edges scattered so far in ``round``.
     stall : Out(1)
@@ -137,17 +141,26 @@ class ScatterUnit(wiring.Component):
             for index_rd, start, length in zip(index_rds, a2_starts, a2_lengths):
                 m.d.sync += [start.eq(index_rd.data.start), length.eq(index_rd.data.length)]
 
-        # The lists stage B takes next. One lane: straight from A2. More: the lanes' non-empty
-        # lists (and the barrier) through a small in-order queue, so that a PE holding no edges
-        # for most senders takes several updates per cycle but never loses a cycle on them.
+        # The lists stage B takes next, behind a registered ``ready``. One lane: a skid buffer
+        # (one cycle more per superstep). More: the lanes' non-empty lists (and the barrier)
+        # through a small in-order queue, so that a PE holding no edges for most senders takes
+        # several updates per cycle but never loses a cycle on them.
         a_ready = Signal()
+        entry = data.StructLayout({"item": layouts.net_update, "start": len(a2_starts[0]),
+                                   "length": config.edge_len_bits})
         if lanes == 1:
-            m.d.comb += a2_advance.eq(~a2_valid | a_ready)
-            next_valid, next_item = a2_valid, a2_item
-            next_start, next_length = a2_starts[0], a2_lengths[0]
+            # The generator's ``ready`` (from the kernel's and the message path's) would
+            # otherwise ripple through A2 and A into the PE's input buffer.
+            m.submodules.lists = lists = SkidBuffer(shape=entry)
+            m.d.comb += [
+                lists.i.valid.eq(a2_valid),
+                lists.i.payload.item.eq(a2_item),
+                lists.i.payload.start.eq(a2_starts[0]),
+                lists.i.payload.length.eq(a2_lengths[0]),
+                a2_advance.eq(~a2_valid | lists.i.ready),
+                lists.o.ready.eq(a_ready),
+            ]
         else:
-            entry = data.StructLayout({"item": layouts.net_update, "start": len(a2_starts[0]),
-                                       "length": config.edge_len_bits})
             m.submodules.lists = lists = LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
             for lane, (item, start, length) in enumerate(zip(lane_items(a2_item), a2_starts, a2_lengths)):
                 m.d.comb += [
@@ -158,8 +171,8 @@ class ScatterUnit(wiring.Component):
                 ]
             m.d.comb += [lists.i.valid.eq(a2_valid), a2_advance.eq(~a2_valid | lists.i.ready),
                          lists.o.ready.eq(a_ready)]
-            next_valid, next_item = lists.o.valid, lists.o.payload.item
-            next_start, next_length = lists.o.payload.start, lists.o.payload.length
+        next_valid, next_item = lists.o.valid, lists.o.payload.item
+        next_start, next_length = lists.o.payload.start, lists.o.payload.length
 
         # Stage B: address generator. ``left`` counts the edges still to issue; its tests
         # (nonzero, one) are kept in registers so that ``fire`` is shallow logic.
@@ -194,15 +207,24 @@ class ScatterUnit(wiring.Component):
                          left_nonzero.eq(~left_one), left_one.eq(left == 2)]
 
         rnd = Signal(config.round_bits)
-        round_messages = Signal(32)
         edge_fire = fire & ~is_barrier
         barrier_fire = fire & is_barrier
         with m.If(barrier_fire):
-            m.d.sync += [rnd.eq(rnd + 1), round_messages.eq(0)]
-        with m.Elif(edge_fire):
+            m.d.sync += rnd.eq(rnd + 1)
+        # The round log counts from registered strobes, a cycle late: ``fire`` ends the ready
+        # chain from the message path and would otherwise drive the reset and enable of a
+        # 32-bit counter.
+        edge_fired = Signal()
+        barrier_fired = Signal()
+        log_round = Signal(config.round_bits)
+        round_messages = Signal(32)
+        m.d.sync += [edge_fired.eq(edge_fire), barrier_fired.eq(barrier_fire)]
+        with m.If(barrier_fired):
+            m.d.sync += [log_round.eq(log_round + 1), round_messages.eq(0)]
+        with m.Elif(edge_fired):
             m.d.sync += round_messages.eq(round_messages + 1)
         m.d.comb += [
-            self.edge_strobe.eq(edge_fire), self.round_end.eq(barrier_fire), self.round.eq(rnd),
+            self.edge_strobe.eq(edge_fire), self.round_end.eq(barrier_fired), self.round.eq(log_round),
             self.round_messages.eq(round_messages), self.stall.eq(b_valid & ~c_advance),
         ]
 
@@ -225,7 +247,7 @@ class ScatterUnit(wiring.Component):
             k.neighbor.eq(Cat(edge_rd.data.dst, Const(self._pe_index, config.pe_bits))),
             k.num_neighbors.eq(c_length),
             k.edge.eq(edge_rd.data.edge),
-            self.active.eq(a_valid | a2_valid | busy | c_valid | (next_valid if lanes > 1 else 0)),
+            self.active.eq(a_valid | a2_valid | next_valid | busy | c_valid),
         ]
         wiring.connect(m, wiring.flipped(self.messages), kernel.o)
         return m

@@ -1,0 +1,165 @@
+"""Gather stage with result forwarding, for a combinational gather kernel.
+
+:class:`~gravfm.hw.pe.gather.GatherUnit` makes a message wait while an earlier message to the same
+vertex is in flight (read, read-data register, kernel, write-back): on a hub vertex of a
+power-law graph the messages to it arrive close together and each waits its turn. When the
+kernel is combinational (it declares ``combinational = True``: its output is valid in the cycle
+of its input, and it is ready whenever its output is), every in-flight result is known one
+cycle after its read data, so a message to a vertex in flight can take the newest result
+instead of waiting. Every message then issues in the cycle it arrives: one message per cycle
+on any graph, and no hazard CAM.
+
+Pipeline, one stage per cycle and never stalled::
+
+    issue (read address) -> S (read data) -> R (read-data register, kernel) -> WB (write-back)
+
+A message X issued in cycle ``i`` compares its vertex with the message in each stage; the newest
+match provides X's state:
+
+* in S at ``i``: that message is in WB while X is in R -> R takes the word being written;
+* in R at ``i``: in WB while X is in S -> S takes the word being written;
+* in WB at ``i``, with a registered memory write (``write_latency=1``): its write lands after
+  X's read -> the word being written at ``i`` is kept for X's S stage;
+* older: already in memory (the read port is transparent for the write port).
+
+The vertex word's ``touched`` flag travels with the forwarded word, so each vertex is still
+reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`).
+"""
+
+from amaranth.hdl import Module, Mux, Signal
+from amaranth.lib import wiring
+
+from .gather import GatherUnit, check_write_latency, gather_ports, kernel_inputs
+
+__all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards", "system_forwards"]
+
+
+def forwards(config, kernel):
+    """Whether the gather stage for ``kernel`` forwards results (:class:`ForwardingGatherUnit`):
+    the kernel declares itself combinational and ``config.gather_forwarding`` is on."""
+    return bool(config.gather_forwarding) and getattr(kernel, "combinational", False) is True
+
+
+def system_forwards(config):
+    """Whether the PEs of a system built from ``config`` forward gather results."""
+    from ..layouts import KernelLayouts
+
+    kernel = config.algorithm.gather(KernelLayouts(config.algorithm, config))
+    kernel._MustUse__silence = True  # built only to read its declaration
+    return forwards(config, kernel)
+
+
+def build_gather_unit(*, layouts, config, kernel, write_latency=0):
+    """The gather stage for ``kernel``: forwarding when :func:`forwards`, else with a hazard unit."""
+    unit = ForwardingGatherUnit if forwards(config, kernel) else GatherUnit
+    return unit(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
+
+
+class ForwardingGatherUnit(wiring.Component):
+    """Gather with forwarding instead of a hazard unit; ports as :class:`GatherUnit`'s.
+
+    Parameters
+    ----------
+    layouts : gravfm.hw.layouts.KernelLayouts
+    config : gravfm.hw.SystemConfig
+    kernel : wiring.Component
+        A combinational gather kernel (``combinational = True``).
+    write_latency : 0 or 1
+        Cycles between ``wr`` and the write reaching the vertex memory.
+
+    Ports
+    -----
+    messages, rd, wr, touch, apply_start, apply_done, active
+        As :class:`~gravfm.hw.pe.gather.GatherUnit`.
+    hazard_stall : Out(1)
+        Always 0: no message waits for its vertex.
+    """
+
+    def __init__(self, *, layouts, config, kernel, write_latency=0):
+        check_write_latency(self, write_latency)
+        if getattr(kernel, "combinational", False) is not True:
+            self._MustUse__silence = True
+            raise TypeError(f"{type(kernel).__name__} is not a combinational gather kernel "
+                            "(combinational = True); use GatherUnit")
+        self._write_latency = write_latency
+        self._layouts = layouts
+        self._config = config
+        self._kernel = kernel
+        super().__init__(gather_ports(layouts, config))
+
+    def elaborate(self, platform):
+        m = Module()
+        layouts, config = self._layouts, self._config
+        local_bits = config.local_bits
+        m.submodules.kernel = kernel = self._kernel
+
+        paused = Signal(init=1)
+        level = Signal(config.round_bits)
+        incoming = self.messages.payload
+        incoming_address = incoming.neighbor[:local_bits]
+
+        s_valid = Signal()
+        s_item = Signal(layouts.scatter_out)
+        s_from_wb = Signal()    # S takes the word being written (the vertex was in R at issue)
+        s_from_kept = Signal()  # S takes the word kept at issue (the vertex was in WB then)
+        kept_word = Signal(layouts.vertex_word, reset_less=True)
+        s_address = s_item.neighbor[:local_bits]
+        r_valid = Signal()
+        r_item = Signal(layouts.scatter_out)
+        r_data = Signal(layouts.vertex_word, reset_less=True)
+        r_from_wb = Signal()    # R takes the word being written (the vertex was in S at issue)
+        r_address = r_item.neighbor[:local_bits]
+        wb_valid = Signal()
+        wb = Signal(layouts.gather_out)
+        wb_before = Signal(layouts.vertex_word, reset_less=True)  # the state the kernel saw
+        wb_address = wb.nodeid[:local_bits]
+
+        flushed = ~s_valid & ~r_valid & ~wb_valid
+        issue = ~paused & self.messages.valid & ~incoming.barrier
+        take_barrier = ~paused & self.messages.valid & incoming.barrier & flushed
+        m.d.comb += [
+            self.rd.addr.eq(incoming_address),
+            self.rd.en.eq(1),
+            self.messages.ready.eq(issue | take_barrier),
+            self.apply_start.eq(take_barrier),
+            self.hazard_stall.eq(0),
+            self.active.eq(~flushed),
+        ]
+        with m.If(take_barrier):
+            m.d.sync += [paused.eq(1), level.eq(level + 1)]
+        with m.If(self.apply_done):
+            m.d.sync += paused.eq(0)
+
+        # The word being written back, touched flag included: what memory will hold.
+        written = Signal(layouts.vertex_word)
+        changed = wb.state.as_value() != wb_before.state.as_value()
+        m.d.comb += [written.state.eq(wb.state), written.touched.eq(wb_before.touched | changed)]
+
+        # Issue -> S: compare with the stages the message will meet, and register the results.
+        s_then_r_from_wb = Signal()  # the vertex was in S at issue: R takes the word being written
+        m.d.sync += [
+            s_valid.eq(issue), s_item.eq(incoming),
+            s_then_r_from_wb.eq(s_valid & (s_address == incoming_address)),
+            s_from_wb.eq(r_valid & (r_address == incoming_address)),
+        ]
+        if self._write_latency:
+            m.d.sync += [s_from_kept.eq(wb_valid & (wb_address == incoming_address)), kept_word.eq(written)]
+        # S -> R. The newest match wins: R's forward over S's, S's write-back over the kept word.
+        # The memory's data passes a single 2:1 mux (block RAM output is late).
+        forwarded = Mux(s_from_wb, written, kept_word)
+        read_word = Mux(s_from_wb | s_from_kept, forwarded, self.rd.data)
+        m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_data.eq(read_word),
+                     r_from_wb.eq(s_then_r_from_wb)]
+        state_in = Signal(layouts.vertex_word)
+        m.d.comb += state_in.eq(Mux(r_from_wb, written, r_data))
+
+        m.d.comb += kernel_inputs(kernel, valid=r_valid, level=level, item=r_item, state=state_in.state)
+        m.d.sync += [wb_valid.eq(kernel.o.valid), wb.eq(kernel.o.payload), wb_before.eq(state_in)]
+        m.d.comb += [
+            self.wr.en.eq(wb_valid),
+            self.wr.addr.eq(wb_address),
+            self.wr.data.eq(written),
+            self.touch.valid.eq(wb_valid & changed & ~wb_before.touched),
+            self.touch.payload.eq(wb_address),
+        ]
+        return m
