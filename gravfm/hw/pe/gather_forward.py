@@ -34,10 +34,15 @@ from .gather import GatherUnit, check_write_latency, gather_ports, kernel_inputs
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards", "system_forwards"]
 
 
+def is_combinational(kernel):
+    """Whether the gather ``kernel`` declares ``combinational = True``."""
+    return getattr(kernel, "combinational", False) is True
+
+
 def forwards(config, kernel):
     """Whether the gather stage for ``kernel`` forwards results (:class:`ForwardingGatherUnit`):
     the kernel declares itself combinational and ``config.gather_forwarding`` is on."""
-    return bool(config.gather_forwarding) and getattr(kernel, "combinational", False) is True
+    return config.gather_forwarding and is_combinational(kernel)
 
 
 def system_forwards(config):
@@ -77,7 +82,7 @@ class ForwardingGatherUnit(wiring.Component):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
         check_write_latency(self, write_latency)
-        if getattr(kernel, "combinational", False) is not True:
+        if not is_combinational(kernel):
             self._MustUse__silence = True
             raise TypeError(f"{type(kernel).__name__} is not a combinational gather kernel "
                             "(combinational = True); use GatherUnit")
