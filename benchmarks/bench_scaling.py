@@ -57,9 +57,9 @@ def graphs(scale, edge_factor, seed):
     }
 
 
-def capacities(prepared_graphs, fpgas, pes, arch):
+def capacities(prepared_graphs, fpgas, pes, arch, method):
     """(local_bits, edges_per_pe) that fit every graph: one build serves them all."""
-    parts = [partition(graph, fpgas, pes, method="greedy") for graph in prepared_graphs]
+    parts = [partition(graph, fpgas, pes, method=method) for graph in prepared_graphs]
     bits = max(p.min_local_bits for p in parts)
     edges = max(int(edge_stores(graph, p, bits, layout=arch).edges_per_pe.max())
                 for graph, p in zip(prepared_graphs, parts))
@@ -81,13 +81,13 @@ def model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, cross
     return figures
 
 
-def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capacity, *, cache_dir, log):
+def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capacity, *, method, cache_dir, log):
     """One measured configuration, as a JSON-ready dict."""
     local_bits, edges_per_pe = capacity
     report = run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, platform=platform,
                             root=params.get("root"), local_bits=local_bits, edges_per_pe=edges_per_pe,
-                            cache_dir=cache_dir, arch=arch), log=log)
-    parts = partition(graph, fpgas, pes, method="greedy")
+                            cache_dir=cache_dir, arch=arch, partition=method), log=log)
+    parts = partition(graph, fpgas, pes, method=method)
     crossing = float(np.mean(parts.fpga_of_vertex[graph.sources()] != parts.fpga_of_vertex[graph.targets])) \
         if graph.num_edges else 0.0
     vertexid_bits = SystemConfig(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
@@ -167,6 +167,8 @@ def main(argv=None):
     parser.add_argument("--graphs", default="uniform,rmat")
     parser.add_argument("--archs", default="gravfm,gravf")
     parser.add_argument("--platform", default="ac510x4")
+    parser.add_argument("--partition", default="greedy",
+                        help="vertices to PEs: greedy (default, the paper's), sortedgreedy, roundrobin or metis")
     parser.add_argument("--bandwidth-scale", type=float, default=1.0,
                         help="multiply the platform's inter-FPGA bandwidths (links and model) by this, "
                              "to reach the network-bound regime on small graphs (default 1)")
@@ -201,12 +203,14 @@ def main(argv=None):
                 "model": "figures under 'model' and 'bytes_per_edge_theory' are analytical predictions "
                          "(platform with on-chip edge storage, as simulated)",
                 "bandwidth_scale": args.bandwidth_scale, "scale": args.scale, "edge_factor": args.edge_factor,
-                "seed": args.seed, "pes_per_fpga": args.pes, "fpga_counts": fpga_counts,
+                "seed": args.seed, "pes_per_fpga": args.pes, "partition": args.partition,
+                "fpga_counts": fpga_counts,
                 "complete": False, "results": [], "ratios": []}
     invocation = {key: getattr(args, key) for key in ("fpgas", "algorithms", "graphs", "archs")}
     if args.append and args.json and Path(args.json).exists():
         previous = json.loads(Path(args.json).read_text())
-        for key in ("scale", "edge_factor", "seed", "pes_per_fpga", "platform", "bandwidth_scale"):
+        previous.setdefault("partition", "greedy")  # studies from before the option
+        for key in ("scale", "edge_factor", "seed", "pes_per_fpga", "platform", "bandwidth_scale", "partition"):
             if previous.get(key) != document[key]:
                 raise SystemExit(f"--append: {args.json} has {key} = {previous.get(key)!r}, this run {document[key]!r}")
         rerun = {(a, arch, g, n) for n in fpga_counts for a in args.algorithms.split(",")
@@ -224,12 +228,13 @@ def main(argv=None):
         for algorithm in algorithms:
             for arch in args.archs.split(","):
                 own = [prepared[algorithm.name, name] for name in specs]
-                capacity = capacities(own, fpgas, args.pes, arch)
+                capacity = capacities(own, fpgas, args.pes, arch, args.partition)
                 for name in specs:
                     graph = prepared[algorithm.name, name]
                     started = time.perf_counter()
                     point = run_point(algorithm, graph, params_of[algorithm.name, name], platform, onchip,
-                                      fpgas, args.pes, arch, capacity, cache_dir=args.cache, log=log)
+                                      fpgas, args.pes, arch, capacity, method=args.partition,
+                                      cache_dir=args.cache, log=log)
                     point.update(algorithm=algorithm.name, graph=name, spec=specs[name],
                                  params=params_of[algorithm.name, name], vertices=graph.num_vertices,
                                  edges=graph.num_edges, wall_s=time.perf_counter() - started)

@@ -2,8 +2,9 @@
 
 Prints one JSON object (and writes it with --json): for each target, algorithm and PE count, the
 LUTs, flip-flops, block RAMs and DSPs per FPGA and per PE from Yosys, and — for ECP5 — the Fmax
-and critical path after nextpnr place-and-route (CABGA381, seed 1; speed 8 for ``ecp5-85``; placed
-and routed for the target's goal clock, ``pnr_freq_mhz``; ``fmax_mhz`` is what nextpnr measured).
+and critical path after nextpnr place-and-route (CABGA381, placement seed 1 or each of --seeds;
+speed 8 for ``ecp5-85``; placed and routed for the target's goal clock, ``pnr_freq_mhz``;
+``fmax_mhz`` is what nextpnr measured).
 ``xcu`` (the paper's KU060 family) has Yosys counts and PEs per KU060 only. Builds are small
 (256 vertices and 4096 edges per PE) so that logic, not the graph, is measured.
 
@@ -12,7 +13,7 @@ that exceeds it, or whose tools fail (e.g. the design does not fit), is recorded
 ``status`` ("timeout" or "failed") instead of figures.
 
     .venv/bin/python benchmarks/bench_synth.py [--pes 1 2 4] [--algorithms wcc bfs pagerank]
-        [--targets xcu ecp5-85] [--timeout 900] [--json FILE]
+        [--targets xcu ecp5-85] [--seeds 1 2 3] [--timeout 900] [--json FILE]
 """
 
 import argparse
@@ -25,13 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from gravfm.synth.targets import get_target
 
-def synth_once(name, pes, target, scratch, timeout):
+
+def synth_once(name, pes, target, scratch, timeout, seed=1):
     """Run ``gravfm synth`` for one configuration; return its report, or a status row."""
-    workdir = Path(scratch) / f"{target}-{name}{pes}"
+    workdir = Path(scratch) / f"{target}-{name}{pes}-seed{seed}"
     report_path = workdir / "report.json"
     command = [sys.executable, "-m", "gravfm", "synth", name, "--pes", str(pes), "--target", target,
-               "--workdir", str(workdir), "--json", str(report_path)]
+               "--seed", str(seed), "--workdir", str(workdir), "--json", str(report_path)]
     started = time.monotonic()
     # Own session, so a timeout ends the tools it started too (not only the Python process).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -49,11 +52,23 @@ def synth_once(name, pes, target, scratch, timeout):
     return json.loads(report_path.read_text())
 
 
+def run_row(report):
+    """The figures of one ``gravfm synth --json`` report, as a row of this benchmark."""
+    fpga = report["fpga"]
+    return {"status": "ok", "luts": fpga["luts"], "flip_flops": fpga["flip_flops"],
+            "bram_blocks": fpga["bram_blocks"], "dsps": fpga["dsps"], "per_pe": report["per_pe"],
+            "fmax_mhz": fpga["fmax_mhz"], "pnr_freq_mhz": fpga.get("pnr_freq_mhz"),
+            "pnr_seed": fpga.get("pnr_seed"), "critical_path": fpga["critical_path"],
+            "seconds": fpga["seconds"], "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pes", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--algorithms", nargs="+", default=["wcc", "bfs", "pagerank"])
     parser.add_argument("--targets", nargs="+", default=["xcu", "ecp5-85"])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1],
+                        help="nextpnr placement seeds, one place-and-route each (targets with nextpnr)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per configuration")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
@@ -71,25 +86,19 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as scratch:
         for target in args.targets:
             for name in args.algorithms:
-                for pes in args.pes:
-                    report = synth_once(name, pes, target, scratch, args.timeout)
+                for pes, seed in ((pes, seed) for pes in args.pes
+                                  for seed in (args.seeds if get_target(target).nextpnr else [1])):
+                    report = synth_once(name, pes, target, scratch, args.timeout, seed)
                     row = {"algorithm": name, "pes": pes, "target": target}
                     if "fpga" not in report:
                         runs.append({**row, **report})
                         save()
                         print(f"{target} {name} x{pes}: {report['status']}", file=sys.stderr)
                         continue
-                    fpga = report["fpga"]
-                    runs.append({**row, "status": "ok",
-                                 "luts": fpga["luts"], "flip_flops": fpga["flip_flops"],
-                                 "bram_blocks": fpga["bram_blocks"], "dsps": fpga["dsps"],
-                                 "per_pe": report["per_pe"], "fmax_mhz": fpga["fmax_mhz"],
-                                 "pnr_freq_mhz": fpga.get("pnr_freq_mhz"),
-                                 "critical_path": fpga["critical_path"], "seconds": fpga["seconds"],
-                                 "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}})
+                    runs.append({**row, **run_row(report)})
                     save()
-                    print(f"{target} {name} x{pes}: {fpga['luts']} LUTs, Fmax {fpga['fmax_mhz']}",
-                          file=sys.stderr)
+                    print(f"{target} {name} x{pes} seed {seed}: {report['fpga']['luts']} LUTs, "
+                          f"Fmax {report['fpga']['fmax_mhz']}", file=sys.stderr)
     print(json.dumps(result, indent=2))
 
 

@@ -16,6 +16,7 @@ from gravfm.partition import (
     partition,
     partition_report,
     round_robin,
+    sorted_greedy,
 )
 
 
@@ -100,6 +101,28 @@ def test_greedy_balances_out_edges_of_a_skewed_graph():
     np.testing.assert_array_equal(part.pe_of_vertex, naive_greedy(graph.out_degree(), 8))
 
 
+def test_sorted_greedy_fills_the_largest_vertices_first():
+    rng = np.random.default_rng(7)
+    n = 3000
+    degree = np.minimum(rng.zipf(1.8, n), 300)
+    src = np.repeat(np.arange(n), degree)
+    graph = Graph.from_edges(src, rng.integers(0, n, src.size), n)
+    part = sorted_greedy(graph, 2, 4)
+    assert part.method == "sortedgreedy"
+    # The greedy rule over the vertices by decreasing degree (ties in id order).
+    order = sorted(range(n), key=lambda v: (-int(degree[v]), v))
+    expected = np.empty(n, dtype=np.int64)
+    expected[order] = naive_greedy([int(degree[v]) for v in order], 8)
+    np.testing.assert_array_equal(part.pe_of_vertex, expected)
+    # Largest first ends with the smallest items: the loads end closer than in id order.
+    loads = partition_report(graph, part).out_edges_per_pe
+    assert loads.max() - loads.min() <= 1
+    assert partition_report(graph, part).out_edge_imbalance <= partition_report(graph, greedy(graph, 2, 4)).out_edge_imbalance
+    # Every PE gets a like mix of degrees: each PE holds about an eighth of the 100 largest vertices.
+    hubs = np.bincount(part.pe_of_vertex[order[:100]], minlength=8)
+    assert hubs.max() - hubs.min() <= 2
+
+
 def test_round_robin():
     part = round_robin(tiny_graph("binary_tree"), 2, 3)
     np.testing.assert_array_equal(part.pe_of_vertex, np.arange(15) % 6)
@@ -136,6 +159,8 @@ def test_partition_dispatch_and_errors():
     assert partition(graph, 2, 2).method == "greedy"
     assert partition(graph, 2, 2, method="metis", ufactor=30).method == "metis"
     assert partition(graph, 2, 2, method="round_robin").method == "roundrobin"
+    assert partition(graph, 2, 2, method="lpt").method == "sortedgreedy"
+    assert partition(graph, 2, 2, method="sorted-greedy").method == "sortedgreedy"
     with pytest.raises(SpecError, match="unknown method 'spectral'"):
         partition(graph, 2, 2, method="spectral")
     with pytest.raises(SpecError, match="takes no option 'ufactor'"):

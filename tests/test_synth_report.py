@@ -52,3 +52,26 @@ def test_synthesis_smoke_ecp5(tmp_path):
     # ... and place-and-route must report a plausible clock for one multiply-add.
     assert 20 < result.fmax_mhz < 1000
     assert result.critical_path["from"] and result.critical_path["to"]
+    assert result.pnr_seed == 1
+
+
+def test_placement_seed_reaches_nextpnr(tmp_path, monkeypatch):
+    import json
+
+    from gravfm.synth import report
+
+    calls = []
+
+    def fake_tool(name, args, *, workdir, log_name):
+        # Stand-ins for the files Yosys and nextpnr write.
+        calls.append((name, args))
+        if "yosys" in name:
+            (workdir / "top.stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": 5}}}))
+        else:
+            (workdir / "top.pnr.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 200.0}}}))
+
+    monkeypatch.setattr(report, "run_tool", fake_tool)
+    result = synthesize(MultiplyAccumulate(), target="ecp5-85", workdir=tmp_path, seed=7)
+    nextpnr_args = calls[-1][1]
+    assert nextpnr_args[nextpnr_args.index("--seed") + 1] == "7"
+    assert result.pnr_seed == 7 and result.fmax_mhz == 200.0

@@ -52,8 +52,9 @@ def test_a_device_too_small_for_one_pe_says_what_one_pe_needs():
 def test_gravfm_synth_reports_fmax_and_resources(tmp_path):
     out = tmp_path / "s.json"
     assert main(["synth", "wcc", "--pes", "1", "--target", "ecp5-85", "--build-local-bits", "6",
-                 "--build-edges-per-pe", "512", "--workdir", str(tmp_path), "--json", str(out)]) == 0
+                 "--build-edges-per-pe", "512", "--seed", "3", "--workdir", str(tmp_path), "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["fpga"]["luts"] > 100 and report["fpga"]["flip_flops"] > 100
     assert 10 < report["fpga"]["fmax_mhz"] < 500
+    assert report["fpga"]["pnr_seed"] == 3
     assert report["fits"]["xcu"]["pes_fit"] >= 1

@@ -23,7 +23,7 @@ def register(subparsers):
                         help="graph file or generator spec, e.g. rmat:scale=14,ef=16,seed=1")
     parser.add_argument("--fpgas", type=int, default=1, metavar="N", help="number of FPGAs (default 1)")
     parser.add_argument("--pes", type=int, default=1, metavar="P", help="PEs per FPGA (default 1)")
-    parser.add_argument("--method", default="greedy", choices=("greedy", "roundrobin", "metis"),
+    parser.add_argument("--method", default="greedy", choices=("greedy", "sortedgreedy", "roundrobin", "metis"),
                         help="partitioner (default greedy, the paper's default)")
     parser.add_argument("--ufactor", type=int, default=1, metavar="U",
                         help="METIS allowed imbalance in thousandths (default 1, as in the paper)")

@@ -30,6 +30,8 @@ def register(subparsers):
     parser.add_argument("--freq", type=float, default=None, metavar="MHZ",
                         help="clock nextpnr places and routes for (default: the target's goal, 150 MHz "
                              "for ecp5-85); the Fmax reported is the one nextpnr measures")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="nextpnr placement seed (default 1); Fmax moves a few percent between seeds")
     parser.add_argument("--workdir", default="build/synth", help="where tool files and logs go")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.set_defaults(handler=run)
@@ -51,7 +53,7 @@ def run(args):
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
                           build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes,
-                          freq_mhz=args.freq)
+                          freq_mhz=args.freq, seed=args.seed)
     _print(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
@@ -67,9 +69,9 @@ def _print(report):
     print(f"  per PE:   {per_pe['luts']} LUTs, {per_pe['flip_flops']} FFs, {per_pe['bram_blocks']} BRAM")
     if fpga["fmax_mhz"] is not None:
         path = fpga["critical_path"] or {}
-        goal = fpga.get("pnr_freq_mhz")
+        goal, seed = fpga.get("pnr_freq_mhz"), fpga.get("pnr_seed")
         print(f"  Fmax after place-and-route: {fpga['fmax_mhz']:.1f} MHz "
-              f"{f'(placed and routed for {goal:g} MHz) ' if goal else ''}"
+              f"{f'(placed and routed for {goal:g} MHz, seed {seed}) ' if goal else ''}"
               f"(critical path {path.get('from')} -> {path.get('to')}, {path.get('delay_ns')} ns)")
     else:
         print("  Fmax: no open place-and-route for this family (resources only)")

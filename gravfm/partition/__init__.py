@@ -16,7 +16,7 @@ from .edge_store import (
     gravfm_edge_stores,
     neighbor_filter,
 )
-from .methods import METHODS, greedy, greedy_bins, metis, partition, round_robin
+from .methods import METHODS, greedy, greedy_bins, metis, partition, round_robin, sorted_greedy
 from .partition import Partition, bits_for_count
 from .report import PartitionReport, partition_report
 
@@ -28,6 +28,7 @@ __all__ = [
     "round_robin",
     "greedy",
     "greedy_bins",
+    "sorted_greedy",
     "metis",
     "PartitionReport",
     "partition_report",

@@ -1,6 +1,6 @@
-"""Partitioners: round-robin, greedy edge-based, and METIS across FPGAs.
+"""Partitioners: round-robin, greedy edge-based (id order or largest first) and METIS.
 
-All three return a :class:`~gravfm.partition.Partition`. The graph is only read through its CSR
+All of them return a :class:`~gravfm.partition.Partition`. The graph is only read through its CSR
 arrays (``offsets``, ``targets``), so any object following ``docs/interfaces.md`` §1 works.
 """
 
@@ -12,11 +12,12 @@ import scipy.sparse
 from ..errors import ConfigError, SpecError
 from .partition import Partition
 
-__all__ = ["METHODS", "partition", "round_robin", "greedy", "metis", "greedy_bins"]
+__all__ = ["METHODS", "partition", "round_robin", "greedy", "sorted_greedy", "metis", "greedy_bins"]
 
-METHODS = ("greedy", "roundrobin", "metis")
+METHODS = ("greedy", "sortedgreedy", "roundrobin", "metis")
 #: Other spellings accepted for a method.
-ALIASES = {"round_robin": "roundrobin", "round-robin": "roundrobin"}
+ALIASES = {"round_robin": "roundrobin", "round-robin": "roundrobin",
+           "sorted_greedy": "sortedgreedy", "sorted-greedy": "sortedgreedy", "lpt": "sortedgreedy"}
 
 
 def _check_sizes(graph, fpgas, pes_per_fpga):
@@ -82,6 +83,25 @@ def greedy(graph, fpgas, pes_per_fpga):
     fpgas, pes_per_fpga = _check_sizes(graph, fpgas, pes_per_fpga)
     pe = greedy_bins(np.diff(graph.offsets), fpgas * pes_per_fpga)
     return Partition(pe, fpgas, pes_per_fpga, method="greedy")
+
+
+def sorted_greedy(graph, fpgas, pes_per_fpga):
+    """Greedy edge-based partitioning over the vertices in decreasing out-degree order.
+
+    The largest-first order of list scheduling: the hubs are spread first and the small vertices
+    even out the loads after them, so the out-edges are balanced more tightly than in id order,
+    and every PE gets a like mix of high- and low-degree vertices. The mix matters to a
+    bulk-synchronous run, which waits for its busiest PE in every superstep: where the active
+    vertices of a superstep follow the degree (the hubs' neighbours early in BFS, the
+    low-degree vertices late in WCC), PEs with like mixes get like shares of each superstep's
+    edges. Ties in degree keep increasing id order.
+    """
+    fpgas, pes_per_fpga = _check_sizes(graph, fpgas, pes_per_fpga)
+    degree = np.diff(graph.offsets)
+    order = np.argsort(-degree, kind="stable")
+    pe = np.empty(graph.num_vertices, dtype=np.int32)
+    pe[order] = greedy_bins(degree[order], fpgas * pes_per_fpga)
+    return Partition(pe, fpgas, pes_per_fpga, method="sortedgreedy")
 
 
 def _symmetric_adjacency(graph):
@@ -150,8 +170,9 @@ def partition(graph, fpgas, pes_per_fpga, method="greedy", **options):
     ----------
     graph : gravfm.graph.Graph
     fpgas, pes_per_fpga : int
-    method : {"greedy", "roundrobin", "metis"}
-        (``"round_robin"`` and ``"round-robin"`` are accepted too.)
+    method : {"greedy", "sortedgreedy", "roundrobin", "metis"}
+        (``"round_robin"``, ``"round-robin"``, ``"sorted_greedy"``, ``"sorted-greedy"`` and
+        ``"lpt"`` are accepted too.)
     **options
         Passed to the method: ``ufactor`` and ``seed`` for METIS.
 
@@ -166,7 +187,7 @@ def partition(graph, fpgas, pes_per_fpga, method="greedy", **options):
     gravfm.errors.ConfigError
         More PEs than vertices, or a non-positive size.
     """
-    functions = {"greedy": greedy, "roundrobin": round_robin, "metis": metis}
+    functions = {"greedy": greedy, "sortedgreedy": sorted_greedy, "roundrobin": round_robin, "metis": metis}
     method = ALIASES.get(method, method)
     if method not in functions:
         raise SpecError(

@@ -35,6 +35,7 @@ class SynthResult:
     cells_by_type: dict = field(repr=False)
     seconds: float = 0.0
     pnr_freq_mhz: float | None = None  # the clock nextpnr was asked for (a goal, not a result)
+    pnr_seed: int | None = None  # nextpnr's placement seed (Fmax varies a few percent with it)
 
     def to_dict(self):
         return asdict(self)
@@ -67,12 +68,13 @@ def _critical_path(report):
                                if not s.startswith("/share/")})[:8]}
 
 
-def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True, freq_mhz=None):
+def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True, freq_mhz=None, seed=1):
     """Synthesise ``design`` (a wiring.Component) for ``target`` inside ``workdir``.
 
     The design is wrapped by :class:`PinLimitedWrapper`; the wrapper's own flip-flops are
     subtracted from the count. nextpnr is asked for ``freq_mhz`` (default: the target's
-    ``pnr_freq_mhz``); the Fmax reported is the one it measured. Returns a :class:`SynthResult`.
+    ``pnr_freq_mhz``) with placement seed ``seed``; the Fmax reported is the one it measured.
+    Returns a :class:`SynthResult`.
     """
     started = time.monotonic()
     spec = get_target(target)
@@ -87,19 +89,21 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     cells = stat["design"]["num_cells_by_type"]
     luts, ffs, brams, dsps = count_resources(target, cells)
     ffs -= wrapper.added_flip_flops
-    fmax, path, freq = None, None, None
+    fmax, path, freq, pnr_seed = None, None, None, None
     if place_and_route and spec.nextpnr is not None:
         tool, *device = spec.nextpnr
         freq = spec.pnr_freq_mhz if freq_mhz is None else freq_mhz
         if freq is not None:
             device += ["--freq", f"{freq:g}"]
         run_tool(tool, [*device, "--json", f"{name}.json", "--timing-allow-fail",
-                        "--lpf-allow-unconstrained", "--report", f"{name}.pnr.json", "--seed", "1"],
+                        "--lpf-allow-unconstrained", "--report", f"{name}.pnr.json", "--seed", str(seed)],
                  workdir=workdir, log_name=f"{name}.nextpnr.log")
         report = json.loads((workdir / f"{name}.pnr.json").read_text())
         clocks = report.get("fmax", {})
         fmax = min(c["achieved"] for c in clocks.values()) if clocks else None
         path = _critical_path(report)
+        pnr_seed = seed
     return SynthResult(target=target, luts=luts, flip_flops=max(ffs, 0), bram_blocks=brams, dsps=dsps,
                        fmax_mhz=fmax, critical_path=path, cells_by_type=dict(cells),
-                       seconds=round(time.monotonic() - started, 1), pnr_freq_mhz=freq)
+                       seconds=round(time.monotonic() - started, 1), pnr_freq_mhz=freq,
+                       pnr_seed=pnr_seed)

@@ -81,11 +81,12 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=
 
 
 def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False,
-                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None):
+                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None, seed=1):
     """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device.
 
     ``update_lanes`` and the network FIFO depth default to what ``gravfm run`` builds for one
-    FPGA of ``pes`` PEs. ``freq_mhz``: the clock nextpnr is asked for (default: the target's).
+    FPGA of ``pes`` PEs. ``freq_mhz``: the clock nextpnr is asked for (default: the target's);
+    ``seed``: nextpnr's placement seed.
     """
     from ..run import default_network_fifo_depth, default_update_lanes
 
@@ -95,7 +96,7 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
                           network_fifo_depth=default_network_fifo_depth(1, pes))
     result = synthesize(System(config), target=target, workdir=workdir, name="fpga_top",
-                        freq_mhz=freq_mhz)
+                        freq_mhz=freq_mhz, seed=seed)
     memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=pes, capacity=capacity), offchip_edges)
     luts_per_pe = result.luts / pes
     fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges)

@@ -19,7 +19,7 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
     Parameters
     ----------
     fpgas, pes : int
-    partition_method : {"greedy", "roundrobin", "metis"}
+    partition_method : {"greedy", "sortedgreedy", "roundrobin", "metis"}
     link : gravfm.hw.multi.LinkConfig, optional
     use_filter : bool
     local_bits, edges_per_pe : int, optional

@@ -141,10 +141,15 @@ class ProcessingElement(wiring.Component):
                                                         output_register=True)
             # Before start the host may fill the list with the vertices round 0 must visit.
             host_list = host_write[HostMem.APPLY_LIST]
+            # A registered stage between gather and the list: gather's touched-flag compare would
+            # otherwise run on into the FIFO's write logic, placed by its block RAM far from
+            # gather (one cycle more per superstep).
+            m.submodules.touched_in = touched_in = SkidBuffer(shape=local_bits)
+            wiring.connect(m, gather.touch, touched_in.i)
             m.d.comb += [
-                touched.i.valid.eq(gather.touch.valid | host_list),
-                touched.i.payload.eq(Mux(host_list, wr_data[:local_bits], gather.touch.payload)),
-                gather.touch.ready.eq(touched.i.ready),
+                touched.i.valid.eq(touched_in.o.valid | host_list),
+                touched.i.payload.eq(Mux(host_list, wr_data[:local_bits], touched_in.o.payload)),
+                touched_in.o.ready.eq(touched.i.ready & ~host_list),
             ]
             # Registered stages behind the FIFO's block RAM: its read data would otherwise run
             # through apply's address mux into the vertex memory (the PE's critical path). The
@@ -160,7 +165,7 @@ class ProcessingElement(wiring.Component):
                 m.d.sync += pending.eq(pending + 1)
             with m.Elif(popped & ~pushed):
                 m.d.sync += pending.eq(pending - 1)
-            m.d.comb += apply.touched_pending.eq(pending != 0)
+            m.d.comb += apply.touched_pending.eq((pending != 0) | touched_in.o.valid)
         else:
             m.d.comb += gather.touch.ready.eq(1)
         # Output register: the queue is block RAM and its output fans out to every destination's

@@ -6,6 +6,7 @@ Pipeline (each stage holds one item and advances when the next can take it)::
             ─▶ [A2] edge-index word registered (block RAM output into flip-flops)
             ─▶ [B] address generator: one edge address per cycle
             ─▶ [C] edge-array read (destination, edge data)
+            ─▶ [D] edge word registered (block RAM output into flip-flops)
             ─▶ scatter kernel ─▶ messages
 
 The address generator loads the next list in the cycle the current one issues its last edge, so
@@ -228,26 +229,37 @@ class ScatterUnit(wiring.Component):
             self.round_messages.eq(round_messages), self.stall.eq(b_valid & ~c_advance),
         ]
 
-        # Stage C: edge-array read, then the kernel.
+        # Stage C: edge-array read. Stage D: the read data in plain registers (the block RAM's
+        # late output goes straight into flip-flops instead of through the kernel into the
+        # message path; one cycle more per superstep), then the kernel.
         c_valid = Signal()
         c_item = Signal(layouts.net_update)
         c_round = Signal(config.round_bits)
         c_length = Signal(config.edge_len_bits)
-        m.d.comb += [c_advance.eq(~c_valid | kernel.i.ready),
+        d_valid = Signal()
+        d_item = Signal(layouts.net_update)
+        d_round = Signal(config.round_bits)
+        d_length = Signal(config.edge_len_bits)
+        d_edge = Signal(layouts.edge_word, reset_less=True)
+        d_advance = ~d_valid | kernel.i.ready
+        m.d.comb += [c_advance.eq(~c_valid | d_advance),
                      edge_rd.addr.eq(address), edge_rd.en.eq(c_advance)]
         with m.If(c_advance):
             m.d.sync += [c_valid.eq(b_valid), c_item.eq(current), c_round.eq(rnd), c_length.eq(length)]
+        with m.If(d_advance):
+            m.d.sync += [d_valid.eq(c_valid), d_item.eq(c_item), d_round.eq(c_round),
+                         d_length.eq(c_length), d_edge.eq(edge_rd.data)]
         k = kernel.i.payload
         m.d.comb += [
-            kernel.i.valid.eq(c_valid),
-            k.update.eq(c_item.update),
-            k.sender.eq(c_item.sender),
-            k.round.eq(c_round),
-            k.barrier.eq(c_item.barrier),
-            k.neighbor.eq(Cat(edge_rd.data.dst, Const(self._pe_index, config.pe_bits))),
-            k.num_neighbors.eq(c_length),
-            k.edge.eq(edge_rd.data.edge),
-            self.active.eq(a_valid | a2_valid | next_valid | busy | c_valid),
+            kernel.i.valid.eq(d_valid),
+            k.update.eq(d_item.update),
+            k.sender.eq(d_item.sender),
+            k.round.eq(d_round),
+            k.barrier.eq(d_item.barrier),
+            k.neighbor.eq(Cat(d_edge.dst, Const(self._pe_index, config.pe_bits))),
+            k.num_neighbors.eq(d_length),
+            k.edge.eq(d_edge.edge),
+            self.active.eq(a_valid | a2_valid | next_valid | busy | c_valid | d_valid),
         ]
         wiring.connect(m, wiring.flipped(self.messages), kernel.o)
         return m

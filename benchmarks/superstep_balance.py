@@ -1,0 +1,94 @@
+"""How evenly a partition spreads each superstep's edges over the PEs (an analysis, no hardware).
+
+A bulk-synchronous run waits in every superstep for its busiest PE. A GraVF-M PE scatters the
+edges from each active sender to its own vertices, so superstep ``r`` costs the busiest PE
+``max_pe messages[r][pe]`` cycles at one edge per cycle, against ``sum_pe messages[r][pe] / PEs``
+for a perfect spread. ``balance`` = sum of the means / sum of the maxima is then the fraction
+of the model's T_sys a design limited only by this imbalance could reach.
+
+The active senders of each superstep come from the algorithm itself: BFS levels (the vertices at
+level r send in superstep r), WCC label propagation (the vertices whose label changed send);
+their message counts are checked against the software reference.
+
+    python benchmarks/superstep_balance.py rmat:scale=16,ef=32,seed=1 --algorithm bfs --fpgas 4 \\
+        --pes 9 --methods greedy sortedgreedy
+"""
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from gravfm.algorithms import get_algorithm
+from gravfm.graph import load_graph
+from gravfm.partition import partition
+
+
+def active_senders(name, graph, reference):
+    """Boolean mask of the sending vertices, one per superstep."""
+    if name == "bfs":
+        level = np.asarray(reference.level)
+        return [level == r for r in range(int(level.max()) + 1)]
+    if name == "wcc":
+        sources, targets = graph.sources(), graph.targets
+        label = np.arange(graph.num_vertices)
+        active = np.ones(graph.num_vertices, dtype=bool)
+        steps = []
+        while active.any():
+            steps.append(active)
+            sending = active[sources]
+            new = label.copy()
+            np.minimum.at(new, targets[sending], label[sources[sending]])
+            active, label = new < label, new
+        return steps
+    raise SystemExit(f"superstep_balance: algorithm {name!r} is not supported (bfs, wcc)")
+
+
+def balance(graph, steps, pe_of_vertex, num_pes):
+    """(balance, per-superstep busiest-PE / mean ratios)."""
+    sources, targets = graph.sources(), graph.targets
+    means, maxima = [], []
+    for active in steps:
+        per_pe = np.bincount(pe_of_vertex[targets[active[sources]]], minlength=num_pes)
+        means.append(per_pe.sum() / num_pes)
+        maxima.append(int(per_pe.max()))
+    ratios = [m / mean if mean else 1.0 for m, mean in zip(maxima, means)]
+    return float(sum(means) / sum(maxima)), ratios
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("graph")
+    parser.add_argument("--algorithm", default="bfs", choices=("bfs", "wcc"))
+    parser.add_argument("--fpgas", type=int, default=4)
+    parser.add_argument("--pes", type=int, default=9)
+    parser.add_argument("--methods", nargs="+", default=["greedy", "sortedgreedy"])
+    args = parser.parse_args(argv)
+
+    algorithm = get_algorithm(args.algorithm)
+    graph = load_graph(args.graph)
+    # BFS from the vertex of highest out-degree, as in bench_scaling.py.
+    given = {"root": int(np.argmax(graph.out_degree()))} if "root" in algorithm.default_params else {}
+    params = algorithm.params(given)
+    graph = algorithm.prepare(graph, params)
+    reference = algorithm.reference(graph, params)
+    steps = active_senders(args.algorithm, graph, reference)
+    counted = [int(active[graph.sources()].sum()) for active in steps]
+    expected = [int(c) for c in reference.messages_per_superstep]
+    # The reference ends with the superstep that finds nothing left to send.
+    if counted + [0] * (len(expected) - len(counted)) != expected:
+        raise SystemExit("superstep_balance: the active senders do not reproduce the reference's message counts")
+    result = {"analysis": "superstep balance (software, no hardware)", "graph": args.graph,
+              "algorithm": args.algorithm, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
+              "messages_per_superstep": counted, "methods": {}}
+    for method in args.methods:
+        parts = partition(graph, args.fpgas, args.pes, method=method)
+        value, ratios = balance(graph, steps, np.asarray(parts.pe_of_vertex), parts.num_pes)
+        result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios}
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
