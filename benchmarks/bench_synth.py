@@ -17,6 +17,7 @@ that exceeds it, or whose tools fail (e.g. the design does not fit), is recorded
 """
 
 import argparse
+import itertools
 import json
 import os
 import signal
@@ -85,15 +86,15 @@ def main(argv=None):
 
     with tempfile.TemporaryDirectory() as scratch:
         for target in args.targets:
+            seeds = args.seeds if get_target(target).nextpnr else [1]  # a seed only matters to placement
             for name in args.algorithms:
-                for pes, seed in ((pes, seed) for pes in args.pes
-                                  for seed in (args.seeds if get_target(target).nextpnr else [1])):
+                for pes, seed in itertools.product(args.pes, seeds):
                     report = synth_once(name, pes, target, scratch, args.timeout, seed)
                     row = {"algorithm": name, "pes": pes, "target": target}
                     if "fpga" not in report:
                         runs.append({**row, **report})
                         save()
-                        print(f"{target} {name} x{pes}: {report['status']}", file=sys.stderr)
+                        print(f"{target} {name} x{pes} seed {seed}: {report['status']}", file=sys.stderr)
                         continue
                     runs.append({**row, **run_row(report)})
                     save()

@@ -39,7 +39,8 @@ def add_run_arguments(parser):
     parser.add_argument("--no-gather-forwarding", dest="gather_forwarding", action="store_false",
                         help="make messages to a vertex in the gather pipeline wait for its write-back "
                              "(the paper's hazard unit) instead of taking the in-flight result")
-    parser.add_argument("--partition", default="greedy", help="greedy (default), sorted_greedy (largest out-degree first), round_robin or metis")
+    parser.add_argument("--partition", default="greedy",
+                        help="greedy (default), sorted_greedy (largest out-degree first), round_robin or metis")
     parser.add_argument("--root", type=int, default=None, metavar="V", help="root vertex (BFS)")
     parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
                         help="compiled Verilator simulation (default) or the Amaranth simulator")
