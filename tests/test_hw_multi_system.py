@@ -60,7 +60,7 @@ def test_reordering_stalling_link_gives_exact_results(algorithm, seed, fpgas):
     link = LinkConfig(reorder_window=4, stall_probability=0.3, latency_cycles=9, fifo_depth=2,
                       bits_per_cycle=3.5, seed=seed)
     result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=1, link=link,
-                                          network_fifo_depth=1, message_fifo_depth=1))
+                                          network_fifo_depth=1, link_fifo_depth=1, message_fifo_depth=1))
     if algorithm is WCC:   # every vertex updates in round 0: the links must have been the bottleneck
         assert result.sim.counters["link_bound_cycles"].sum() > 0
 
@@ -68,10 +68,12 @@ def test_reordering_stalling_link_gives_exact_results(algorithm, seed, fpgas):
 @pytest.mark.parametrize("fpgas, pes", [(2, 2), pytest.param(3, 2, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("algorithm", [WCC, BFS, get_algorithm("sssp")], ids=lambda a: a.name)
 def test_two_update_lanes_give_exact_results(algorithm, fpgas, pes):
-    """PEs taking two updates per cycle (most with empty edge lists here), over a hostile link."""
+    """PEs taking two updates per cycle (most with empty edge lists here), over a hostile link;
+    deep link FIFOs let the PEs run ahead of it."""
     graph = tiny_graph("weighted") if algorithm.name == "sssp" else random_graph(24, 50, 7)
     result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=pes, link=HOSTILE,
-                                          update_lanes=2, network_fifo_depth=1, message_fifo_depth=1))
+                                          update_lanes=2, network_fifo_depth=1, link_fifo_depth=16,
+                                          message_fifo_depth=1))
     assert result.config.update_lanes == 2
 
 

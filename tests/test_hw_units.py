@@ -4,13 +4,15 @@ broadcaster and endpoint (floating barrier, virtual channels, termination)."""
 import random
 
 import pytest
-from amaranth.hdl import unsigned
+from amaranth.back import verilog
+from amaranth.hdl import Module, unsigned
 from amaranth.lib import data
+from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.sim import Simulator
 
 from gravfm.hw.network import Broadcaster, Endpoint
 from gravfm.hw.pe import HazardUnit
-from gravfm.hw.stream_fifo import StreamFIFO
+from gravfm.hw.stream_fifo import BufferedFIFO, StreamFIFO
 
 
 def run(dut, bench):
@@ -59,10 +61,11 @@ def test_hazard_unit_matches_a_set_model(slots):
         assert seen["full"] > 10
 
 
-def test_stream_fifo_keeps_order_under_random_handshakes():
+@pytest.mark.parametrize("depth, output_register", [(1, False), (2, False), (3, False), (6, True)])
+def test_stream_fifo_keeps_order_under_random_handshakes(depth, output_register):
     layout = data.StructLayout({"sender": unsigned(5), "barrier": 1})
-    dut = StreamFIFO(shape=layout, depth=3)
-    rng = random.Random(1)
+    dut = StreamFIFO(shape=layout, depth=depth, output_register=output_register)
+    rng = random.Random(depth)
     items = [(rng.randrange(32), rng.randrange(2)) for _ in range(60)]
 
     async def bench(ctx):
@@ -74,7 +77,7 @@ def test_stream_fifo_keeps_order_under_random_handshakes():
                 ctx.set(dut.i.payload, {"sender": items[sent][0], "barrier": items[sent][1]})
             ctx.set(dut.i.valid, valid)
             ctx.set(dut.o.ready, ready)
-            assert ctx.get(dut.level) <= 3
+            assert ctx.get(dut.level) <= depth
             if ctx.get(dut.o.valid) and ready:
                 payload = ctx.get(dut.o.payload)
                 received.append((payload.sender, payload.barrier))
@@ -86,6 +89,39 @@ def test_stream_fifo_keeps_order_under_random_handshakes():
         assert received == items
 
     run(dut, bench)
+
+
+@pytest.mark.parametrize("depth", [2, 3, 5])
+def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth):
+    """Same ports, same timing as SyncFIFOBuffered; only the storage's synthesis attribute differs."""
+    ours, library = BufferedFIFO(width=8, depth=depth), SyncFIFOBuffered(width=8, depth=depth)
+    top = Module()
+    top.submodules.ours, top.submodules.library = ours, library
+    rng = random.Random(depth)
+    seen = {"full": 0, "empty_read": 0}
+
+    async def bench(ctx):
+        for cycle in range(600):
+            w_en, r_en, value = rng.random() < 0.6, rng.random() < 0.5, rng.randrange(256)
+            for fifo_ in (ours, library):
+                ctx.set(fifo_.w_en, w_en)
+                ctx.set(fifo_.w_data, value)
+                ctx.set(fifo_.r_en, r_en)
+            for name in ("w_rdy", "r_rdy", "level"):
+                assert ctx.get(getattr(ours, name)) == ctx.get(getattr(library, name)), (cycle, name)
+            if ctx.get(library.r_rdy):
+                assert ctx.get(ours.r_data) == ctx.get(library.r_data), cycle
+            seen["full"] += not ctx.get(library.w_rdy)
+            seen["empty_read"] += r_en and not ctx.get(library.r_rdy)
+            await ctx.tick()
+
+    run(top, bench)
+    assert seen["full"] and seen["empty_read"]  # both edges of the FIFO were exercised
+
+
+def test_buffered_fifo_storage_carries_the_no_read_during_write_attribute():
+    text = verilog.convert(BufferedFIFO(width=8, depth=4), name="top")
+    assert "no_rw_check" in text
 
 
 NET = data.StructLayout({"sender": unsigned(6), "update": data.StructLayout({"v": unsigned(4)}),
@@ -315,7 +351,8 @@ def test_endpoint_waits_for_counted_updates():
 
 
 def test_network_remote_ports():
-    """A remote link gets a copy of every local update; a remote source reaches every local PE."""
+    """A remote link gets a copy of every local update the filter keeps (here all but sender 16's);
+    a remote source reaches every local PE."""
     from gravfm.hw.network import Network
     dut = Network(layout=NET, pes=2, remotes=1, fifo_depth=2, count_bits=4)
     local = [source_script(0, [2, 0]), source_script(1, [1, 0])]
@@ -339,6 +376,8 @@ def test_network_remote_ports():
             for d in range(2):
                 ctx.set(dut.dst[d].ready, rng.random() < 0.7)
             ctx.set(dut.remote_out[0].ready, rng.random() < 0.7)
+            for head, keep in zip(dut.link_head, dut.link_keep):   # the neighbor filter's answer
+                ctx.set(keep, ctx.get(head.sender) != 16)
             for d in range(2):
                 if ctx.get(dut.dst[d].valid) and ctx.get(dut.dst[d].ready):
                     payload = ctx.get(dut.dst[d].payload)
@@ -355,7 +394,7 @@ def test_network_remote_ports():
             assert sorted(delivered[d][:-1]) == round0 and delivered[d][-1] == (1, 0)
         assert ctx.get(dut.terminated) == 0b11
         # The link carries local updates and barriers only (never the remote source's own).
-        assert sorted(x for x in sent_out if not x[0]) == [(0, 0), (0, 1), (0, 16)]
+        assert sorted(x for x in sent_out if not x[0]) == [(0, 0), (0, 1)]
         assert sum(1 for x in sent_out if x[0]) == 4  # two rounds' barriers of two local PEs
 
     run(dut, bench)

@@ -49,6 +49,11 @@ class SystemConfig:
         Buffer between a PE's scatter and gather stages.
     network_fifo_depth : int
         Depth of each per-source input FIFO of a destination endpoint.
+    link_fifo_depth : int
+        Depth of each local PE's FIFO towards each outgoing link (several FPGAs). A link takes
+        one update per cycle from the whole FPGA, and a local update leaves its PE only when
+        every local PE and every link FIFO has taken it: deep link FIFOs let the local PEs run
+        ahead of the link instead of at its pace.
     hazard_slots : int
         Vertices that may be in flight in the gather pipeline (size of the hazard CAM); bounds
         the gather kernel latency that can be sustained at one message per cycle.
@@ -80,6 +85,7 @@ class SystemConfig:
     fpgas: int = 1
     message_fifo_depth: int = 4
     network_fifo_depth: int = 4
+    link_fifo_depth: int = 4
     hazard_slots: int = 4
     round_bits: int = 16
     max_rounds: int = 64
@@ -89,7 +95,7 @@ class SystemConfig:
 
     def __post_init__(self):
         for name in ("pes_per_fpga", "local_bits", "edges_per_pe", "fpgas", "message_fifo_depth",
-                     "network_fifo_depth", "hazard_slots", "round_bits", "max_rounds"):
+                     "network_fifo_depth", "link_fifo_depth", "hazard_slots", "round_bits", "max_rounds"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"SystemConfig.{name} must be a positive integer, not {value!r}")

@@ -4,13 +4,16 @@ Every back-end driver waits exactly ``HOST_READ_LATENCY`` clock cycles between s
 ``host_rd_pe``/``host_rd_mem``/``host_rd_addr`` and sampling ``host_rd_data`` (the compiled
 simulator's harness gets the number from its generated header).
 
-Inside a top the read is three register stages deep, so no block-RAM output (ECP5 DP16KD:
+Inside a top the read is four register stages deep, so no block-RAM output (ECP5 DP16KD:
 ~4.3 ns clock-to-out) runs into logic or onto a long wire (:func:`pe_host_read`):
 
 1. the PE's memory read ports (round logs, vertex memory) take the address;
 2. each memory's read data lands in a plain register (no logic in front), and the counter
    register takes the counter picked by a registered one-hot select;
-3. the PE registers the word picked by a registered select on ``rd_data``; the top ANDs each
+3. a second plain register: the first then has a single load and is placed by its RAM (with
+   one stage, nextpnr put it ~30 rows away, towards the select logic, and the 4.3 ns plus the
+   wire ended a 4-PE top's critical path at 148 MHz);
+4. the PE registers the word picked by a registered select on ``rd_data``; the top ANDs each
    PE's registered word with its PE select, delayed to line up, and ORs them
    (:func:`select_registered`).
 """
@@ -21,7 +24,7 @@ from .counters import COUNTER_BITS
 
 __all__ = ["HOST_READ_LATENCY", "delayed", "select_registered", "pe_host_read"]
 
-HOST_READ_LATENCY = 3
+HOST_READ_LATENCY = 4
 
 
 def delayed(m, value, cycles, *, name):
@@ -53,7 +56,7 @@ def pe_host_read(m, *, rd_mem, rd_addr, rd_data, counters_code, counters, memori
     (one cycle of latency); ``counters`` lists the counter signals read with ``counters_code``
     (address = index).
     """
-    words = {code: delayed(m, value, 1, name=f"rd_word{code}") for code, value in memories.items()}
+    words = {code: delayed(m, value, 2, name=f"rd_word{code}") for code, value in memories.items()}
     # The counter select is decoded into one register per counter, not kept as an address that
     # a mux tree (and the register's synchronous reset, for no counter) decodes: every PE sees
     # the same address, so Yosys shares these registers between the PEs, and the decode logic
@@ -61,6 +64,6 @@ def pe_host_read(m, *, rd_mem, rd_addr, rd_data, counters_code, counters, memori
     counter_q = Signal(COUNTER_BITS)
     m.d.sync += counter_q.eq(select_registered(m, dict(enumerate(counters)), rd_addr, cycles=1,
                                                name="rd_counter_sel"))
-    sources = {counters_code: counter_q, **words}
+    sources = {counters_code: delayed(m, counter_q, 1, name="rd_counter"), **words}
     m.d.sync += rd_data.eq(select_registered(m, sources, rd_mem, cycles=HOST_READ_LATENCY - 1,
                                              name="rd_select"))

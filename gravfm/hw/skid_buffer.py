@@ -35,13 +35,18 @@ class SkidBuffer(wiring.Component):
         m = Module()
         i_data, o_data = Value.cast(self.i.payload), Value.cast(self.o.payload)
         skid_valid = Signal()
-        skid_data = Signal(len(i_data))
+        skid_data = Signal(len(i_data), reset_less=True)
         m.d.comb += self.i.ready.eq(~skid_valid)
+        # The skid entry copies the input whenever it is free, valid or not: its enable is then a
+        # flip-flop, not the upstream ``valid`` (often the end of a long path) fanned out to
+        # every data bit.
+        with m.If(~skid_valid):
+            m.d.sync += skid_data.eq(i_data)
         with m.If(self.o.ready | ~self.o.valid):
             with m.If(skid_valid):
                 m.d.sync += [self.o.valid.eq(1), o_data.eq(skid_data), skid_valid.eq(0)]
             with m.Else():
                 m.d.sync += [self.o.valid.eq(self.i.valid), o_data.eq(i_data)]
-        with m.Elif(self.i.valid & self.i.ready):
-            m.d.sync += [skid_valid.eq(1), skid_data.eq(i_data)]
+        with m.Elif(self.i.valid):
+            m.d.sync += skid_valid.eq(1)
         return m

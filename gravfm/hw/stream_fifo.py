@@ -1,10 +1,61 @@
 """A synchronous FIFO with stream ports carrying a data layout."""
 
-from amaranth.hdl import Module, Shape, Signal, Value
-from amaranth.lib import fifo, stream, wiring
+from amaranth.hdl import Module, Mux, Shape, Signal, Value
+from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["StreamFIFO"]
+from .memory_ports import NO_READ_DURING_WRITE
+
+__all__ = ["BufferedFIFO", "StreamFIFO"]
+
+
+class BufferedFIFO(wiring.Component):
+    """Amaranth's ``SyncFIFOBuffered`` (same ports and timing), storage marked no-read-during-write.
+
+    A read takes a stored entry and a write a free one, so the two ports never address the same
+    entry in one cycle; saying so lets synthesis map the storage without collision logic behind
+    the block RAM's output (:data:`~gravfm.hw.memory_ports.NO_READ_DURING_WRITE`). ``depth - 1``
+    entries live in the memory, one in the output register (``r_data`` while ``r_rdy``).
+    """
+
+    def __init__(self, *, width, depth):
+        if not isinstance(depth, int) or depth < 2:
+            raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
+        self._depth = depth
+        super().__init__({
+            "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
+            "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
+            "level": Out(range(depth + 1)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        stored = self._depth - 1
+        m.submodules.storage = storage = memory.Memory(
+            shape=len(self.w_data), depth=stored, init=[], attrs=NO_READ_DURING_WRITE)
+        write, read = storage.write_port(), storage.read_port()
+        produce, consume = Signal(range(stored)), Signal(range(stored))
+        count = Signal(range(stored + 1))
+        do_write = self.w_en & self.w_rdy
+        do_read = (count != 0) & (~self.r_rdy | self.r_en)
+
+        def following(pointer):
+            return Mux(pointer == stored - 1, 0, pointer + 1)
+
+        m.d.comb += [
+            self.w_rdy.eq(count != stored),
+            write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(do_write),
+            read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data),
+            self.level.eq(count + self.r_rdy),
+        ]
+        with m.If(do_write):
+            m.d.sync += produce.eq(following(produce))
+        with m.If(do_read):
+            m.d.sync += [consume.eq(following(consume)), self.r_rdy.eq(1)]
+        with m.Elif(self.r_en):
+            m.d.sync += self.r_rdy.eq(0)
+        m.d.sync += count.eq(count + do_write - do_read)
+        return m
 
 
 class StreamFIFO(wiring.Component):
@@ -15,7 +66,7 @@ class StreamFIFO(wiring.Component):
     shape : ShapeLike
         Payload layout.
     depth : int
-        Capacity in items (a memory-backed ``SyncFIFOBuffered``).
+        Capacity in items (a memory-backed :class:`BufferedFIFO`).
     output_register : bool
         Put a plain register (enable only, no logic in front) behind the buffer's output, one
         more item of capacity and one cycle of latency. A deep FIFO lands in block RAM, whose
@@ -48,7 +99,10 @@ class StreamFIFO(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         width = Shape.cast(self._shape).width
-        m.submodules.fifo = buffer = fifo.SyncFIFOBuffered(width=width, depth=self._depth)
+        # One item needs no memory: the library's FIFO is then a single register.
+        buffer = (BufferedFIFO(width=width, depth=self._depth) if self._depth > 1
+                  else fifo.SyncFIFOBuffered(width=width, depth=1))
+        m.submodules.fifo = buffer
         m.d.comb += [
             buffer.w_data.eq(Value.cast(self.i.payload)),
             buffer.w_en.eq(self.i.valid),

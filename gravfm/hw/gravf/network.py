@@ -52,6 +52,8 @@ class GravfNetwork(wiring.Component):
         Local-index bits of a hardware id (the bits above select the destination PE).
     fifo_depth : int
         Depth of each (source, destination) FIFO.
+    link_fifo_depth : int
+        Depth of each (local source, link) FIFO (default: ``fifo_depth``).
     fpga, fpgas : int
         This FPGA and the number of FPGAs (global PE ``g`` lives on FPGA ``g // pes``).
 
@@ -69,11 +71,12 @@ class GravfNetwork(wiring.Component):
         Messages for FPGA link ``k``, round by round, every local PE's barrier copy included.
     """
 
-    def __init__(self, *, layout, pes, local_bits, fifo_depth=4, fpga=0, fpgas=1):
+    def __init__(self, *, layout, pes, local_bits, fifo_depth=4, link_fifo_depth=None, fpga=0, fpgas=1):
         self._layout = layout
         self._pes = pes
         self._local_bits = local_bits
         self._fifo_depth = fifo_depth
+        self._link_fifo_depth = link_fifo_depth
         self._fpga = fpga
         self._remotes = fpgas - 1
         self._routes = message_routes(fpga, fpgas, pes)
@@ -97,6 +100,6 @@ class GravfNetwork(wiring.Component):
                                                local_bits=self._local_bits)
 
         build_crossbar(m, self, layout=self._layout, pes=self._pes, remotes=self._remotes,
-                       fifo_depth=self._fifo_depth, count_bits=len(self.src[0].payload.count),
-                       distributor=router)
+                       fifo_depth=self._fifo_depth, link_fifo_depth=self._link_fifo_depth,
+                       count_bits=len(self.src[0].payload.count), distributor=router)
         return m

@@ -1,8 +1,8 @@
 """Multi-FPGA systems: FPGA tops joined by simulated links (SPEC §3, issue 6).
 
-Each FPGA runs the single-FPGA PEs and network; its network's remote ports feed a
-:class:`LinkSender` per peer (neighbor filter, one counted barrier per round) and are fed by a
-:class:`LinkReceiver` per peer (round sorting, so a reordering link still delivers exactly).
+Each FPGA runs the single-FPGA PEs and network (with the neighbor filter in front of each link's
+merger); its network's remote ports feed a :class:`LinkSender` per peer (one counted barrier per
+round) and are fed by a :class:`LinkReceiver` per peer (round sorting, so a reordering link still delivers exactly).
 :class:`LinkModel` simulates a link: bandwidth, latency, buffering, reordering and stalls.
 """
 

@@ -1,11 +1,11 @@
-"""Both ends of an inter-FPGA channel: filter and barrier combining out, round sorting in.
+"""Both ends of an inter-FPGA channel: barrier combining out, round sorting in.
 
 A link word is ``{item: net_update, parity: 1}`` where ``parity`` is the low bit of the round
 the item belongs to. The sending side (:class:`LinkSender`) takes the network's merged stream
-for one peer FPGA (round r's updates and every local PE's round-r barrier, then round r+1),
-drops updates whose sender has no out-neighbour on the peer (the neighbor filter), and replaces
-the local PEs' barriers by ONE barrier per round whose ``count`` is the number of updates it
-actually sent and whose ``sent_any`` is the OR of the local PEs' (so every FPGA sees the same
+for one peer FPGA (round r's updates and every local PE's round-r barrier, then round r+1; the
+neighbor filter has already dropped the updates whose sender has no out-neighbour on the peer,
+see :class:`gravfm.hw.network.Network`) and replaces the local PEs' barriers by ONE barrier per
+round whose ``count`` is the number of updates it sent and whose ``sent_any`` is the OR of the local PEs' (so every FPGA sees the same
 termination decision). The receiving side (:class:`LinkReceiver`) sorts items into two FIFOs by
 parity, forwards the current round's updates, keeps the round's barrier aside until as many
 updates as it counts have been forwarded, then forwards it and moves to the next round. A peer
@@ -37,59 +37,34 @@ class LinkSender(wiring.Component):
         Network update layout.
     local_pes : int
         PEs on this FPGA (barriers per round on the input).
-    first_pe : int
-        Global index of this FPGA's first PE.
-    local_bits : int
-        Local-index width of a hardware vertex id.
-    peer : int
-        FPGA index of the destination (bit of the filter word).
-    use_filter : bool
-        Drop updates whose sender's filter bit for ``peer`` is clear.
 
     Ports
     -----
     i : In(stream net_update)
         The network's ``remote_out`` for this peer.
     o : Out(stream link word)
-    filter_addr : Out
-        Address of the sender's filter word (``local_pe << local_bits | local_index``).
-    filter_word : In(fpgas)
-        That word, combinationally.
     """
 
-    def __init__(self, *, layout, local_pes, first_pe, local_bits, peer, fpgas, use_filter=True):
+    def __init__(self, *, layout, local_pes):
         self._layout = layout
         self._local_pes = local_pes
-        self._first_pe = first_pe
-        self._local_bits = local_bits
-        self._peer = peer
-        self._use_filter = use_filter
         super().__init__({
             "i": In(stream.Signature(layout)),
             "o": Out(stream.Signature(link_word_layout(layout))),
-            "filter_addr": Out(filter_addr_bits(local_pes, local_bits)),
-            "filter_word": In(fpgas),
         })
 
     def elaborate(self, platform):
         m = Module()
         item = self.i.payload
-        local_pe = Signal(len(item.sender))
-        m.d.comb += [
-            local_pe.eq((item.sender >> self._local_bits) - self._first_pe),
-            self.filter_addr.eq((local_pe << self._local_bits) | item.sender[:self._local_bits]),
-        ]
         parity = Signal()
         barriers = Signal(range(self._local_pes + 1))
         sent = Signal(len(item.count))
         anything = Signal()
-        wanted = self.filter_word[self._peer] if self._use_filter else 1
         last_barrier = barriers == self._local_pes - 1
         m.d.comb += [self.o.payload.item.eq(item), self.o.payload.parity.eq(parity)]
         with m.If(~item.barrier):
-            m.d.comb += [self.o.valid.eq(self.i.valid & wanted),
-                         self.i.ready.eq(self.o.ready | ~wanted)]
-            with m.If(self.i.valid & wanted & self.o.ready):
+            m.d.comb += [self.o.valid.eq(self.i.valid), self.i.ready.eq(self.o.ready)]
+            with m.If(self.i.valid & self.o.ready):
                 m.d.sync += sent.eq(sent + 1)
         with m.Elif(~last_barrier):
             m.d.comb += self.i.ready.eq(1)
@@ -105,11 +80,6 @@ class LinkSender(wiring.Component):
             with m.If(self.i.valid & self.o.ready):
                 m.d.sync += [barriers.eq(0), sent.eq(0), anything.eq(0), parity.eq(~parity)]
         return m
-
-
-def filter_addr_bits(local_pes, local_bits):
-    """Width of a filter-memory address on one FPGA."""
-    return max(1, (local_pes - 1).bit_length()) + local_bits
 
 
 class LinkReceiver(wiring.Component):

@@ -11,6 +11,7 @@ from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..host_read import HOST_READ_LATENCY, select_registered
+from ..memory_ports import NO_READ_DURING_WRITE
 from ..network import Network
 from ..pe import ProcessingElement
 from ..pe.pe import HostMem
@@ -101,11 +102,13 @@ class FpgaNode(wiring.Component):
             from ..gravf import GravfNetwork, GravfProcessingElement
 
             network = GravfNetwork(layout=item, pes=p, local_bits=config.local_bits,
-                                   fifo_depth=config.network_fifo_depth, fpga=self._fpga, fpgas=config.fpgas)
+                                   fifo_depth=config.network_fifo_depth, link_fifo_depth=config.link_fifo_depth,
+                                   fpga=self._fpga, fpgas=config.fpgas)
             pe_class, pe_out, pe_in = GravfProcessingElement, "messages_out", "messages_in"
         else:
             network = Network(layout=item, pes=p, remotes=links, fifo_depth=config.network_fifo_depth,
-                              count_bits=config.count_bits, lanes=config.update_lanes)
+                              link_fifo_depth=config.link_fifo_depth, count_bits=config.count_bits,
+                              lanes=config.update_lanes)
             pe_class, pe_out, pe_in = ProcessingElement, "updates_out", "updates_in"
         m.submodules.network = network
 
@@ -138,8 +141,9 @@ class FpgaNode(wiring.Component):
         m.d.comb += self.host_rd_data.eq(
             select_registered(m, words, self.host_rd_pe, cycles=HOST_READ_LATENCY, name="rd_selected"))
 
-        bitmap = None if gravf else self._filter(m, first)
-        self._senders(m, network, first, item, bitmap)
+        if not gravf and links:
+            self._filter(m, network, first)
+        self._senders(m, network)
         for k in range(links):
             receiver = LinkReceiver(layout=item, depth=self._receiver_depth)
             m.submodules[f"link_receiver{k}"] = receiver
@@ -147,33 +151,38 @@ class FpgaNode(wiring.Component):
             wiring.connect(m, receiver.o, network.remote_in[k])
         return m
 
-    def _filter(self, m, first):
-        """Filter memory (written by the host, mem 4)."""
+    def _filter(self, m, network, first):
+        """The neighbor filter (written by the host, mem 4): one bit per (local PE, peer, vertex).
+
+        Local PE ``i``'s FIFO towards peer ``k`` carries only ``i``'s own vertices, so each pair
+        gets its own one-bit memory with one read port, looked up by that FIFO's head.
+        """
         config = self._config
         p, local_bits = config.pes_per_fpga, config.local_bits
-        m.submodules.filter = bitmap = memory.Memory(
-            shape=config.fpgas, depth=p << local_bits, init=[])
-        write = bitmap.write_port()
-        local_pe = Signal(len(self.host_wr_pe))
-        m.d.comb += [
-            local_pe.eq(self.host_wr_pe - first),
-            write.en.eq(self.host_wr_en & (self.host_wr_mem == HostMem.FILTER)
-                        & (self.host_wr_pe >= first) & (self.host_wr_pe < first + p)),
-            write.addr.eq((local_pe << local_bits) | self.host_wr_addr[:local_bits]),
-            write.data.eq(self.host_wr_data),
-        ]
-        return bitmap
+        peers = peers_of(self._fpga, config.fpgas)
+        for i in range(p):
+            for k, peer in enumerate(peers):
+                index = i * len(peers) + k
+                if not self._use_filter:
+                    m.d.comb += network.link_keep[index].eq(1)
+                    continue
+                bits = memory.Memory(shape=1, depth=1 << local_bits, init=[], attrs=NO_READ_DURING_WRITE)
+                m.submodules[f"filter{i}_{k}"] = bits
+                write, read = bits.write_port(), bits.read_port(domain="comb")
+                m.d.comb += [
+                    write.en.eq(self.host_wr_en & (self.host_wr_mem == HostMem.FILTER)
+                                & (self.host_wr_pe == first + i)),
+                    write.addr.eq(self.host_wr_addr[:local_bits]),
+                    write.data.eq(self.host_wr_data[peer]),
+                    read.addr.eq(network.link_head[index].sender[:local_bits]),
+                    network.link_keep[index].eq(read.data),
+                ]
 
-    def _senders(self, m, network, first, item, bitmap):
-        """One sender per outgoing link (filtered through ``bitmap`` unless it is None)."""
+    def _senders(self, m, network):
+        """One sender per outgoing link."""
         config = self._config
-        for k, peer in enumerate(peers_of(self._fpga, config.fpgas)):
-            sender = LinkSender(layout=item, local_pes=config.pes_per_fpga, first_pe=first,
-                                local_bits=config.local_bits, peer=peer, fpgas=config.fpgas,
-                                use_filter=self._use_filter and bitmap is not None)
+        for k in range(config.fpgas - 1):
+            sender = LinkSender(layout=network_item(config, self._layouts), local_pes=config.pes_per_fpga)
             m.submodules[f"link_sender{k}"] = sender
-            if bitmap is not None:
-                read = bitmap.read_port(domain="comb")
-                m.d.comb += [read.addr.eq(sender.filter_addr), sender.filter_word.eq(read.data)]
             wiring.connect(m, network.remote_out[k], sender.i)
             wiring.connect(m, sender.o, wiring.flipped(self.link_out[k]))

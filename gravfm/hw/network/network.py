@@ -8,7 +8,10 @@ Remote FPGAs attach at explicit extra ports: ``remote_in[k]`` is one more source
 endpoint (updates arriving from FPGA link ``k``), and ``remote_out[k]`` receives a copy of every
 local update (to be sent over link ``k``), merged one superstep at a time by a
 :class:`RoundMerger` (the paper's sequentialized channels), each local source's barrier included.
-With one FPGA there are none. The per-round counts of a remote source are ``count_bits`` wide,
+The neighbor filter acts in front of the merger: the head of each (local source, link) FIFO is
+shown at ``link_head`` and dropped unless ``link_keep`` says its sender has an out-neighbour on
+that link's FPGA (barriers always pass). Each FIFO drops on its own, so the merger's one item per
+cycle goes to updates the peer needs. With one FPGA there are none. The per-round counts of a remote source are ``count_bits`` wide,
 so a multi-FPGA build must size ``count_bits`` for a whole FPGA's updates.
 """
 
@@ -38,6 +41,8 @@ class Network(wiring.Component):
         Remote link ports (extra sources and extra destinations).
     fifo_depth : int
         Depth of each (source, destination) FIFO.
+    link_fifo_depth : int
+        Depth of each (local source, link) FIFO (default: ``fifo_depth``).
     count_bits : int
         Width of per-round update counts.
     lanes : int
@@ -54,10 +59,15 @@ class Network(wiring.Component):
         Per local destination: termination detected / waiting for barriers.
     remote_in : In(array of ``remotes`` streams)
     remote_out : Out(array of ``remotes`` streams)
+    link_head : Out(array of ``pes * remotes`` payloads)
+        The item at the head of local source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``).
+    link_keep : In(array of ``pes * remotes`` bits)
+        Send that item (the neighbor filter's answer for its sender, combinational).
     """
 
-    def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, count_bits=8, lanes=1):
+    def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, link_fifo_depth=None, count_bits=8, lanes=1):
         self._layout = layout
+        self._link_fifo_depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
         self._lanes = lanes
         self._pes = pes
         self._remotes = remotes
@@ -72,6 +82,8 @@ class Network(wiring.Component):
         if remotes:
             members["remote_in"] = In(stream.Signature(layout)).array(remotes)
             members["remote_out"] = Out(stream.Signature(layout)).array(remotes)
+            members["link_head"] = Out(layout).array(pes * remotes)
+            members["link_keep"] = In(1).array(pes * remotes)
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -83,18 +95,22 @@ class Network(wiring.Component):
             return f"broadcast{s}", Broadcaster(shape=self._layout, count=pes + (remotes if local else 0))
 
         build_crossbar(m, self, layout=self._layout, pes=pes, remotes=remotes, fifo_depth=self._fifo_depth,
-                       count_bits=self._count_bits, distributor=broadcaster, lanes=self._lanes)
+                       link_fifo_depth=self._link_fifo_depth, count_bits=self._count_bits,
+                       distributor=broadcaster, lanes=self._lanes, filtered=True)
         return m
 
 
-def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, distributor, lanes=1):
+def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, distributor, lanes=1,
+                   link_fifo_depth=None, filtered=False):
     """Elaborate a network component ``net`` (ports as :class:`Network`) into ``m``.
 
     Every source (local PEs, then remote link inputs) feeds a distributor
     ``distributor(s, local) -> (name, component)`` whose outputs ``0..pes-1`` go through a FIFO
     to the local endpoints and, for a local source, outputs ``pes + k`` through a FIFO to the
     :class:`RoundMerger` of link ``k``. Shared by GraVF-M (broadcast) and the GraVF baseline
-    (unicast router). ``lanes``: updates per cycle at each endpoint's output.
+    (unicast router). ``lanes``: updates per cycle at each endpoint's output; ``link_fifo_depth``:
+    depth of the FIFOs towards the links (default ``fifo_depth``); ``filtered``: drop link FIFO
+    heads that ``net.link_keep`` rejects (the ports of :class:`Network`).
     """
     sources = list(net.src) + (list(net.remote_in) if remotes else [])
     endpoints = []
@@ -122,7 +138,22 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             for k in range(remotes):
-                buffer = StreamFIFO(shape=layout, depth=fifo_depth)
+                buffer = StreamFIFO(shape=layout, depth=link_fifo_depth or fifo_depth)
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
                 wiring.connect(m, spreader.o[pes + k], buffer.i)
-                wiring.connect(m, buffer.o, mergers[k].i[s])
+                if filtered:
+                    _drop_unwanted(m, buffer.o, mergers[k].i[s], net.link_head[s * remotes + k],
+                                   net.link_keep[s * remotes + k])
+                else:
+                    wiring.connect(m, buffer.o, mergers[k].i[s])
+
+
+def _drop_unwanted(m, fifo_out, merger_in, head, keep):
+    """Pass ``fifo_out`` to ``merger_in``, popping the updates ``keep`` rejects (barriers pass)."""
+    forward = keep | fifo_out.payload.barrier
+    m.d.comb += [
+        head.eq(fifo_out.payload),
+        merger_in.payload.eq(fifo_out.payload),
+        merger_in.valid.eq(fifo_out.valid & forward),
+        fifo_out.ready.eq(merger_in.ready | ~forward),
+    ]

@@ -24,7 +24,7 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..lane_queue import LaneQueue
-from ..memory_ports import write_port_signature
+from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
 from ..skid_buffer import SkidBuffer
 
 __all__ = ["ScatterUnit"]
@@ -96,9 +96,9 @@ class ScatterUnit(wiring.Component):
         layouts, config = self._layouts, self._config
         m.submodules.kernel = kernel = self._kernel
         m.submodules.index_mem = index_mem = memory.Memory(
-            shape=layouts.edge_index, depth=2 ** config.vertexid_bits, init=[])
+            shape=layouts.edge_index, depth=2 ** config.vertexid_bits, init=[], attrs=NO_READ_DURING_WRITE)
         m.submodules.edge_mem = edge_mem = memory.Memory(
-            shape=layouts.edge_word, depth=config.edges_per_pe, init=[])
+            shape=layouts.edge_word, depth=config.edges_per_pe, init=[], attrs=NO_READ_DURING_WRITE)
         lanes = config.update_lanes
         # With several lanes the last lane's index read shares its address with the host write
         # port (the host writes only before start), so synthesis can map the index to one
