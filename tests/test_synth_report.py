@@ -67,6 +67,7 @@ def test_placement_seed_reaches_nextpnr(tmp_path, monkeypatch):
         calls.append((name, args))
         if "yosys" in name:
             (workdir / "top.stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": 5}}}))
+            (workdir / "top.json").write_text(json.dumps({"modules": {"top": {"cells": {}}}}))
         else:
             (workdir / "top.pnr.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 200.0}}}))
 

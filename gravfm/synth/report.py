@@ -12,6 +12,7 @@ from pathlib import Path
 
 from amaranth.back import verilog
 
+from .ecp5_outreg import absorb_output_registers
 from .targets import get_target
 from .tools import run_tool
 from .wrapper import PinLimitedWrapper
@@ -36,6 +37,7 @@ class SynthResult:
     seconds: float = 0.0
     pnr_freq_mhz: float | None = None  # the clock nextpnr was asked for (a goal, not a result)
     pnr_seed: int | None = None  # nextpnr's placement seed (Fmax varies a few percent with it)
+    bram_output_registers: int = 0  # flip-flops moved into block-RAM output registers (ECP5)
 
     def to_dict(self):
         return asdict(self)
@@ -72,7 +74,8 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     """Synthesise ``design`` (a wiring.Component) for ``target`` inside ``workdir``.
 
     The design is wrapped by :class:`PinLimitedWrapper`; the wrapper's own flip-flops are
-    subtracted from the count. nextpnr is asked for ``freq_mhz`` (default: the target's
+    subtracted from the count. On ECP5 the flip-flops right behind block RAMs move into the RAMs'
+    output registers (:mod:`gravfm.synth.ecp5_outreg`) before place-and-route and are not counted. nextpnr is asked for ``freq_mhz`` (default: the target's
     ``pnr_freq_mhz``) with placement seed ``seed``; the Fmax reported is the one it measured.
     Returns a :class:`SynthResult`.
     """
@@ -88,7 +91,13 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     stat = json.loads((workdir / f"{name}.stat.json").read_text())
     cells = stat["design"]["num_cells_by_type"]
     luts, ffs, brams, dsps = count_resources(target, cells)
-    ffs -= wrapper.added_flip_flops
+    absorbed = 0
+    if target.startswith("ecp5"):
+        netlist_path = workdir / f"{name}.json"
+        netlist = json.loads(netlist_path.read_text())
+        absorbed = absorb_output_registers(netlist, name)
+        netlist_path.write_text(json.dumps(netlist))
+    ffs -= wrapper.added_flip_flops + absorbed
     fmax, path, freq, pnr_seed = None, None, None, None
     if place_and_route and spec.nextpnr is not None:
         tool, *device = spec.nextpnr
@@ -106,4 +115,4 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     return SynthResult(target=target, luts=luts, flip_flops=max(ffs, 0), bram_blocks=brams, dsps=dsps,
                        fmax_mhz=fmax, critical_path=path, cells_by_type=dict(cells),
                        seconds=round(time.monotonic() - started, 1), pnr_freq_mhz=freq,
-                       pnr_seed=pnr_seed)
+                       pnr_seed=pnr_seed, bram_output_registers=absorbed)
