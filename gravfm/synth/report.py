@@ -75,7 +75,8 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
 
     The design is wrapped by :class:`PinLimitedWrapper`; the wrapper's own flip-flops are
     subtracted from the count. On ECP5 the flip-flops right behind block RAMs move into the RAMs'
-    output registers (:mod:`gravfm.synth.ecp5_outreg`) before place-and-route and are not counted. nextpnr is asked for ``freq_mhz`` (default: the target's
+    output registers (:mod:`gravfm.synth.ecp5_outreg`) before place-and-route and are not
+    counted. nextpnr is asked for ``freq_mhz`` (default: the target's
     ``pnr_freq_mhz``) with placement seed ``seed``; the Fmax reported is the one it measured.
     Returns a :class:`SynthResult`.
     """

@@ -2,7 +2,8 @@
 
 Each FPGA runs the single-FPGA PEs and network (with the neighbor filter in front of each link's
 merger); its network's remote ports feed a :class:`LinkSender` per peer (one counted barrier per
-round) and are fed by a :class:`LinkReceiver` per peer (round sorting, so a reordering link still delivers exactly).
+round) and are fed by a :class:`LinkReceiver` per peer (round sorting, so a reordering link
+still delivers exactly).
 :class:`LinkModel` simulates a link: bandwidth, latency, buffering, reordering and stalls.
 """
 

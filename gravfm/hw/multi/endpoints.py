@@ -5,10 +5,11 @@ the item belongs to. The sending side (:class:`LinkSender`) takes the network's 
 for one peer FPGA (round r's updates and every local PE's round-r barrier, then round r+1; the
 neighbor filter has already dropped the updates whose sender has no out-neighbour on the peer,
 see :class:`gravfm.hw.network.Network`) and replaces the local PEs' barriers by ONE barrier per
-round whose ``count`` is the number of updates it sent and whose ``sent_any`` is the OR of the local PEs' (so every FPGA sees the same
-termination decision). The receiving side (:class:`LinkReceiver`) sorts items into two FIFOs by
-parity, forwards the current round's updates, keeps the round's barrier aside until as many
-updates as it counts have been forwarded, then forwards it and moves to the next round. A peer
+round whose ``count`` is the number of updates it sent and whose ``sent_any`` is the OR of the
+local PEs' (so every FPGA sees the same termination decision). The receiving side
+(:class:`LinkReceiver`) sorts items into two FIFOs by parity, forwards the current round's
+updates, keeps the round's barrier aside until as many updates as it counts have been forwarded,
+then forwards it and moves to the next round. A peer
 can be at most one round ahead (its round r+1 needs this FPGA's round-r barrier, which needs
 this receiver to have finished round r-1), so one parity bit suffices; a link that lets an item
 overtake up to W-1 others puts at most W-1 early items into the other FIFO.

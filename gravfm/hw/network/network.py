@@ -11,8 +11,9 @@ local update (to be sent over link ``k``), merged one superstep at a time by a
 The neighbor filter acts in front of the merger: the head of each (local source, link) FIFO is
 shown at ``link_head`` and dropped unless ``link_keep`` says its sender has an out-neighbour on
 that link's FPGA (barriers always pass). Each FIFO drops on its own, so the merger's one item per
-cycle goes to updates the peer needs. With one FPGA there are none. The per-round counts of a remote source are ``count_bits`` wide,
-so a multi-FPGA build must size ``count_bits`` for a whole FPGA's updates.
+cycle goes to updates the peer needs. With one FPGA there are none. The per-round counts of a
+remote source are ``count_bits`` wide, so a multi-FPGA build must size ``count_bits`` for a
+whole FPGA's updates.
 """
 
 from amaranth.hdl import Module
