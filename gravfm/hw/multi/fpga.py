@@ -6,7 +6,7 @@ themselves and send one message per edge, routed to the FPGA of its destination.
 same link endpoints (one counted barrier per round and link) and the same links.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 

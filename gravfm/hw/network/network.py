@@ -68,7 +68,7 @@ class Network(wiring.Component):
 
     def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, link_fifo_depth=None, count_bits=8, lanes=1):
         self._layout = layout
-        self._link_fifo_depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
+        self._link_fifo_depth = link_fifo_depth
         self._lanes = lanes
         self._pes = pes
         self._remotes = remotes
@@ -139,7 +139,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             for k in range(remotes):
-                buffer = StreamFIFO(shape=layout, depth=link_fifo_depth or fifo_depth)
+                buffer = StreamFIFO(shape=layout, depth=fifo_depth if link_fifo_depth is None else link_fifo_depth)
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
                 wiring.connect(m, spreader.o[pes + k], buffer.i)
                 if filtered:
