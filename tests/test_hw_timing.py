@@ -222,3 +222,23 @@ def test_endpoint_registered_grant_keeps_one_update_per_cycle(sources):
         assert cycles <= updates + sources * (rounds + 1) + 3 * rounds + 2, cycles
 
     run(dut, bench)
+
+
+def test_endpoint_ready_does_not_wait_for_valid():
+    """The granted source's ``ready`` is up before it offers anything (and no other source's is):
+    its FIFO's read enable must not run through every source's valid and the grant multiplexer."""
+    dut = Endpoint(layout=NET, sources=4, count_bits=4)
+
+    async def bench(ctx):
+        ctx.set(dut.o.ready, 1)
+        for s in range(4):
+            ctx.set(dut.i[s].valid, 0)
+        await ctx.tick()
+        assert [ctx.get(dut.i[s].ready) for s in range(4)] == [1, 0, 0, 0]
+        # A refusing PE closes it again (for an update; a barrier is taken regardless).
+        ctx.set(dut.o.ready, 0)
+        assert [ctx.get(dut.i[s].ready) for s in range(4)] == [0, 0, 0, 0]
+        ctx.set(dut.i[0].payload, {"sender": 0, "barrier": 1, "count": 0, "sent_any": 0})
+        assert ctx.get(dut.i[0].ready) == 1
+
+    run(dut, bench)

@@ -14,6 +14,7 @@ from amaranth.lib.wiring import In, Out
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gravfm.hw.host_read import HOST_READ_LATENCY
 from gravfm.sim.verilator import (
     HostWrites, ReadRegion, SimulatorError, WatchItem, build_simulator, join_words, run_simulator,
     simulator_sources, split_words,
@@ -234,8 +235,10 @@ def test_watchdog_stops_a_deadlock_and_names_the_waiting(mock_build):
     accumulators = [[0, 0], [0], [0, 0, 0]]
     outcome = run_mock(build, counts, accumulators, hang=(1,), watchdog_cycles=500, progress_cycles=50)
     assert outcome.status == "stalled"
-    # Detected within the watchdog window plus one progress interval (and the scans' own reads).
-    assert 500 <= outcome.cycles - outcome.last_progress_cycle <= 500 + 50 + 2 * 9
+    # Detected within the watchdog window plus one progress interval and one scan's reads
+    # (one read of HOST_READ_LATENCY cycles per watched counter).
+    scan_cycles = len(counter_watch(MOCK_PES)) * HOST_READ_LATENCY
+    assert 500 <= outcome.cycles - outcome.last_progress_cycle <= 500 + 50 + scan_cycles + 1
     assert outcome.superstep == 1
 
     def grew(name):

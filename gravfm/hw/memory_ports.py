@@ -7,10 +7,11 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["NO_READ_DURING_WRITE", "read_port_signature", "write_port_signature"]
 
 #: Attributes of a memory whose read port never reads the entry written in the same cycle
-#: (memories the host fills before ``start``; FIFO storage, which reads only stored entries and
-#: writes only free ones). Without them Yosys keeps the read-during-write result of the two
-#: block-RAM ports exact with an address compare and a multiplexer behind the RAM's output,
-#: which on ECP5 made the RAM's already late output the longest path of a PE.
+#: (memories the host fills before ``start``; round logs, which it reads only after termination;
+#: FIFO storage, which reads only stored entries and writes only free ones). Without them Yosys
+#: keeps the read-during-write result of the two block-RAM ports exact with an address compare
+#: and a multiplexer behind the RAM's output, which on ECP5 made the RAM's already late output
+#: the longest path of a PE.
 NO_READ_DURING_WRITE = {"no_rw_check": 1}
 
 

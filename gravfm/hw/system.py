@@ -19,7 +19,7 @@ from amaranth.lib.wiring import In, Out
 from ..errors import ConfigError
 from .config import SystemConfig
 from .counters import COUNTER_BITS, COUNTER_NAMES
-from .host_read import HOST_READ_LATENCY, select_registered
+from .host_read import HOST_READ_LATENCY, pe_read_request, select_registered
 from .kernels import build_kernels
 from .layouts import KernelLayouts
 from .network import Network
@@ -142,9 +142,8 @@ class System(wiring.Component):
                 pe.wr_mem.eq(self.host_wr_mem),
                 pe.wr_addr.eq(self.host_wr_addr),
                 pe.wr_data.eq(self.host_wr_data),
-                pe.rd_mem.eq(self.host_rd_mem),
-                pe.rd_addr.eq(self.host_rd_addr),
             ]
+            pe_read_request(m, g, top=self, pe=pe)
             words[g] = pe.rd_data
             if g == 0:
                 m.d.comb += self.superstep.eq(pe.round)

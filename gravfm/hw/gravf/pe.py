@@ -21,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
+from ..memory_ports import NO_READ_DURING_WRITE
 from ..pe.apply import ApplyUnit
 from ..pe.gather_forward import build_gather_unit
 from ..pe.pe import LOG_BITS, HostMem, HostReadMem
@@ -214,13 +215,14 @@ class GravfProcessingElement(wiring.Component):
             with m.If(running & events[name]):
                 m.d.sync += counter.eq(counter + 1)
 
-        # Per-round log (messages are counted where they are scattered: at the sender here).
+        # Per-round log (messages are counted where they are scattered: at the sender here); read
+        # by the host only after termination, like the GraVF-M PE's.
         log_depth = config.max_rounds
         logs = {}
         for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
                            (HostReadMem.LOG_CYCLE, "cycle")):
             m.submodules[f"log_{name}"] = logs[code] = memory.Memory(
-                shape=LOG_BITS, depth=log_depth, init=[], attrs={"ram_style": "distributed"})
+                shape=LOG_BITS, depth=log_depth, init=[], attrs={"ram_style": "distributed", **NO_READ_DURING_WRITE})
         log_writes = {
             HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
             HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),

@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 
 from ...errors import ConfigError
 from ..config import SystemConfig
-from ..host_read import HOST_READ_LATENCY, select_registered
+from ..host_read import HOST_READ_LATENCY, pe_read_request, select_registered
 from ..kernels import build_kernels
 from ..system import HostGeometry
 from .layouts import GravfLayouts
@@ -106,9 +106,8 @@ class GravfSystem(wiring.Component):
                 pe.wr_mem.eq(self.host_wr_mem),
                 pe.wr_addr.eq(self.host_wr_addr),
                 pe.wr_data.eq(self.host_wr_data),
-                pe.rd_mem.eq(self.host_rd_mem),
-                pe.rd_addr.eq(self.host_rd_addr),
             ]
+            pe_read_request(m, g, top=self, pe=pe)
             words[g] = pe.rd_data
             if g == 0:
                 m.d.comb += self.superstep.eq(pe.round)

@@ -10,7 +10,7 @@ from amaranth.hdl import Module
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..host_read import HOST_READ_LATENCY, select_registered
+from ..host_read import HOST_READ_LATENCY, pe_read_request, select_registered
 from ..memory_ports import NO_READ_DURING_WRITE
 from ..network import Network
 from ..pe import ProcessingElement
@@ -130,9 +130,8 @@ class FpgaNode(wiring.Component):
                 pe.wr_mem.eq(self.host_wr_mem),
                 pe.wr_addr.eq(self.host_wr_addr),
                 pe.wr_data.eq(self.host_wr_data),
-                pe.rd_mem.eq(self.host_rd_mem),
-                pe.rd_addr.eq(self.host_rd_addr),
             ]
+            pe_read_request(m, g, top=self, pe=pe)
             words[g] = pe.rd_data
             if i == 0:
                 m.d.comb += self.superstep.eq(pe.round)

@@ -164,9 +164,16 @@ class Endpoint(wiring.Component):
                     if self._lanes == 2:
                         m.d.comb += [self.o.payload.valid.eq(Cat(1, granted2)),
                                      second_taken.eq(granted2 & self.o.ready)]
+        # A source's ``ready`` does not wait for its own ``valid``: the granted source may take
+        # its head whenever the decision would take it, valid or not (nothing moves without
+        # valid). Its FIFO's read enable then comes from flip-flops through one LUT instead of
+        # from every source's valid through the grant multiplexer, which on a 4-PE ECP5 top
+        # ran across the chip into the FIFO's output register enable.
+        open_round = ~terminated & ~round_complete
         for s in range(n):
             update_taken = fire & ~chosen.barrier & (grant == s)
-            ready = fire & (grant == s)
+            ready = (open_round & (grant == s) & ~arrived[s]
+                     & (self.i[s].payload.barrier | self.o.ready))
             if self._lanes == 2:
                 update_taken = update_taken | (second_taken & (grant2 == s))
                 ready = ready | (second_taken & (grant2 == s))

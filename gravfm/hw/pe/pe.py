@@ -20,6 +20,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
+from ..memory_ports import NO_READ_DURING_WRITE
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
@@ -78,7 +79,7 @@ class ProcessingElement(wiring.Component):
     wr_en, wr_mem, wr_addr, wr_data : In
         Host write (already selected for this PE).
     rd_mem, rd_addr : In; rd_data : Out
-        Host read; ``rd_data`` is a register holding the word ``HOST_READ_LATENCY`` cycles
+        Host read; ``rd_data`` is a register holding the word ``PE_READ_LATENCY`` cycles
         after the address.
     round : Out(round_bits)
         Round of the apply pass (current or next).
@@ -281,12 +282,14 @@ class ProcessingElement(wiring.Component):
             with m.If(count):
                 m.d.sync += counter.eq(counter + 1)
 
-        # Per-round log.
+        # Per-round log. The host reads it only after termination, so its read port never meets
+        # a write: no read-during-write logic behind the block RAM's output.
         log_depth = config.max_rounds
         logs = {}
         for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
                            (HostReadMem.LOG_CYCLE, "cycle")):
-            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(shape=LOG_BITS, depth=log_depth, init=[])
+            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(
+                shape=LOG_BITS, depth=log_depth, init=[], attrs=NO_READ_DURING_WRITE)
         log_writes = {
             HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
             HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),
@@ -296,7 +299,9 @@ class ProcessingElement(wiring.Component):
         for code, mem in logs.items():
             strobe, rnd, value = log_writes[code]
             wr = mem.write_port()
-            m.d.comb += [wr.en.eq(strobe & (rnd < log_depth)), wr.addr.eq(rnd), wr.data.eq(value)]
+            # Registered: the round number fans out across the PE, and a path from it into a
+            # log's block RAM ended a 4-PE top's critical path. The host reads logs long after.
+            m.d.sync += [wr.en.eq(strobe & (rnd < log_depth)), wr.addr.eq(rnd), wr.data.eq(value)]
             rd = mem.read_port()
             m.d.comb += rd.addr.eq(self.rd_addr)
             log_reads[code] = rd.data
