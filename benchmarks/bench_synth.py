@@ -5,6 +5,7 @@ LUTs, flip-flops, block RAMs and DSPs per FPGA and per PE from Yosys, and — fo
 and critical path after nextpnr place-and-route (CABGA381, placement seed 1 or each of --seeds;
 speed 8 for ``ecp5-85``; placed and routed for the target's goal clock, ``pnr_freq_mhz``;
 ``fmax_mhz`` is what nextpnr measured).
+With ``--fpgas 2`` (or more) the top is FPGA 0 of such a system, its link ends included.
 ``xcu`` (the paper's KU060 family) has Yosys counts and PEs per KU060 only. Builds are small
 (256 vertices and 4096 edges per PE) so that logic, not the graph, is measured.
 
@@ -12,7 +13,7 @@ Each configuration runs ``gravfm synth`` in its own process with a time limit (-
 that exceeds it, or whose tools fail (e.g. the design does not fit), is recorded with its
 ``status`` ("timeout" or "failed") instead of figures.
 
-    .venv/bin/python benchmarks/bench_synth.py [--pes 1 2 4] [--algorithms wcc bfs pagerank]
+    .venv/bin/python benchmarks/bench_synth.py [--pes 1 2 4] [--fpgas 1 2] [--algorithms wcc bfs pagerank]
         [--targets xcu ecp5-85] [--seeds 1 2 3] [--timeout 900] [--json FILE]
 """
 
@@ -30,12 +31,12 @@ from pathlib import Path
 from gravfm.synth.targets import get_target
 
 
-def synth_once(name, pes, target, scratch, timeout, seed=1):
+def synth_once(name, pes, target, scratch, timeout, seed=1, fpgas=1):
     """Run ``gravfm synth`` for one configuration; return its report, or a status row."""
-    workdir = Path(scratch) / f"{target}-{name}{pes}-seed{seed}"
+    workdir = Path(scratch) / f"{target}-{name}{pes}-fpgas{fpgas}-seed{seed}"
     report_path = workdir / "report.json"
-    command = [sys.executable, "-m", "gravfm", "synth", name, "--pes", str(pes), "--target", target,
-               "--seed", str(seed), "--workdir", str(workdir), "--json", str(report_path)]
+    command = [sys.executable, "-m", "gravfm", "synth", name, "--pes", str(pes), "--fpgas", str(fpgas),
+               "--target", target, "--seed", str(seed), "--workdir", str(workdir), "--json", str(report_path)]
     started = time.monotonic()
     # Own session, so a timeout ends the tools it started too (not only the Python process).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -66,6 +67,8 @@ def run_row(report):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pes", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--fpgas", type=int, nargs="+", default=[1],
+                        help="systems of this many FPGAs (FPGA 0's top, link ends included, for more than 1)")
     parser.add_argument("--algorithms", nargs="+", default=["wcc", "bfs", "pagerank"])
     parser.add_argument("--targets", nargs="+", default=["xcu", "ecp5-85"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1],
@@ -88,17 +91,17 @@ def main(argv=None):
         for target in args.targets:
             seeds = args.seeds if get_target(target).nextpnr else [1]  # a seed only matters to placement
             for name in args.algorithms:
-                for pes, seed in itertools.product(args.pes, seeds):
-                    report = synth_once(name, pes, target, scratch, args.timeout, seed)
-                    row = {"algorithm": name, "pes": pes, "target": target}
+                for fpgas, pes, seed in itertools.product(args.fpgas, args.pes, seeds):
+                    report = synth_once(name, pes, target, scratch, args.timeout, seed, fpgas)
+                    row = {"algorithm": name, "fpgas": fpgas, "pes": pes, "target": target}
                     if "fpga" not in report:
                         runs.append({**row, **report})
                         save()
-                        print(f"{target} {name} x{pes} seed {seed}: {report['status']}", file=sys.stderr)
+                        print(f"{target} {name} {fpgas}x{pes} seed {seed}: {report['status']}", file=sys.stderr)
                         continue
                     runs.append({**row, **run_row(report)})
                     save()
-                    print(f"{target} {name} x{pes} seed {seed}: {report['fpga']['luts']} LUTs, "
+                    print(f"{target} {name} {fpgas}x{pes} seed {seed}: {report['fpga']['luts']} LUTs, "
                           f"Fmax {report['fpga']['fmax_mhz']}", file=sys.stderr)
     print(json.dumps(result, indent=2))
 

@@ -58,3 +58,29 @@ def test_gravfm_synth_reports_fmax_and_resources(tmp_path):
     assert 10 < report["fpga"]["fmax_mhz"] < 500
     assert report["fpga"]["pnr_seed"] == 3
     assert report["fits"]["xcu"]["pes_fit"] >= 1
+
+
+def test_fpgas_synthesises_one_fpga_of_a_multi_fpga_system(tmp_path, monkeypatch):
+    # The tools are stand-ins: this checks which top reaches Yosys, not the tools.
+    from gravfm.synth import report as synth_report
+
+    def fake_tool(name, args, *, workdir, log_name):
+        (workdir / "fpga_top.stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT6": 800}}}))
+
+    monkeypatch.setattr(synth_report, "run_tool", fake_tool)
+    out = tmp_path / "s.json"
+    assert main(["synth", "wcc", "--pes", "4", "--fpgas", "2", "--target", "xcu", "--build-local-bits", "5",
+                 "--build-edges-per-pe", "64", "--workdir", str(tmp_path), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["fpgas"] == 2 and report["build"]["link_fifo_depth"] == 1024  # 8 PEs in the system
+    verilog = (tmp_path / "wcc-4pe-fpga0of2-xcu" / "fpga_top.v").read_text()
+    assert "link_out" in verilog and "link_in" in verilog  # FPGA 0's link ends, not a whole system
+    assert "fpga1" not in verilog
+    # The graph is spread over both FPGAs: each PE holds less of it than on one FPGA of 4 PEs.
+    single = pe_memory_bits(WCC, fpgas=1, pes=4, capacity=GraphCapacity(1 << 16, 1 << 20))
+    assert report["capacity"]["pe_memories_bits"]["vertex_state"] < single["vertex_state"][0] * single["vertex_state"][1]
+
+
+def test_fpgas_must_be_positive(capsys):
+    assert main(["synth", "wcc", "--fpgas", "0"]) != 0
+    assert "--fpgas must be at least 1, not 0" in capsys.readouterr().err

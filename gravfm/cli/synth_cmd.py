@@ -14,6 +14,10 @@ def register(subparsers):
                     "critical path, and how many PEs fit each known device for a stated graph size.")
     parser.add_argument("algorithm", help="registered algorithm name (e.g. wcc, bfs)")
     parser.add_argument("--pes", type=int, default=4, help="PEs on the FPGA (default 4)")
+    parser.add_argument("--fpgas", type=int, default=1, metavar="N",
+                        help="synthesise FPGA 0 of an N-FPGA GraVF-M system: its PEs, network, neighbour "
+                             "filter and link ends, the link ports wrapped like the host ports (default 1: "
+                             "the single-FPGA top)")
     parser.add_argument("--target", choices=sorted(TARGETS), default="ecp5-85")
     parser.add_argument("--capacity-vertices", type=int, default=1 << 16,
                         help="vertices of the graph the memories must hold (default 65536)")
@@ -44,12 +48,16 @@ def run(args):
 
     if args.pes < 1:
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
+    if args.fpgas < 1:
+        raise ConfigError(f"--fpgas must be at least 1, not {args.fpgas}")
     if args.freq is not None and not args.freq > 0:
         raise ConfigError(f"--freq must be a positive frequency in MHz, not {args.freq}")
     algorithm = get_algorithm(args.algorithm)
-    workdir = Path(args.workdir) / f"{algorithm.name}-{args.pes}pe-{args.target}"
-    print(f"synthesising {algorithm.name} x {args.pes} PEs for {args.target} in {workdir} ...", flush=True)
-    report = synth_system(algorithm, pes=args.pes, target=args.target, workdir=workdir,
+    of_system = f"-fpga0of{args.fpgas}" if args.fpgas > 1 else ""
+    workdir = Path(args.workdir) / f"{algorithm.name}-{args.pes}pe{of_system}-{args.target}"
+    which = f" (FPGA 0 of {args.fpgas})" if args.fpgas > 1 else ""
+    print(f"synthesising {algorithm.name} x {args.pes} PEs{which} for {args.target} in {workdir} ...", flush=True)
+    report = synth_system(algorithm, pes=args.pes, fpgas=args.fpgas, target=args.target, workdir=workdir,
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
                           build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes,
@@ -62,7 +70,8 @@ def run(args):
 
 def _print(report):
     fpga, per_pe = report["fpga"], report["per_pe"]
-    print(f"{report['description']}: {report['algorithm']}, {report['pes']} PEs "
+    which = f", FPGA 0 of {report['fpgas']}" if report["fpgas"] > 1 else ""
+    print(f"{report['description']}: {report['algorithm']}, {report['pes']} PEs{which} "
           f"({fpga['seconds']} s of synthesis)")
     print(f"  per FPGA: {fpga['luts']} LUTs, {fpga['flip_flops']} FFs, {fpga['bram_blocks']} BRAM, "
           f"{fpga['dsps']} DSP")
@@ -76,7 +85,8 @@ def _print(report):
     else:
         print("  Fmax: no open place-and-route for this family (resources only)")
     cap = report["capacity"]
-    print(f"  PEs that fit, for a graph of {cap['vertices']} vertices and {cap['edges']} edges"
+    spread = f" over {report['fpgas']} FPGAs" if report["fpgas"] > 1 else ""
+    print(f"  PEs that fit, for a graph of {cap['vertices']} vertices and {cap['edges']} edges{spread}"
           f"{' (edges off chip)' if cap['offchip_edges'] else ''}:")
     for name, fit in report["fits"].items():
         print(f"    {name:8s} {fit['pes_fit']} PEs (limited by {fit.get('limited_by', 'the search bound')}; "

@@ -59,8 +59,9 @@ def _on_chip(memories, offchip_edges):
     return memories
 
 
-def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=512):
-    """Largest p with p PEs' LUTs and block RAMs within ``device``, for a graph of ``capacity``.
+def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas=1, most=512):
+    """Largest p with p PEs' LUTs and block RAMs within ``device``, for a graph of ``capacity``
+    spread over ``fpgas`` such devices.
 
     Each PE's vertex and edge memories shrink as p grows; its GraVF-M edge index does not.
     """
@@ -69,7 +70,7 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=
         if p * luts_per_pe > device.luts:
             best["limited_by"] = "luts"
             break
-        memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=p, capacity=capacity), offchip_edges)
+        memories = _on_chip(pe_memory_bits(algorithm, fpgas=fpgas, pes=p, capacity=capacity), offchip_edges)
         blocks = sum(blocks_for(d, w, device.bram_block_bits) for d, w in memories.values())
         if p * blocks > device.bram_blocks:
             best["limited_by"] = "bram"
@@ -80,34 +81,44 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, most=
     return best
 
 
-def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False,
+def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False, fpgas=1,
                  build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None, seed=1):
     """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device.
 
-    ``update_lanes`` and the network FIFO depth default to what ``gravfm run`` builds for one
-    FPGA of ``pes`` PEs. ``freq_mhz``: the clock nextpnr is asked for (default: the target's);
-    ``seed``: nextpnr's placement seed.
+    With ``fpgas`` > 1 the top is FPGA 0 of that many (GraVF-M): its PEs, network, neighbour
+    filter and link ends, the link ports reaching the wrapper like the host ports. The update
+    lanes and the FIFO depths default to what ``gravfm run`` builds for ``fpgas`` x ``pes``.
+    ``freq_mhz``: the clock nextpnr is asked for (default: the target's); ``seed``: nextpnr's
+    placement seed.
     """
-    from ..run import default_network_fifo_depth, default_update_lanes
+    from ..hw.multi import MultiFpgaSystem
+    from ..run import default_link_fifo_depth, default_network_fifo_depth, default_update_lanes
 
     if update_lanes is None:
-        update_lanes = default_update_lanes("gravfm", 1, pes)
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=build_local_bits,
+        update_lanes = default_update_lanes("gravfm", fpgas, pes)
+    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=build_local_bits,
                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
-                          network_fifo_depth=default_network_fifo_depth(1, pes))
-    result = synthesize(System(config), target=target, workdir=workdir, name="fpga_top",
-                        freq_mhz=freq_mhz, seed=seed)
-    memories = _on_chip(pe_memory_bits(algorithm, fpgas=1, pes=pes, capacity=capacity), offchip_edges)
+                          network_fifo_depth=default_network_fifo_depth(fpgas, pes),
+                          link_fifo_depth=default_link_fifo_depth(fpgas, pes))
+    if fpgas == 1:
+        top = System(config)
+    else:
+        system = MultiFpgaSystem(config)
+        system._MustUse__silence = True  # only builds FPGA 0's top; never elaborated itself
+        top = system.fpga_top(0)
+    result = synthesize(top, target=target, workdir=workdir, name="fpga_top", freq_mhz=freq_mhz, seed=seed)
+    memories = _on_chip(pe_memory_bits(algorithm, fpgas=fpgas, pes=pes, capacity=capacity), offchip_edges)
     luts_per_pe = result.luts / pes
-    fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges)
+    fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas)
             for name, device in TARGETS.items()}
     for name, fit in fits.items():
         fit["note"] = ("LUTs per PE from this synthesis" if name == target else
                        f"LUTs per PE from the {target} synthesis (LUT sizes differ between families)")
     return {
         "algorithm": algorithm.name, "target": target, "description": get_target(target).description,
-        "pes": pes, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe,
-                              "update_lanes": update_lanes, "network_fifo_depth": config.network_fifo_depth},
+        "pes": pes, "fpgas": fpgas, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe,
+                              "update_lanes": update_lanes, "network_fifo_depth": config.network_fifo_depth,
+                              "link_fifo_depth": config.link_fifo_depth if fpgas > 1 else None},
         "fpga": result.to_dict(),
         "per_pe": {"luts": round(result.luts / pes, 1), "flip_flops": round(result.flip_flops / pes, 1),
                    "bram_blocks": round(result.bram_blocks / pes, 2)},

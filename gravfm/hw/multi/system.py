@@ -119,16 +119,21 @@ class MultiFpgaSystem(wiring.Component):
                     texts[kernel.module] = source
         return tuple(texts.values())
 
+    def fpga_top(self, fpga):
+        """The top of FPGA ``fpga`` alone, link ports included (what one board would hold)."""
+        config, p = self.config, self.config.pes_per_fpga
+        depth = max(self.link_config.reorder_window + 1, config.network_fifo_depth)
+        return FpgaNode(config=config, layouts=self.layouts, geometry=self.geometry, fpga=fpga,
+                        kernels=self._kernels[fpga * p:(fpga + 1) * p], receiver_depth=depth,
+                        use_filter=self.use_filter)
+
     def elaborate(self, platform):
         m = Module()
-        config, n, p = self.config, self.config.fpgas, self.config.pes_per_fpga
-        depth = max(self.link_config.reorder_window + 1, config.network_fifo_depth)
+        n = self.config.fpgas
         nodes = []
         self._link_ends = {}
         for f in range(n):
-            node = FpgaNode(config=config, layouts=self.layouts, geometry=self.geometry, fpga=f,
-                            kernels=self._kernels[f * p:(f + 1) * p], receiver_depth=depth,
-                            use_filter=self.use_filter)
+            node = self.fpga_top(f)
             m.submodules[f"fpga{f}"] = node
             nodes.append(node)
             for name in ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
