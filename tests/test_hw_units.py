@@ -290,7 +290,6 @@ def test_two_lane_endpoint_hands_over_two_updates_per_cycle():
 def test_endpoint_round_ahead_source_waits_behind_its_barrier():
     """Source 0 races a round ahead; its round-1 updates must not overtake round 0's barrier."""
     dut = Endpoint(layout=NET, sources=2, count_bits=4)
-    rng = random.Random(4)
     fast = source_script(0, [1, 3, 0])
     slow = source_script(1, [2, 0, 0])
 
@@ -376,8 +375,8 @@ def test_network_remote_ports():
             for d in range(2):
                 ctx.set(dut.dst[d].ready, rng.random() < 0.7)
             ctx.set(dut.remote_out[0].ready, rng.random() < 0.7)
-            for head, keep in zip(dut.link_head, dut.link_keep):   # the neighbor filter's answer
-                ctx.set(keep, ctx.get(head.sender) != 16)
+            for sender, keep in zip(dut.link_sender, dut.link_keep):   # the neighbor filter's answer
+                ctx.set(keep, ctx.get(sender) != 16)
             for d in range(2):
                 if ctx.get(dut.dst[d].valid) and ctx.get(dut.dst[d].ready):
                     payload = ctx.get(dut.dst[d].payload)

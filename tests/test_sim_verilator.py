@@ -49,7 +49,6 @@ class MockTop(wiring.Component):
         m = Module()
         half = self.data_width // 2
         running = Signal()
-        round_active = Signal()     # any PE counted a message this round
         pe_done = Signal(self.n_pes)
         rd_pe = Signal.like(self.host_rd_pe)
         rd_mem = Signal.like(self.host_rd_mem)

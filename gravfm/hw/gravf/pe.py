@@ -21,10 +21,9 @@ from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
-from ..memory_ports import NO_READ_DURING_WRITE
 from ..pe.apply import ApplyUnit
 from ..pe.gather_forward import build_gather_unit
-from ..pe.pe import LOG_BITS, HostMem, HostReadMem
+from ..pe.pe import HostMem, HostReadMem, round_logs
 from ..pe.scatter import ScatterUnit
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
@@ -215,27 +214,9 @@ class GravfProcessingElement(wiring.Component):
             with m.If(running & events[name]):
                 m.d.sync += counter.eq(counter + 1)
 
-        # Per-round log (messages are counted where they are scattered: at the sender here); read
-        # by the host only after termination, like the GraVF-M PE's.
-        log_depth = config.max_rounds
-        logs = {}
-        for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
-                           (HostReadMem.LOG_CYCLE, "cycle")):
-            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(
-                shape=LOG_BITS, depth=log_depth, init=[], attrs={"ram_style": "distributed", **NO_READ_DURING_WRITE})
-        log_writes = {
-            HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
-            HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),
-            HostReadMem.LOG_CYCLE: (apply.done, apply.round, counters["cycles"]),
-        }
-        log_reads = {}
-        for code, mem in logs.items():
-            strobe, rnd, value = log_writes[code]
-            wr = mem.write_port()
-            m.d.comb += [wr.en.eq(strobe & (rnd < log_depth)), wr.addr.eq(rnd), wr.data.eq(value)]
-            rd = mem.read_port()
-            m.d.comb += rd.addr.eq(self.rd_addr)
-            log_reads[code] = rd.data
+        # Per-round log (messages are counted where they are scattered: at the sender here).
+        log_reads = round_logs(m, depth=config.max_rounds, scatter=scatter, apply=apply,
+                               cycles=counters["cycles"], rd_addr=self.rd_addr, ram_style="distributed")
 
         host_vertex = vertex_mem.read_port()
         m.d.comb += host_vertex.addr.eq(self.rd_addr)

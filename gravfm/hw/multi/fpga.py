@@ -154,7 +154,7 @@ class FpgaNode(wiring.Component):
         """The neighbor filter (written by the host, mem 4): one bit per (local PE, peer, vertex).
 
         Local PE ``i``'s FIFO towards peer ``k`` carries only ``i``'s own vertices, so each pair
-        gets its own one-bit memory with one read port, looked up by that FIFO's head.
+        gets its own one-bit memory with one read port, looked up by the update entering that FIFO.
         """
         config = self._config
         p, local_bits = config.pes_per_fpga, config.local_bits
@@ -173,7 +173,7 @@ class FpgaNode(wiring.Component):
                                 & (self.host_wr_pe == first + i)),
                     write.addr.eq(self.host_wr_addr[:local_bits]),
                     write.data.eq(self.host_wr_data[peer]),
-                    read.addr.eq(network.link_head[index].sender[:local_bits]),
+                    read.addr.eq(network.link_sender[index][:local_bits]),
                     network.link_keep[index].eq(read.data),
                 ]
 

@@ -8,16 +8,18 @@ Remote FPGAs attach at explicit extra ports: ``remote_in[k]`` is one more source
 endpoint (updates arriving from FPGA link ``k``), and ``remote_out[k]`` receives a copy of every
 local update (to be sent over link ``k``), merged one superstep at a time by a
 :class:`RoundMerger` (the paper's sequentialized channels), each local source's barrier included.
-The neighbor filter acts in front of the merger: the head of each (local source, link) FIFO is
-shown at ``link_head`` and dropped unless ``link_keep`` says its sender has an out-neighbour on
-that link's FPGA (barriers always pass). Each FIFO drops on its own, so the merger's one item per
-cycle goes to updates the peer needs. With one FPGA there are none. The per-round counts of a
+The neighbor filter acts in front of the merger: the sender of each update entering a (local
+source, link) FIFO is shown at ``link_sender``, ``link_keep`` answers whether it has an
+out-neighbour on that link's FPGA, and the answer is stored with the update; at the FIFO's head an
+update without it is dropped (barriers always pass). Asking on entry keeps the filter's lookup off
+the path from the FIFO's block RAM to the merger. Each FIFO drops on its own, so the merger's one
+item per cycle goes to updates the peer needs. With one FPGA there are none. The per-round counts of a
 remote source are ``count_bits`` wide, so a multi-FPGA build must size ``count_bits`` for a
 whole FPGA's updates.
 """
 
 from amaranth.hdl import Module
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import lanes_layout
@@ -60,10 +62,10 @@ class Network(wiring.Component):
         Per local destination: termination detected / waiting for barriers.
     remote_in : In(array of ``remotes`` streams)
     remote_out : Out(array of ``remotes`` streams)
-    link_head : Out(array of ``pes * remotes`` payloads)
-        The item at the head of local source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``).
+    link_sender : Out(array of ``pes * remotes`` sender ids)
+        Sender of the item entering local source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``).
     link_keep : In(array of ``pes * remotes`` bits)
-        Send that item (the neighbor filter's answer for its sender, combinational).
+        Send that item (the neighbor filter's answer for that sender, combinational).
     """
 
     def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, link_fifo_depth=None, count_bits=8, lanes=1):
@@ -83,7 +85,7 @@ class Network(wiring.Component):
         if remotes:
             members["remote_in"] = In(stream.Signature(layout)).array(remotes)
             members["remote_out"] = Out(stream.Signature(layout)).array(remotes)
-            members["link_head"] = Out(layout).array(pes * remotes)
+            members["link_sender"] = Out(layout.members["sender"]).array(pes * remotes)
             members["link_keep"] = In(1).array(pes * remotes)
         super().__init__(members)
 
@@ -110,8 +112,8 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
     to the local endpoints and, for a local source, outputs ``pes + k`` through a FIFO to the
     :class:`RoundMerger` of link ``k``. Shared by GraVF-M (broadcast) and the GraVF baseline
     (unicast router). ``lanes``: updates per cycle at each endpoint's output; ``link_fifo_depth``:
-    depth of the FIFOs towards the links (default ``fifo_depth``); ``filtered``: drop link FIFO
-    heads that ``net.link_keep`` rejects (the ports of :class:`Network`).
+    depth of the FIFOs towards the links (default ``fifo_depth``); ``filtered``: drop the updates
+    that ``net.link_keep`` rejects (the ports of :class:`Network`).
     """
     sources = list(net.src) + (list(net.remote_in) if remotes else [])
     endpoints = []
@@ -138,23 +140,36 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             wiring.connect(m, spreader.o[d], buffer.i)
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
+            depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
             for k in range(remotes):
-                buffer = StreamFIFO(shape=layout, depth=fifo_depth if link_fifo_depth is None else link_fifo_depth)
-                m.submodules[f"link_fifo{s}_{k}"] = buffer
-                wiring.connect(m, spreader.o[pes + k], buffer.i)
                 if filtered:
-                    _drop_unwanted(m, buffer.o, mergers[k].i[s], net.link_head[s * remotes + k],
-                                   net.link_keep[s * remotes + k])
+                    buffer = _filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,
+                                                 sender=net.link_sender[s * remotes + k],
+                                                 keep=net.link_keep[s * remotes + k])
                 else:
+                    buffer = StreamFIFO(shape=layout, depth=depth)
+                    wiring.connect(m, spreader.o[pes + k], buffer.i)
                     wiring.connect(m, buffer.o, mergers[k].i[s])
+                m.submodules[f"link_fifo{s}_{k}"] = buffer
 
 
-def _drop_unwanted(m, fifo_out, merger_in, head, keep):
-    """Pass ``fifo_out`` to ``merger_in``, popping the updates ``keep`` rejects (barriers pass)."""
-    forward = keep | fifo_out.payload.barrier
+def _filtered_link_fifo(m, source, merger_in, *, depth, sender, keep):
+    """A link FIFO from ``source`` to ``merger_in`` that drops the updates ``keep`` rejects.
+
+    ``keep`` answers for ``sender`` as the update enters and is stored beside it, so at the head
+    the decision comes from the FIFO's own output (barriers always pass).
+    """
+    tagged = data.StructLayout({"item": source.payload.shape(), "forward": 1})
+    buffer = StreamFIFO(shape=tagged, depth=depth)
+    head = buffer.o.payload
     m.d.comb += [
-        head.eq(fifo_out.payload),
-        merger_in.payload.eq(fifo_out.payload),
-        merger_in.valid.eq(fifo_out.valid & forward),
-        fifo_out.ready.eq(merger_in.ready | ~forward),
+        sender.eq(source.payload.sender),
+        buffer.i.payload.item.eq(source.payload),
+        buffer.i.payload.forward.eq(keep | source.payload.barrier),
+        buffer.i.valid.eq(source.valid),
+        source.ready.eq(buffer.i.ready),
+        merger_in.payload.eq(head.item),
+        merger_in.valid.eq(buffer.o.valid & head.forward),
+        buffer.o.ready.eq(merger_in.ready | ~head.forward),
     ]
+    return buffer

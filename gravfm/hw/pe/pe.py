@@ -27,7 +27,7 @@ from .apply import ApplyUnit
 from .gather_forward import build_gather_unit
 from .scatter import ScatterUnit
 
-__all__ = ["ProcessingElement", "HostMem", "HostReadMem"]
+__all__ = ["ProcessingElement", "HostMem", "HostReadMem", "round_logs"]
 
 
 class HostMem:
@@ -282,29 +282,8 @@ class ProcessingElement(wiring.Component):
             with m.If(count):
                 m.d.sync += counter.eq(counter + 1)
 
-        # Per-round log. The host reads it only after termination, so its read port never meets
-        # a write: no read-during-write logic behind the block RAM's output.
-        log_depth = config.max_rounds
-        logs = {}
-        for code, name in ((HostReadMem.LOG_MESSAGES, "messages"), (HostReadMem.LOG_UPDATES, "updates"),
-                           (HostReadMem.LOG_CYCLE, "cycle")):
-            m.submodules[f"log_{name}"] = logs[code] = memory.Memory(
-                shape=LOG_BITS, depth=log_depth, init=[], attrs=NO_READ_DURING_WRITE)
-        log_writes = {
-            HostReadMem.LOG_MESSAGES: (scatter.round_end, scatter.round, scatter.round_messages),
-            HostReadMem.LOG_UPDATES: (apply.done, apply.round, apply.round_updates),
-            HostReadMem.LOG_CYCLE: (apply.done, apply.round, counters["cycles"]),
-        }
-        log_reads = {}
-        for code, mem in logs.items():
-            strobe, rnd, value = log_writes[code]
-            wr = mem.write_port()
-            # Registered: the round number fans out across the PE, and a path from it into a
-            # log's block RAM ended a 4-PE top's critical path. The host reads logs long after.
-            m.d.sync += [wr.en.eq(strobe & (rnd < log_depth)), wr.addr.eq(rnd), wr.data.eq(value)]
-            rd = mem.read_port()
-            m.d.comb += rd.addr.eq(self.rd_addr)
-            log_reads[code] = rd.data
+        log_reads = round_logs(m, depth=config.max_rounds, scatter=scatter, apply=apply,
+                               cycles=counters["cycles"], rd_addr=self.rd_addr)
 
         # Host reads (registered, HOST_READ_LATENCY cycles; see gravfm.hw.host_read).
         host_vertex = vertex_mem.read_port()
@@ -313,3 +292,30 @@ class ProcessingElement(wiring.Component):
                      counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
                      memories={HostReadMem.VERTEX: host_vertex.data.state.as_value(), **log_reads})
         return m
+
+
+def round_logs(m, *, depth, scatter, apply, cycles, rd_addr, ram_style=None):
+    """A PE's per-round log: messages scattered, updates applied, and the cycle count when apply ends.
+
+    One memory of ``depth`` rounds per figure; returns ``{HostReadMem code: read data at
+    rd_addr}`` (one cycle of latency). The host reads the logs only after termination, so a read
+    never meets a write: no read-during-write logic behind the block RAM's output.
+    """
+    attrs = {**NO_READ_DURING_WRITE, **({"ram_style": ram_style} if ram_style else {})}
+    writes = {
+        HostReadMem.LOG_MESSAGES: ("messages", scatter.round_end, scatter.round, scatter.round_messages),
+        HostReadMem.LOG_UPDATES: ("updates", apply.done, apply.round, apply.round_updates),
+        HostReadMem.LOG_CYCLE: ("cycle", apply.done, apply.round, cycles),
+    }
+    reads = {}
+    for code, (name, strobe, rnd, value) in writes.items():
+        m.submodules[f"log_{name}"] = log = memory.Memory(shape=LOG_BITS, depth=depth, init=[], attrs=attrs)
+        write = log.write_port()
+        # Registered: the round number fans out across the PE, and a path from it into a log's
+        # block RAM ended a 4-PE top's critical path. The entry lands a cycle later; the host
+        # reads logs long after.
+        m.d.sync += [write.en.eq(strobe & (rnd < depth)), write.addr.eq(rnd), write.data.eq(value)]
+        read = log.read_port()
+        m.d.comb += read.addr.eq(rd_addr)
+        reads[code] = read.data
+    return reads
