@@ -2,7 +2,8 @@
 
 Prints one JSON object (and writes it with --json): for each target, algorithm and PE count, the
 LUTs, flip-flops, block RAMs and DSPs per FPGA and per PE from Yosys, and — for ECP5 — the Fmax
-and critical path after nextpnr place-and-route (CABGA381, placement seed 1 or each of --seeds;
+and critical path after nextpnr place-and-route (CABGA381, placement seed 1 or each of --seeds,
+nextpnr's router1 unless --router router2;
 speed 8 for ``ecp5-85``; placed and routed for the target's goal clock, ``pnr_freq_mhz``;
 ``fmax_mhz`` is what nextpnr measured).
 With ``--fpgas 2`` (or more) the top is FPGA 0 of such a system, its link ends included.
@@ -14,7 +15,7 @@ that exceeds it, or whose tools fail (e.g. the design does not fit), is recorded
 ``status`` ("timeout" or "failed") instead of figures.
 
     .venv/bin/python benchmarks/bench_synth.py [--pes 1 2 4] [--fpgas 1 2] [--algorithms wcc bfs pagerank]
-        [--targets xcu ecp5-85] [--seeds 1 2 3] [--timeout 900] [--json FILE]
+        [--targets xcu ecp5-85] [--seeds 1 2 3] [--router router1] [--timeout 900] [--json FILE]
 """
 
 import argparse
@@ -31,12 +32,12 @@ from pathlib import Path
 from gravfm.synth.targets import get_target
 
 
-def synth_once(name, pes, target, scratch, timeout, seed=1, fpgas=1):
+def synth_once(name, pes, target, scratch, timeout, seed=1, fpgas=1, router="router1"):
     """Run ``gravfm synth`` for one configuration; return its report, or a status row."""
-    workdir = Path(scratch) / f"{target}-{name}{pes}-fpgas{fpgas}-seed{seed}"
+    workdir = Path(scratch) / f"{target}-{name}{pes}-fpgas{fpgas}-seed{seed}-{router}"
     report_path = workdir / "report.json"
     command = [sys.executable, "-m", "gravfm", "synth", name, "--pes", str(pes), "--fpgas", str(fpgas),
-               "--target", target, "--seed", str(seed), "--workdir", str(workdir), "--json", str(report_path)]
+               "--target", target, "--seed", str(seed), "--router", router, "--workdir", str(workdir), "--json", str(report_path)]
     started = time.monotonic()
     # Own session, so a timeout ends the tools it started too (not only the Python process).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -60,7 +61,7 @@ def run_row(report):
     return {"status": "ok", "luts": fpga["luts"], "flip_flops": fpga["flip_flops"],
             "bram_blocks": fpga["bram_blocks"], "dsps": fpga["dsps"], "per_pe": report["per_pe"],
             "fmax_mhz": fpga["fmax_mhz"], "pnr_freq_mhz": fpga.get("pnr_freq_mhz"),
-            "pnr_seed": fpga.get("pnr_seed"), "critical_path": fpga["critical_path"],
+            "pnr_seed": fpga.get("pnr_seed"), "pnr_router": fpga.get("pnr_router"), "critical_path": fpga["critical_path"],
             "seconds": fpga["seconds"], "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}}
 
 
@@ -73,6 +74,7 @@ def main(argv=None):
     parser.add_argument("--targets", nargs="+", default=["xcu", "ecp5-85"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1],
                         help="nextpnr placement seeds, one place-and-route each (targets with nextpnr)")
+    parser.add_argument("--router", choices=("router1", "router2"), default="router1", help="nextpnr router")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per configuration")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
@@ -92,7 +94,7 @@ def main(argv=None):
             seeds = args.seeds if get_target(target).nextpnr else [1]  # a seed only matters to placement
             for name in args.algorithms:
                 for fpgas, pes, seed in itertools.product(args.fpgas, args.pes, seeds):
-                    report = synth_once(name, pes, target, scratch, args.timeout, seed, fpgas)
+                    report = synth_once(name, pes, target, scratch, args.timeout, seed, fpgas, args.router)
                     row = {"algorithm": name, "fpgas": fpgas, "pes": pes, "target": target}
                     if "fpga" not in report:
                         runs.append({**row, **report})

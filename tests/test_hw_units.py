@@ -122,6 +122,12 @@ def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth):
 def test_buffered_fifo_storage_carries_the_no_read_during_write_attribute():
     text = verilog.convert(BufferedFIFO(width=8, depth=4), name="top")
     assert "no_rw_check" in text
+    assert "ram_style" not in text
+
+
+def test_stream_fifo_ram_style_reaches_the_storage():
+    text = verilog.convert(StreamFIFO(shape=8, depth=64, ram_style="distributed"), name="top")
+    assert '(* ram_style = "distributed" *)' in text and "no_rw_check" in text
 
 
 NET = data.StructLayout({"sender": unsigned(6), "update": data.StructLayout({"v": unsigned(4)}),

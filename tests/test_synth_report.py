@@ -52,10 +52,10 @@ def test_synthesis_smoke_ecp5(tmp_path):
     # ... and place-and-route must report a plausible clock for one multiply-add.
     assert 20 < result.fmax_mhz < 1000
     assert result.critical_path["from"] and result.critical_path["to"]
-    assert result.pnr_seed == 1
+    assert result.pnr_seed == 1 and result.pnr_router == "router1"
 
 
-def test_placement_seed_reaches_nextpnr(tmp_path, monkeypatch):
+def test_placement_seed_and_router_reach_nextpnr(tmp_path, monkeypatch):
     import json
 
     from gravfm.synth import report
@@ -72,10 +72,11 @@ def test_placement_seed_reaches_nextpnr(tmp_path, monkeypatch):
             (workdir / "top.pnr.json").write_text(json.dumps({"fmax": {"clk": {"achieved": 200.0}}}))
 
     monkeypatch.setattr(report, "run_tool", fake_tool)
-    result = synthesize(MultiplyAccumulate(), target="ecp5-85", workdir=tmp_path, seed=7)
+    result = synthesize(MultiplyAccumulate(), target="ecp5-85", workdir=tmp_path, seed=7, router="router2")
     nextpnr_args = calls[-1][1]
     assert nextpnr_args[nextpnr_args.index("--seed") + 1] == "7"
-    assert result.pnr_seed == 7 and result.fmax_mhz == 200.0
+    assert nextpnr_args[nextpnr_args.index("--router") + 1] == "router2"
+    assert result.pnr_seed == 7 and result.pnr_router == "router2" and result.fmax_mhz == 200.0
 
 
 def test_synthesis_smoke_xcu(tmp_path):

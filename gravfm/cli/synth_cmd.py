@@ -36,6 +36,9 @@ def register(subparsers):
                              "for ecp5-85); the Fmax reported is the one nextpnr measures")
     parser.add_argument("--seed", type=int, default=1,
                         help="nextpnr placement seed (default 1); Fmax moves a few percent between seeds")
+    parser.add_argument("--router", choices=("router1", "router2"), default="router1",
+                        help="nextpnr router (default router1, nextpnr's own default; router2 finishes "
+                             "congested designs that router1 can take an hour on, usually at a lower Fmax)")
     parser.add_argument("--workdir", default="build/synth", help="where tool files and logs go")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.set_defaults(handler=run)
@@ -61,7 +64,7 @@ def run(args):
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
                           build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes,
-                          freq_mhz=args.freq, seed=args.seed)
+                          freq_mhz=args.freq, seed=args.seed, router=args.router)
     _print(report)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
@@ -78,9 +81,9 @@ def _print(report):
     print(f"  per PE:   {per_pe['luts']} LUTs, {per_pe['flip_flops']} FFs, {per_pe['bram_blocks']} BRAM")
     if fpga["fmax_mhz"] is not None:
         path = fpga["critical_path"] or {}
-        goal, seed = fpga.get("pnr_freq_mhz"), fpga.get("pnr_seed")
+        goal, seed, router = fpga.get("pnr_freq_mhz"), fpga.get("pnr_seed"), fpga.get("pnr_router")
         print(f"  Fmax after place-and-route: {fpga['fmax_mhz']:.1f} MHz "
-              f"{f'(placed and routed for {goal:g} MHz, seed {seed}) ' if goal else ''}"
+              f"{f'(placed and routed for {goal:g} MHz, seed {seed}, {router}) ' if goal else ''}"
               f"(critical path {path.get('from')} -> {path.get('to')}, {path.get('delay_ns')} ns)")
     else:
         print("  Fmax: no open place-and-route for this family (resources only)")

@@ -18,10 +18,11 @@ class BufferedFIFO(wiring.Component):
     entries live in the memory, one in the output register (``r_data`` while ``r_rdy``).
     """
 
-    def __init__(self, *, width, depth):
+    def __init__(self, *, width, depth, ram_style=None):
         if not isinstance(depth, int) or depth < 2:
             raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
         self._depth = depth
+        self._ram_style = ram_style
         super().__init__({
             "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
             "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
@@ -31,8 +32,8 @@ class BufferedFIFO(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         stored = self._depth - 1
-        m.submodules.storage = storage = memory.Memory(
-            shape=len(self.w_data), depth=stored, init=[], attrs=NO_READ_DURING_WRITE)
+        attrs = {**NO_READ_DURING_WRITE, **({"ram_style": self._ram_style} if self._ram_style else {})}
+        m.submodules.storage = storage = memory.Memory(shape=len(self.w_data), depth=stored, init=[], attrs=attrs)
         write, read = storage.write_port(), storage.read_port()
         produce, consume = Signal(range(stored)), Signal(range(stored))
         count = Signal(range(stored + 1))
@@ -73,6 +74,10 @@ class StreamFIFO(wiring.Component):
         output comes late (ECP5 DP16KD: ~4.3 ns clock-to-out); this ends that path at a
         flip-flop instead of running it into the consumer's logic. ``o.ready`` then reaches
         the buffer's read enable combinationally.
+    ram_style : str or None
+        Yosys's ``ram_style`` for the storage (e.g. ``"distributed"``: LUT RAM, read through a
+        flip-flop placed by its logic, where block RAM's late output would start the path);
+        None lets synthesis choose.
 
     Ports
     -----
@@ -84,11 +89,12 @@ class StreamFIFO(wiring.Component):
         Number of items stored (not counting the output register).
     """
 
-    def __init__(self, *, shape, depth, output_register=False):
+    def __init__(self, *, shape, depth, output_register=False, ram_style=None):
         if not isinstance(depth, int) or depth < 1:
             raise TypeError(f"FIFO depth must be a positive integer, not {depth!r}")
         self._shape = shape
         self._depth = depth
+        self._ram_style = ram_style
         self._output_register = output_register
         super().__init__({
             "i": In(stream.Signature(shape)),
@@ -100,7 +106,7 @@ class StreamFIFO(wiring.Component):
         m = Module()
         width = Shape.cast(self._shape).width
         # One item needs no memory: the library's FIFO is then a single register.
-        buffer = (BufferedFIFO(width=width, depth=self._depth) if self._depth > 1
+        buffer = (BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style) if self._depth > 1
                   else fifo.SyncFIFOBuffered(width=width, depth=1))
         m.submodules.fifo = buffer
         m.d.comb += [

@@ -37,6 +37,7 @@ class SynthResult:
     seconds: float = 0.0
     pnr_freq_mhz: float | None = None  # the clock nextpnr was asked for (a goal, not a result)
     pnr_seed: int | None = None  # nextpnr's placement seed (Fmax varies a few percent with it)
+    pnr_router: str | None = None  # nextpnr's router (router1 is nextpnr's default)
     bram_output_registers: int = 0  # flip-flops moved into block-RAM output registers (ECP5)
 
     def to_dict(self):
@@ -70,14 +71,16 @@ def _critical_path(report):
                                if not s.startswith("/share/")})[:8]}
 
 
-def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True, freq_mhz=None, seed=1):
+def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route=True, freq_mhz=None, seed=1,
+               router="router1"):
     """Synthesise ``design`` (a wiring.Component) for ``target`` inside ``workdir``.
 
     The design is wrapped by :class:`PinLimitedWrapper`; the wrapper's own flip-flops are
     subtracted from the count. On ECP5 the flip-flops right behind block RAMs move into the RAMs'
     output registers (:mod:`gravfm.synth.ecp5_outreg`) before place-and-route and are not
     counted. nextpnr is asked for ``freq_mhz`` (default: the target's
-    ``pnr_freq_mhz``) with placement seed ``seed``; the Fmax reported is the one it measured.
+    ``pnr_freq_mhz``) with placement seed ``seed`` and router ``router``; the Fmax reported is the
+    one it measured.
     Returns a :class:`SynthResult`.
     """
     started = time.monotonic()
@@ -99,21 +102,22 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
         absorbed = absorb_output_registers(netlist, name)
         netlist_path.write_text(json.dumps(netlist))
     ffs -= wrapper.added_flip_flops + absorbed
-    fmax, path, freq, pnr_seed = None, None, None, None
+    fmax, path, freq, pnr_seed, pnr_router = None, None, None, None, None
     if place_and_route and spec.nextpnr is not None:
         tool, *device = spec.nextpnr
         freq = spec.pnr_freq_mhz if freq_mhz is None else freq_mhz
         if freq is not None:
             device += ["--freq", f"{freq:g}"]
         run_tool(tool, [*device, "--json", f"{name}.json", "--timing-allow-fail",
-                        "--lpf-allow-unconstrained", "--report", f"{name}.pnr.json", "--seed", str(seed)],
+                        "--lpf-allow-unconstrained", "--report", f"{name}.pnr.json", "--seed", str(seed),
+                        "--router", router],
                  workdir=workdir, log_name=f"{name}.nextpnr.log")
         report = json.loads((workdir / f"{name}.pnr.json").read_text())
         clocks = report.get("fmax", {})
         fmax = min(c["achieved"] for c in clocks.values()) if clocks else None
         path = _critical_path(report)
-        pnr_seed = seed
+        pnr_seed, pnr_router = seed, router
     return SynthResult(target=target, luts=luts, flip_flops=max(ffs, 0), bram_blocks=brams, dsps=dsps,
                        fmax_mhz=fmax, critical_path=path, cells_by_type=dict(cells),
                        seconds=round(time.monotonic() - started, 1), pnr_freq_mhz=freq,
-                       pnr_seed=pnr_seed, bram_output_registers=absorbed)
+                       pnr_seed=pnr_seed, pnr_router=pnr_router, bram_output_registers=absorbed)

@@ -82,14 +82,15 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas
 
 
 def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False, fpgas=1,
-                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None, seed=1):
+                 build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None, seed=1,
+                 router="router1"):
     """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device.
 
     With ``fpgas`` > 1 the top is FPGA 0 of that many (GraVF-M): its PEs, network, neighbour
     filter and link ends, the link ports reaching the wrapper like the host ports. The update
     lanes and the FIFO depths default to what ``gravfm run`` builds for ``fpgas`` x ``pes``.
     ``freq_mhz``: the clock nextpnr is asked for (default: the target's); ``seed``: nextpnr's
-    placement seed.
+    placement seed; ``router``: nextpnr's router (``router1`` or ``router2``).
     """
     from ..hw.multi import MultiFpgaSystem
     from ..run import default_link_fifo_depth, default_network_fifo_depth, default_update_lanes
@@ -106,7 +107,8 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
         system = MultiFpgaSystem(config)
         system._MustUse__silence = True  # only builds FPGA 0's top; never elaborated itself
         top = system.fpga_top(0)
-    result = synthesize(top, target=target, workdir=workdir, name="fpga_top", freq_mhz=freq_mhz, seed=seed)
+    result = synthesize(top, target=target, workdir=workdir, name="fpga_top", freq_mhz=freq_mhz, seed=seed,
+                         router=router)
     memories = _on_chip(pe_memory_bits(algorithm, fpgas=fpgas, pes=pes, capacity=capacity), offchip_edges)
     luts_per_pe = result.luts / pes
     fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas)
