@@ -37,7 +37,8 @@ def synth_once(name, pes, target, scratch, timeout, seed=1, fpgas=1, router="rou
     workdir = Path(scratch) / f"{target}-{name}{pes}-fpgas{fpgas}-seed{seed}-{router}"
     report_path = workdir / "report.json"
     command = [sys.executable, "-m", "gravfm", "synth", name, "--pes", str(pes), "--fpgas", str(fpgas),
-               "--target", target, "--seed", str(seed), "--router", router, "--workdir", str(workdir), "--json", str(report_path)]
+               "--target", target, "--seed", str(seed), "--router", router, "--workdir", str(workdir),
+               "--json", str(report_path)]
     started = time.monotonic()
     # Own session, so a timeout ends the tools it started too (not only the Python process).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -61,7 +62,8 @@ def run_row(report):
     return {"status": "ok", "luts": fpga["luts"], "flip_flops": fpga["flip_flops"],
             "bram_blocks": fpga["bram_blocks"], "dsps": fpga["dsps"], "per_pe": report["per_pe"],
             "fmax_mhz": fpga["fmax_mhz"], "pnr_freq_mhz": fpga.get("pnr_freq_mhz"),
-            "pnr_seed": fpga.get("pnr_seed"), "pnr_router": fpga.get("pnr_router"), "critical_path": fpga["critical_path"],
+            "pnr_seed": fpga.get("pnr_seed"), "pnr_router": fpga.get("pnr_router"),
+            "critical_path": fpga["critical_path"],
             "seconds": fpga["seconds"], "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}}
 
 

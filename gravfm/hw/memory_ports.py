@@ -4,7 +4,7 @@ from amaranth.hdl import unsigned
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["NO_READ_DURING_WRITE", "read_port_signature", "write_port_signature"]
+__all__ = ["NO_READ_DURING_WRITE", "no_read_during_write", "read_port_signature", "write_port_signature"]
 
 #: Attributes of a memory whose read port never reads the entry written in the same cycle
 #: (memories the host fills before ``start``; round logs, which it reads only after termination;
@@ -13,6 +13,11 @@ __all__ = ["NO_READ_DURING_WRITE", "read_port_signature", "write_port_signature"
 #: and a multiplexer behind the RAM's output, which on ECP5 made the RAM's already late output
 #: the longest path of a PE.
 NO_READ_DURING_WRITE = {"no_rw_check": 1}
+
+
+def no_read_during_write(ram_style=None):
+    """:data:`NO_READ_DURING_WRITE`, plus Yosys's ``ram_style`` (e.g. ``"distributed"``) if given."""
+    return {**NO_READ_DURING_WRITE, **({"ram_style": ram_style} if ram_style else {})}
 
 
 def read_port_signature(addr_bits, shape):

@@ -4,7 +4,7 @@ from amaranth.hdl import Module, Mux, Shape, Signal, Value
 from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .memory_ports import NO_READ_DURING_WRITE
+from .memory_ports import no_read_during_write
 
 __all__ = ["BufferedFIFO", "StreamFIFO"]
 
@@ -32,8 +32,8 @@ class BufferedFIFO(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         stored = self._depth - 1
-        attrs = {**NO_READ_DURING_WRITE, **({"ram_style": self._ram_style} if self._ram_style else {})}
-        m.submodules.storage = storage = memory.Memory(shape=len(self.w_data), depth=stored, init=[], attrs=attrs)
+        m.submodules.storage = storage = memory.Memory(
+            shape=len(self.w_data), depth=stored, init=[], attrs=no_read_during_write(self._ram_style))
         write, read = storage.write_port(), storage.read_port()
         produce, consume = Signal(range(stored)), Signal(range(stored))
         count = Signal(range(stored + 1))

@@ -20,7 +20,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
-from ..memory_ports import NO_READ_DURING_WRITE
+from ..memory_ports import no_read_during_write
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
@@ -301,7 +301,7 @@ def round_logs(m, *, depth, scatter, apply, cycles, rd_addr, ram_style=None):
     rd_addr}`` (one cycle of latency). The host reads the logs only after termination, so a read
     never meets a write: no read-during-write logic behind the block RAM's output.
     """
-    attrs = {**NO_READ_DURING_WRITE, **({"ram_style": ram_style} if ram_style else {})}
+    attrs = no_read_during_write(ram_style)
     writes = {
         HostReadMem.LOG_MESSAGES: ("messages", scatter.round_end, scatter.round, scatter.round_messages),
         HostReadMem.LOG_UPDATES: ("updates", apply.done, apply.round, apply.round_updates),
