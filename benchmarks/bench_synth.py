@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gravfm.synth.targets import get_target
+from gravfm.synth.targets import NEXTPNR_ROUTERS, get_target
 
 
 def synth_once(name, pes, target, scratch, timeout, seed=1, fpgas=1, router="router1"):
@@ -76,7 +76,7 @@ def main(argv=None):
     parser.add_argument("--targets", nargs="+", default=["xcu", "ecp5-85"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1],
                         help="nextpnr placement seeds, one place-and-route each (targets with nextpnr)")
-    parser.add_argument("--router", choices=("router1", "router2"), default="router1", help="nextpnr router")
+    parser.add_argument("--router", choices=NEXTPNR_ROUTERS, default="router1", help="nextpnr router")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per configuration")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)

@@ -79,6 +79,11 @@ def test_placement_seed_and_router_reach_nextpnr(tmp_path, monkeypatch):
     assert result.pnr_seed == 7 and result.pnr_router == "router2" and result.fmax_mhz == 200.0
 
 
+def test_unknown_router_is_named(tmp_path):
+    with pytest.raises(ConfigError, match="router1, router2, not 'router3'"):
+        synthesize(None, target="ecp5-85", workdir=tmp_path, router="router3")  # refused before the design is used
+
+
 def test_synthesis_smoke_xcu(tmp_path):
     # Yosys's UltraScale flow, with the target's set-up commands in front of synth_xilinx.
     result = synthesize(MultiplyAccumulate(), target="xcu", workdir=tmp_path)

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from ..synth.targets import TARGETS
+from ..synth.targets import NEXTPNR_ROUTERS, TARGETS
 
 
 def register(subparsers):
@@ -36,7 +36,7 @@ def register(subparsers):
                              "for ecp5-85); the Fmax reported is the one nextpnr measures")
     parser.add_argument("--seed", type=int, default=1,
                         help="nextpnr placement seed (default 1); Fmax moves a few percent between seeds")
-    parser.add_argument("--router", choices=("router1", "router2"), default="router1",
+    parser.add_argument("--router", choices=NEXTPNR_ROUTERS, default="router1",
                         help="nextpnr router (default router1, nextpnr's own default; router2 finishes "
                              "congested designs that router1 can take an hour on, usually at a lower Fmax)")
     parser.add_argument("--workdir", default="build/synth", help="where tool files and logs go")

@@ -13,7 +13,8 @@ from pathlib import Path
 from amaranth.back import verilog
 
 from .ecp5_outreg import absorb_output_registers
-from .targets import get_target
+from ..errors import ConfigError
+from .targets import NEXTPNR_ROUTERS, get_target
 from .tools import run_tool
 from .wrapper import PinLimitedWrapper
 
@@ -85,6 +86,8 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     """
     started = time.monotonic()
     spec = get_target(target)
+    if router not in NEXTPNR_ROUTERS:
+        raise ConfigError(f"nextpnr router must be one of {', '.join(NEXTPNR_ROUTERS)}, not {router!r}")
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     wrapper = PinLimitedWrapper(design)

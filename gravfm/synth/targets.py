@@ -4,7 +4,10 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 
-__all__ = ["Target", "TARGETS", "get_target"]
+__all__ = ["Target", "TARGETS", "get_target", "NEXTPNR_ROUTERS"]
+
+#: nextpnr's routers (``--router``); router1 is nextpnr's default.
+NEXTPNR_ROUTERS = ("router1", "router2")
 
 
 @dataclass(frozen=True)
