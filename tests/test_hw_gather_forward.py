@@ -3,7 +3,7 @@ one message per cycle, with exact states and each changed vertex reported once."
 
 import numpy as np
 import pytest
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module
 from amaranth.lib import memory, wiring
 from amaranth.sim import Simulator
 from hypothesis import HealthCheck, given, settings
@@ -25,7 +25,7 @@ INITIAL_LABEL = 60
 
 class Harness(wiring.Component):
     """Gather beside a vertex memory, its write port registered when ``write_latency`` is 1 (as
-    in the PE)."""
+    in the PE, whose read port is then not transparent: gather forwards the landing write)."""
 
     def __init__(self, gather, layouts, write_latency):
         self.gather = gather
@@ -40,7 +40,7 @@ class Harness(wiring.Component):
         m.submodules.mem = mem = memory.Memory(shape=self._layouts.vertex_word, depth=VERTICES,
                                                init=[initial] * VERTICES)
         wr = mem.write_port()
-        rd = mem.read_port(transparent_for=(wr,))
+        rd = mem.read_port(transparent_for=() if self._write_latency else (wr,))
         m.d.comb += [rd.addr.eq(gather.rd.addr), rd.en.eq(gather.rd.en), gather.rd.data.eq(rd.data),
                      gather.touch.ready.eq(1)]
         domain = m.d.sync if self._write_latency else m.d.comb

@@ -16,13 +16,20 @@ class BufferedFIFO(wiring.Component):
     entry in one cycle; saying so lets synthesis map the storage without collision logic behind
     the block RAM's output (:data:`~gravfm.hw.memory_ports.NO_READ_DURING_WRITE`). ``depth - 1``
     entries live in the memory, one in the output register (``r_data`` while ``r_rdy``).
+
+    With ``head_register`` the output register is a fabric flip-flop instead of the memory's own
+    read register, with the same timing: the memory is read one item ahead (the address the
+    next cycle's oldest stored item will have), and an item written in the cycle before it is
+    needed comes from a copy of the last write. A block RAM's late clock-to-out then ends at
+    that flip-flop instead of running into the consumer's logic.
     """
 
-    def __init__(self, *, width, depth, ram_style=None):
+    def __init__(self, *, width, depth, ram_style=None, head_register=False):
         if not isinstance(depth, int) or depth < 2:
             raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
         self._depth = depth
         self._ram_style = ram_style
+        self._head_register = head_register
         super().__init__({
             "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
             "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
@@ -46,9 +53,21 @@ class BufferedFIFO(wiring.Component):
         m.d.comb += [
             self.w_rdy.eq(count != stored),
             write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(do_write),
-            read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data),
             self.level.eq(count + self.r_rdy),
         ]
+        if self._head_register:
+            next_consume = Mux(do_read, following(consume), consume)
+            m.d.comb += [read.addr.eq(next_consume), read.en.eq(1)]
+            # The oldest stored item next cycle is the one written now: the memory cannot return it yet.
+            fresh = Signal()
+            last_write = Signal(len(self.w_data), reset_less=True)
+            m.d.sync += fresh.eq(do_write & (produce == next_consume))
+            with m.If(do_write):
+                m.d.sync += last_write.eq(self.w_data)
+            with m.If(do_read):
+                m.d.sync += self.r_data.eq(Mux(fresh, last_write, read.data))
+        else:
+            m.d.comb += [read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data)]
         with m.If(do_write):
             m.d.sync += produce.eq(following(produce))
         with m.If(do_read):
@@ -78,6 +97,10 @@ class StreamFIFO(wiring.Component):
         Yosys's ``ram_style`` for the storage (e.g. ``"distributed"``: LUT RAM, read through a
         flip-flop placed by its logic, where block RAM's late output would start the path);
         None lets synthesis choose.
+    head_register : bool
+        Hold the head item in a fabric flip-flop, the memory read one item ahead
+        (:class:`BufferedFIFO`): same capacity and timing, without the block RAM's
+        clock-to-out in front of the consumer's logic.
 
     Ports
     -----
@@ -89,12 +112,13 @@ class StreamFIFO(wiring.Component):
         Number of items stored (not counting the output register).
     """
 
-    def __init__(self, *, shape, depth, output_register=False, ram_style=None):
+    def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False):
         if not isinstance(depth, int) or depth < 1:
             raise TypeError(f"FIFO depth must be a positive integer, not {depth!r}")
         self._shape = shape
         self._depth = depth
         self._ram_style = ram_style
+        self._head_register = head_register
         self._output_register = output_register
         super().__init__({
             "i": In(stream.Signature(shape)),
@@ -106,7 +130,8 @@ class StreamFIFO(wiring.Component):
         m = Module()
         width = Shape.cast(self._shape).width
         # One item needs no memory: the library's FIFO is then a single register.
-        buffer = (BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style) if self._depth > 1
+        buffer = (BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style,
+                               head_register=self._head_register) if self._depth > 1
                   else fifo.SyncFIFOBuffered(width=width, depth=1))
         m.submodules.fifo = buffer
         m.d.comb += [

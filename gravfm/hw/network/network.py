@@ -144,13 +144,15 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
+            # Link FIFOs are deep (block RAM) and feed the link merger's round robin, whose
+            # choice runs back into their read enables: their head sits in a flip-flop.
             for k in range(remotes):
                 if filtered:
                     buffer = _filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,
                                                  sender=net.link_sender[s * remotes + k],
                                                  keep=net.link_keep[s * remotes + k])
                 else:
-                    buffer = StreamFIFO(shape=layout, depth=depth)
+                    buffer = StreamFIFO(shape=layout, depth=depth, head_register=True)
                     wiring.connect(m, spreader.o[pes + k], buffer.i)
                     wiring.connect(m, buffer.o, mergers[k].i[s])
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
@@ -163,7 +165,7 @@ def _filtered_link_fifo(m, source, merger_in, *, depth, sender, keep):
     the decision comes from the FIFO's own output (barriers always pass).
     """
     tagged = data.StructLayout({"item": source.payload.shape(), "forward": 1})
-    buffer = StreamFIFO(shape=tagged, depth=depth)
+    buffer = StreamFIFO(shape=tagged, depth=depth, head_register=True)
     head = buffer.o.payload
     m.d.comb += [
         sender.eq(source.payload.sender),

@@ -61,6 +61,42 @@ def check_write_latency(unit, write_latency):
         raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
 
 
+def landing_write(m, *, valid, address, word):
+    """The write-back of the previous cycle, which a registered write port (``write_latency=1``)
+    lands in this one: ``(valid, address, word)`` registered.
+
+    A read issued now of that vertex takes this word (the vertex memory's read port is not
+    transparent: a block RAM emulates transparency with a compare and a multiplexer behind its
+    already late output).
+    """
+    land_valid = Signal()
+    land_address = Signal.like(address, reset_less=True)
+    land_word = Signal.like(word, reset_less=True)
+    m.d.sync += [land_valid.eq(valid), land_address.eq(address), land_word.eq(word)]
+    return land_valid, land_address, land_word
+
+
+def read_data_register(m, *, advance, memory_word, forward=None, forward_word=None):
+    """The read-data register of a gather pipeline: the vertex word read, or a forwarded one.
+
+    The memory's output lands in a register of its own, with nothing in front (synthesis can
+    make it the block RAM's output register); the choice of ``forward_word`` (when ``forward``)
+    is registered beside it and made behind. Loads while ``advance``; returns the word.
+    """
+    from_memory = Signal.like(memory_word, name="r_memory_word", reset_less=True)
+    with m.If(advance):
+        m.d.sync += from_memory.eq(memory_word)
+    if forward is None:
+        return from_memory
+    forwarded = Signal(name="r_forwarded")
+    forwarded_word = Signal.like(memory_word, name="r_forwarded_word", reset_less=True)
+    with m.If(advance):
+        m.d.sync += [forwarded.eq(forward), forwarded_word.eq(forward_word)]
+    word = Signal.like(memory_word, name="r_word")
+    m.d.comb += word.eq(Mux(forwarded, forwarded_word, from_memory))
+    return word
+
+
 def kernel_inputs(kernel, *, valid, level, item, state):
     """Assignments feeding the gather ``kernel`` the message ``item`` and the vertex ``state``;
     the write-back always accepts its output."""
@@ -88,7 +124,8 @@ class GatherUnit(wiring.Component):
     write_latency : 0 or 1
         Cycles between ``wr`` and the write reaching the vertex memory (1: the PE registers the
         write port). With 1, a read issued in the cycle its vertex is written back takes the
-        word being written instead of the memory's (the old word).
+        word being written instead of the memory's (the old word), and a read issued as that
+        write lands takes it too, so the read port need not be transparent; with 0 it must be.
 
     Attributes
     ----------
@@ -168,8 +205,6 @@ class GatherUnit(wiring.Component):
         # flight (hazard_slots_for) and one cycle of pipeline fill per superstep.
         r_valid = Signal()
         r_item = Signal(layouts.scatter_out)
-        r_data = Signal(layouts.vertex_word, reset_less=True)
-        read_word = Signal(layouts.vertex_word)  # the read's result (forwarded, see below)
         r_advance = ~r_valid | kernel.i.ready
         s_advance = ~s_valid | r_advance
         candidate = ~paused & h_valid & ~h.barrier
@@ -228,7 +263,7 @@ class GatherUnit(wiring.Component):
         with m.If(s_advance):
             m.d.sync += [s_valid.eq(issue), s_item.eq(chosen)]
         with m.If(r_advance):
-            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_data.eq(read_word)]
+            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item)]
         with m.If(park):
             m.d.sync += [parked_valid.eq(1), parked.eq(h), parked_blocked.eq(h_next)]
         with m.Else():
@@ -251,17 +286,21 @@ class GatherUnit(wiring.Component):
         before = hazard.remove_data  # the vertex word as read, for the entry being written back
         changed = wb.state.as_value() != before.state.as_value()
         if self._write_latency:
-            # The entry frees as the write-back stage writes (the read port is transparent for
-            # the write port), but a registered write reaches the memory a cycle later: a read
-            # issued now of the vertex written back now gets the word being written instead.
+            # The entry frees as the write-back stage writes, but a registered write reaches the
+            # memory a cycle later: a read issued now of the vertex written back now gets the
+            # word being written, and one issued as a write lands gets that word.
+            land_valid, land_address, land_word = landing_write(
+                m, valid=wb_valid, address=wb_address, word=self.wr.data)
+            wb_hit = wb_valid & (wb_address == chosen_address)
             s_forward = Signal()
             s_forward_word = Signal(layouts.vertex_word, reset_less=True)
             with m.If(s_advance):
-                m.d.sync += [s_forward.eq(wb_valid & (wb_address == chosen_address)),
-                             s_forward_word.eq(self.wr.data)]
-            m.d.comb += read_word.eq(Mux(s_forward, s_forward_word, self.rd.data))
+                m.d.sync += [s_forward.eq(wb_hit | (land_valid & (land_address == chosen_address))),
+                             s_forward_word.eq(Mux(wb_hit, self.wr.data, land_word))]
+            r_data = read_data_register(m, advance=r_advance, memory_word=self.rd.data,
+                                        forward=s_forward, forward_word=s_forward_word)
         else:
-            m.d.comb += read_word.eq(self.rd.data)
+            r_data = read_data_register(m, advance=r_advance, memory_word=self.rd.data)
         m.d.comb += kernel_inputs(kernel, valid=r_valid, level=level, item=r_item, state=r_data.state)
         m.d.comb += [
             hazard.store.eq(r_valid & kernel.i.ready),

@@ -20,7 +20,10 @@ match provides X's state:
 * in R at ``i``: in WB while X is in S -> S takes the word being written;
 * in WB at ``i``, with a registered memory write (``write_latency=1``): its write lands after
   X's read -> the word being written at ``i`` is kept for X's S stage;
-* older: already in memory (the read port is transparent for the write port).
+* in WB at ``i - 1``, with ``write_latency=1``: its write lands as X reads -> that word is kept
+  (so the read port need not be transparent);
+* older: already in memory (with ``write_latency=0`` the read port must be transparent for
+  the write port).
 
 The vertex word's ``touched`` flag travels with the forwarded word, so each vertex is still
 reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`).
@@ -29,7 +32,8 @@ reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUni
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
 
-from .gather import GatherUnit, check_write_latency, gather_ports, kernel_inputs
+from .gather import (GatherUnit, check_write_latency, gather_ports, kernel_inputs, landing_write,
+                     read_data_register)
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards", "system_forwards"]
 
@@ -111,7 +115,6 @@ class ForwardingGatherUnit(wiring.Component):
         s_address = s_item.neighbor[:local_bits]
         r_valid = Signal()
         r_item = Signal(layouts.scatter_out)
-        r_data = Signal(layouts.vertex_word, reset_less=True)
         r_from_wb = Signal()    # R takes the word being written (the vertex was in S at issue)
         r_address = r_item.neighbor[:local_bits]
         wb_valid = Signal()
@@ -148,13 +151,15 @@ class ForwardingGatherUnit(wiring.Component):
             s_from_wb.eq(r_valid & (r_address == incoming_address)),
         ]
         if self._write_latency:
-            m.d.sync += [s_from_kept.eq(wb_valid & (wb_address == incoming_address)), kept_word.eq(written)]
+            land_valid, land_address, land_word = landing_write(
+                m, valid=wb_valid, address=wb_address, word=written)
+            wb_hit = wb_valid & (wb_address == incoming_address)
+            m.d.sync += [s_from_kept.eq(wb_hit | (land_valid & (land_address == incoming_address))),
+                         kept_word.eq(Mux(wb_hit, written, land_word))]
         # S -> R. The newest match wins: R's forward over S's, S's write-back over the kept word.
-        # The memory's data passes a single 2:1 mux (block RAM output is late).
-        forwarded = Mux(s_from_wb, written, kept_word)
-        read_word = Mux(s_from_wb | s_from_kept, forwarded, self.rd.data)
-        m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_data.eq(read_word),
-                     r_from_wb.eq(s_then_r_from_wb)]
+        r_data = read_data_register(m, advance=1, memory_word=self.rd.data, forward=s_from_wb | s_from_kept,
+                                    forward_word=Mux(s_from_wb, written, kept_word))
+        m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_from_wb.eq(s_then_r_from_wb)]
         state_in = Signal(layouts.vertex_word)
         m.d.comb += state_in.eq(Mux(r_from_wb, written, r_data))
 

@@ -7,8 +7,8 @@
     updates_out ◀─ update queue ◀─ ApplyUnit ◀────────────────┘
 
 The vertex memory has one write port shared by the host (before ``start``), gather and apply
-(which never run at the same time), and read ports for gather and apply (both transparent for
-the write port) and for the host. Its words are ``{state, touched}``; for an algorithm with
+(which never run at the same time), and read ports for gather, apply and the host (none
+transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``; for an algorithm with
 ``sparse_apply`` a FIFO carries the touched vertices from gather to apply. Host writes and
 reads follow docs/interfaces.md §5; the PE
 also keeps the counters of :mod:`gravfm.hw.counters` and a per-round log.
@@ -216,11 +216,20 @@ class ProcessingElement(wiring.Component):
         ]
 
         # Vertex memory.
+        # Block RAM at every size: a graph needs thousands of vertices per PE, and a small build
+        # in LUT RAM times a different memory (its read address fans out to every LUT RAM).
+        # No read port is transparent, nor needs collision logic behind the RAM (which would
+        # start the PE's critical path at the RAM's late output). Gather forwards the word of a
+        # write landing as it reads (write_latency=1). Apply never reads a vertex as its write
+        # lands: while it runs only its own writes reach the memory, each after its read of that
+        # vertex, which a pass issues once; gather starts apply only once its pipeline is empty,
+        # so its last write lands by the cycle after, and apply's first read comes a cycle later.
+        # The host reads after termination.
         m.submodules.vertex_mem = vertex_mem = memory.Memory(
-            shape=layouts.vertex_word, depth=2 ** local_bits, init=[])
+            shape=layouts.vertex_word, depth=2 ** local_bits, init=[], attrs=no_read_during_write("block"))
         vertex_wr = vertex_mem.write_port()
         for unit in (gather, apply):
-            rd = vertex_mem.read_port(transparent_for=(vertex_wr,))
+            rd = vertex_mem.read_port()
             m.d.comb += [rd.addr.eq(unit.rd.addr), rd.en.eq(unit.rd.en), unit.rd.data.eq(rd.data)]
         # Write register: the write port takes flip-flops, not the choice between host, apply
         # and gather (with gather's touched-flag compare in front), which ran on into memory
