@@ -8,10 +8,10 @@
 
 The vertex memory has one write port shared by the host (before ``start``), gather and apply
 (which never run at the same time), and read ports for gather, apply and the host (none
-transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``; for an algorithm with
-``sparse_apply`` a FIFO carries the touched vertices from gather to apply. Host writes and
-reads follow docs/interfaces.md §5; the PE
-also keeps the counters of :mod:`gravfm.hw.counters` and a per-round log.
+transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``;
+for an algorithm with ``sparse_apply`` a FIFO carries the touched vertices from gather to apply.
+Host writes and reads follow docs/interfaces.md §5; the PE also keeps the counters of
+:mod:`gravfm.hw.counters` and a per-round log.
 """
 
 from amaranth.hdl import Module, Mux, Signal
