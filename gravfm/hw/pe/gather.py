@@ -61,19 +61,21 @@ def check_write_latency(unit, write_latency):
         raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
 
 
-def landing_write(m, *, valid, address, word):
-    """The write-back of the previous cycle, which a registered write port (``write_latency=1``)
-    lands in this one: ``(valid, address, word)`` registered.
+def newest_write(m, *, valid, address, word, read_address):
+    """With a registered write port (``write_latency=1``): whether a read of ``read_address``
+    issued now must take a word the memory cannot return yet, and that word.
 
-    A read issued now of that vertex takes this word (the vertex memory's read port is not
-    transparent: a block RAM emulates transparency with a compare and a multiplexer behind its
-    already late output).
+    The write-back now (``valid``, ``address``, ``word``) lands next cycle; the previous cycle's
+    lands now. The vertex memory's read port is not transparent (a block RAM emulates
+    transparency with a compare and a multiplexer behind its already late output), so either
+    one of the read's vertex is forwarded, the newer first. Returns ``(hit, word)``.
     """
     land_valid = Signal()
     land_address = Signal.like(address, reset_less=True)
     land_word = Signal.like(word, reset_less=True)
     m.d.sync += [land_valid.eq(valid), land_address.eq(address), land_word.eq(word)]
-    return land_valid, land_address, land_word
+    now_hit = valid & (address == read_address)
+    return now_hit | (land_valid & (land_address == read_address)), Mux(now_hit, word, land_word)
 
 
 def read_data_register(m, *, advance, memory_word, forward=None, forward_word=None):
@@ -289,14 +291,12 @@ class GatherUnit(wiring.Component):
             # The entry frees as the write-back stage writes, but a registered write reaches the
             # memory a cycle later: a read issued now of the vertex written back now gets the
             # word being written, and one issued as a write lands gets that word.
-            land_valid, land_address, land_word = landing_write(
-                m, valid=wb_valid, address=wb_address, word=self.wr.data)
-            wb_hit = wb_valid & (wb_address == chosen_address)
+            hit, newest = newest_write(m, valid=wb_valid, address=wb_address, word=self.wr.data,
+                                       read_address=chosen_address)
             s_forward = Signal()
             s_forward_word = Signal(layouts.vertex_word, reset_less=True)
             with m.If(s_advance):
-                m.d.sync += [s_forward.eq(wb_hit | (land_valid & (land_address == chosen_address))),
-                             s_forward_word.eq(Mux(wb_hit, self.wr.data, land_word))]
+                m.d.sync += [s_forward.eq(hit), s_forward_word.eq(newest)]
             r_data = read_data_register(m, advance=r_advance, memory_word=self.rd.data,
                                         forward=s_forward, forward_word=s_forward_word)
         else:

@@ -32,7 +32,7 @@ reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUni
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import wiring
 
-from .gather import (GatherUnit, check_write_latency, gather_ports, kernel_inputs, landing_write,
+from .gather import (GatherUnit, check_write_latency, gather_ports, kernel_inputs, newest_write,
                      read_data_register)
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards", "system_forwards"]
@@ -151,11 +151,9 @@ class ForwardingGatherUnit(wiring.Component):
             s_from_wb.eq(r_valid & (r_address == incoming_address)),
         ]
         if self._write_latency:
-            land_valid, land_address, land_word = landing_write(
-                m, valid=wb_valid, address=wb_address, word=written)
-            wb_hit = wb_valid & (wb_address == incoming_address)
-            m.d.sync += [s_from_kept.eq(wb_hit | (land_valid & (land_address == incoming_address))),
-                         kept_word.eq(Mux(wb_hit, written, land_word))]
+            hit, newest = newest_write(m, valid=wb_valid, address=wb_address, word=written,
+                                       read_address=incoming_address)
+            m.d.sync += [s_from_kept.eq(hit), kept_word.eq(newest)]
         # S -> R. The newest match wins: R's forward over S's, S's write-back over the kept word.
         r_data = read_data_register(m, advance=1, memory_word=self.rd.data, forward=s_from_wb | s_from_kept,
                                     forward_word=Mux(s_from_wb, written, kept_word))
