@@ -405,7 +405,7 @@ def _round_rows(log, supersteps, max_rounds):
 
 def _diagnose(watch, before, gap, total_pes, superstep):
     """Which counters still grow on each PE of a stalled system: what it waits on."""
-    from .hw.counters import COUNTER_NAMES
+    from .hw.protocol import COUNTER_NAMES
 
     lines = [f"no progress; PE 0 is in superstep {superstep}; counters over the last {gap} cycles:"]
     for g in range(total_pes):
@@ -419,19 +419,19 @@ def _diagnose(watch, before, gap, total_pes, superstep):
 
 def _link_regions(config):
     """Read regions of the link counters (one per sending FPGA), or none for one FPGA."""
-    from .hw.multi.system import LINK_COUNTER_NAMES, LINK_COUNTERS_MEM
+    from .hw.protocol import LINK_COUNTER_NAMES, HostReadMem
     from .sim.verilator import ReadRegion
 
     n, p = config.fpgas, config.pes_per_fpga
     if n == 1:
         return []
-    return [ReadRegion(f"links{a}", a * p, LINK_COUNTERS_MEM, 0, len(LINK_COUNTER_NAMES) * (n - 1))
+    return [ReadRegion(f"links{a}", a * p, HostReadMem.LINK_COUNTERS, 0, len(LINK_COUNTER_NAMES) * (n - 1))
             for a in range(n)]
 
 
 def _link_counters(config, reads):
     """``{name: array (fpgas, fpgas - 1)}`` from the regions of :func:`_link_regions`."""
-    from .hw.multi.system import LINK_COUNTER_NAMES
+    from .hw.protocol import LINK_COUNTER_NAMES
 
     n = config.fpgas
     if n == 1:
@@ -459,20 +459,18 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
                        log=None, on_progress=None, total_messages=0):
     """Build (or reuse) the compiled simulator of ``system``, run ``plan`` and read everything back
     (with several FPGAs also the link counters, and a stalled run's diagnosis names the link)."""
-    from .hw.counters import COUNTER_NAMES
-    from .sim.loader import HostMem
+    from .hw.protocol import COUNTER_NAMES, ROUND_LOGS, HostReadMem
     from .sim.verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
 
     config = system.config
     pes = config.total_pes
     build = build_simulator(system, cache_dir=cache_dir, log=log)
     writes = HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
-    reads = [ReadRegion(f"state{g}", g, HostMem.VERTEX, 0, int(plan.num_local[g])) for g in range(pes)]
-    log_codes = {"messages": HostMem.LOG_MESSAGES, "updates": HostMem.LOG_UPDATES, "cycle": HostMem.LOG_CYCLE}
+    reads = [ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(plan.num_local[g])) for g in range(pes)]
     reads += [ReadRegion(f"log.{name}{g}", g, code, 0, config.max_rounds)
-              for name, code in log_codes.items() for g in range(pes)]
+              for name, code in ROUND_LOGS.items() for g in range(pes)]
     reads += _link_regions(config)
-    watch = [WatchItem(f"pe{g}.{name}", g, HostMem.COUNTERS, k, progress=name in PROGRESS_COUNTERS)
+    watch = [WatchItem(f"pe{g}.{name}", g, HostReadMem.COUNTERS, k, progress=name in PROGRESS_COUNTERS)
              for g in range(pes) for k, name in enumerate(COUNTER_NAMES)]
 
     def progress(cycle, superstep, values):
@@ -491,7 +489,7 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
     counters = {name: np.array([outcome.watch[f"pe{g}.{name}"] for g in range(pes)], dtype=np.int64)
                 for name in COUNTER_NAMES}
     round_log = {name: np.array([outcome.reads[f"log.{name}{g}"] for g in range(pes)], dtype=np.int64)
-                 for name in log_codes}
+                 for name in ROUND_LOGS}
     supersteps = int(counters["supersteps"].max())
     links = _link_counters(config, outcome.reads)
     diagnosis = ()
@@ -509,7 +507,7 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
 
 def simulate_amaranth(system, plan, *, max_cycles=None, log=None):
     """Run ``plan`` in Amaranth's simulator (slow: tiny graphs only)."""
-    from .hw.counters import COUNTER_NAMES
+    from .hw.protocol import COUNTER_NAMES
     from .hw.multi.simulate import link_counter_reads
     from .sim.amaranth_backend import SimulationTimeout, simulate
 

@@ -10,7 +10,8 @@ from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
 from gravfm.partition import partition
 from gravfm.sim.amaranth_backend import run_amaranth
-from gravfm.sim.loader import HostMem, build_load
+from gravfm.hw.protocol import HostMem
+from gravfm.sim.loader import build_load
 
 
 def check_sssp_run(result):

@@ -9,10 +9,9 @@ from gravfm.algorithms import BFS, WCC
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
-from gravfm.hw.pe import HostMem as HwMem
-from gravfm.hw.pe import HostReadMem
+from gravfm.hw.protocol import LOAD_MAGIC, HostMem
 from gravfm.partition import partition, round_robin
-from gravfm.sim.loader import LOAD_MAGIC, HostMem, build_load
+from gravfm.sim.loader import build_load
 
 
 def plan_for(algorithm, name, pes, **config):
@@ -20,13 +19,6 @@ def plan_for(algorithm, name, pes, **config):
     parts = partition(graph, 1, pes, method="roundrobin")
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, **config)
     return graph, parts, config, build_load(algorithm, graph, parts, config)
-
-
-def test_memory_codes_agree_with_the_hardware():
-    assert (HostMem.VERTEX, HostMem.EDGE_INDEX, HostMem.EDGES, HostMem.REGISTERS) == \
-        (HwMem.VERTEX, HwMem.EDGE_INDEX, HwMem.EDGES, HwMem.REGISTERS)
-    assert (HostMem.COUNTERS, HostMem.LOG_MESSAGES, HostMem.LOG_UPDATES, HostMem.LOG_CYCLE) == \
-        (HostReadMem.COUNTERS, HostReadMem.LOG_MESSAGES, HostReadMem.LOG_UPDATES, HostReadMem.LOG_CYCLE)
 
 
 def test_writes_cover_registers_states_and_every_edge():

@@ -248,7 +248,7 @@ def test_a_stalled_run_names_the_link_it_waits_on():
     adds the link lines after the PE lines."""
     from types import SimpleNamespace
 
-    from gravfm.hw.counters import COUNTER_NAMES
+    from gravfm.hw.protocol import COUNTER_NAMES
     from gravfm.run import _diagnose_stall
 
     config = SystemConfig(algorithm=WCC, fpgas=2, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch="gravf")

@@ -59,10 +59,10 @@ def test_missing_module_or_file_is_reported(tmp_path):
 @pytest.mark.slow
 def test_verilog_wcc_runs_in_verilator(tmp_path):
     """Compile the system with the Verilog kernels and check WCC on a tiny graph."""
-    from gravfm.hw.counters import COUNTER_NAMES
+    from gravfm.hw.protocol import COUNTER_NAMES, HostReadMem
     from gravfm.partition import partition
     from gravfm.sim import verilator as vl
-    from gravfm.sim.loader import HostMem, build_load
+    from gravfm.sim.loader import build_load
 
     algorithm = load_example()
     graph = algorithm.prepare(tiny_graph("two_components"), {})
@@ -72,8 +72,8 @@ def test_verilog_wcc_runs_in_verilator(tmp_path):
     build = vl.build_simulator(system, cache_dir=tmp_path / "cache")
     plan = build_load(algorithm, graph, parts, config, data_bits=build.interface.data_bits)
     writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
-    reads = [vl.ReadRegion(f"state{g}", g, HostMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
-    reads += [vl.ReadRegion(f"messages{g}", g, HostMem.COUNTERS, COUNTER_NAMES.index("messages"), 1)
+    reads = [vl.ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
+    reads += [vl.ReadRegion(f"messages{g}", g, HostReadMem.COUNTERS, COUNTER_NAMES.index("messages"), 1)
               for g in range(2)]
     outcome = vl.run_simulator(build, writes, reads=reads, max_cycles=100_000)
     assert outcome.status == "done"
@@ -275,7 +275,7 @@ def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
     from gravfm.graph import Graph
     from gravfm.partition import partition
     from gravfm.sim import verilator as vl
-    from gravfm.sim.loader import HostMem, build_load
+    from gravfm.sim.loader import build_load
 
     algorithm = dataclasses.replace(SSSP, name="sssp_verilog_scatter",
                                     scatter=verilog_kernel("scatter", text=SSSP_SCATTER))
@@ -293,7 +293,7 @@ def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
     build = vl.build_simulator(system, cache_dir=tmp_path)
     reference = algorithm.reference(graph, params)
     writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
-    reads = [vl.ReadRegion(f"state{g}", g, HostMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
+    reads = [vl.ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
     result = vl.run_simulator(build, writes, reads=reads, max_cycles=100_000)
     assert result.status == "done"
     mask = (1 << system.layouts.vertex.size) - 1

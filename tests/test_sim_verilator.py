@@ -14,10 +14,10 @@ from amaranth.lib.wiring import In, Out
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gravfm.hw.host_read import HOST_READ_LATENCY
+from gravfm.hw.protocol import HOST_READ_LATENCY, join_words, split_words
 from gravfm.sim.verilator import (
-    HostWrites, ReadRegion, SimulatorError, WatchItem, build_simulator, join_words, run_simulator,
-    simulator_sources, split_words,
+    HostWrites, ReadRegion, SimulatorError, WatchItem, build_simulator, run_simulator,
+    simulator_sources,
 )
 
 COUNTER_NAMES = ("messages", "busy", "wait_barrier")

@@ -23,16 +23,23 @@ Architecture of one FPGA (GraVF-M, receiver-side scatter)::
 Modules: :mod:`.config` (SystemConfig), :mod:`.layouts`, :mod:`.kernels` (port signatures and
 checks), :mod:`.verilog_kernel` (kernels in Verilog with the paper's port names), :mod:`.pe`
 (ScatterUnit, GatherUnit, HazardUnit, ApplyUnit, ProcessingElement), :mod:`.network`
-(Broadcaster, Endpoint, RoundMerger, Network), :mod:`.counters`, :mod:`.system` (the top).
+(Broadcaster, Endpoint, RoundMerger, Network), :mod:`.protocol` (host protocol, no Amaranth), :mod:`.system` (the top).
 """
 
-from .config import SystemConfig
-from .counters import COUNTER_NAMES
-from .kernels import apply_signature, build_kernels, gather_signature, scatter_signature
-from .layouts import KernelLayouts
-from .system import HostGeometry, System
-from .verilog_kernel import VerilogKernel, verilog_kernel
+import importlib
 
-__all__ = ["SystemConfig", "COUNTER_NAMES", "KernelLayouts", "System", "HostGeometry",
-           "gather_signature", "apply_signature", "scatter_signature", "build_kernels",
-           "verilog_kernel", "VerilogKernel"]
+#: Public names and the submodule that defines each. Loaded on first use, so that
+#: :mod:`gravfm.hw.protocol` (no Amaranth) can be imported without building any hardware.
+_EXPORTS = {
+    "SystemConfig": "config", "COUNTER_NAMES": "protocol", "KernelLayouts": "layouts",
+    "System": "system", "HostGeometry": "system", "gather_signature": "kernels",
+    "apply_signature": "kernels", "scatter_signature": "kernels", "build_kernels": "kernels",
+    "verilog_kernel": "verilog_kernel", "VerilogKernel": "verilog_kernel",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

@@ -24,13 +24,11 @@ address of every PE's memories:
 
 from amaranth.hdl import Signal
 
-from .counters import COUNTER_BITS
+from .protocol import COUNTER_BITS, HOST_READ_LATENCY, PE_READ_LATENCY
 
 __all__ = ["PE_READ_LATENCY", "HOST_READ_LATENCY", "delayed", "select_registered", "pe_read_request",
            "pe_host_read"]
 
-PE_READ_LATENCY = 4
-HOST_READ_LATENCY = PE_READ_LATENCY + 1  # the top registers each PE's request first
 
 
 def delayed(m, value, cycles, *, name):

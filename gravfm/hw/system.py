@@ -18,13 +18,12 @@ from amaranth.lib.wiring import In, Out
 
 from ..errors import ConfigError
 from .config import SystemConfig
-from .counters import COUNTER_BITS, COUNTER_NAMES
 from .host_read import HOST_READ_LATENCY, pe_read_request, select_registered
 from .kernels import build_kernels
 from .layouts import KernelLayouts
 from .network import Network
 from .pe import ProcessingElement
-from .pe.pe import LOG_BITS
+from .protocol import COUNTER_BITS, COUNTER_NAMES, LOG_BITS
 
 __all__ = ["System", "HostGeometry"]
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from .loader import HostMem, build_load
+from ..hw.protocol import COUNTER_NAMES, HOST_READ_LATENCY, ROUND_LOGS, HostReadMem
+from .loader import build_load
 
 __all__ = ["SimResult", "RunResult", "simulate", "run_amaranth", "SimulationTimeout"]
 
@@ -34,7 +35,7 @@ class SimResult:
     state_words : list of list of int
         Vertex-state words per PE (local indices ``0 .. num_local-1``).
     counters : dict of str to np.ndarray
-        Per-PE counter values, by name (``gravfm.hw.counters.COUNTER_NAMES``).
+        Per-PE counter values, by name (``gravfm.hw.protocol.COUNTER_NAMES``).
     round_log : dict of str to np.ndarray
         ``messages``, ``updates``, ``cycle``: arrays of shape (PEs, rounds read).
     """
@@ -98,8 +99,6 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=N
     """
     from amaranth.sim import Simulator
 
-    from ..hw.counters import COUNTER_NAMES
-    from ..hw.host_read import HOST_READ_LATENCY
 
     config = system.config
     if plan.data_bits > len(system.host_wr_data):
@@ -136,16 +135,14 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=N
             return ctx.get(system.host_rd_data)
 
         vertex_mask = (1 << system.layouts.vertex.size) - 1
-        outcome["states"] = [[(await read(g, HostMem.VERTEX, a)) & vertex_mask
+        outcome["states"] = [[(await read(g, HostReadMem.VERTEX, a)) & vertex_mask
                               for a in range(int(plan.num_local[g]))] for g in range(pes)]
-        outcome["counters"] = {name: np.array([await read(g, HostMem.COUNTERS, k) for g in range(pes)],
+        outcome["counters"] = {name: np.array([await read(g, HostReadMem.COUNTERS, k) for g in range(pes)],
                                               dtype=np.int64)
                                for k, name in enumerate(COUNTER_NAMES)}
         outcome["log"] = {name: np.array([[await read(g, code, r) for r in range(log_rounds)]
                                           for g in range(pes)], dtype=np.int64)
-                          for name, code in (("messages", HostMem.LOG_MESSAGES),
-                                             ("updates", HostMem.LOG_UPDATES),
-                                             ("cycle", HostMem.LOG_CYCLE))}
+                          for name, code in ROUND_LOGS.items()}
         for name, reads in (extra_reads or {}).items():
             outcome["counters"][name] = np.array([await read(*where) for where in reads], dtype=np.int64)
 

@@ -12,10 +12,8 @@ are not written unless ``write_empty_lists=True``. For an algorithm with ``spars
 ``initially_active``, PE register 1 is set and the initially active vertices' local indices are
 written to memory 5 (the list round 0's apply visits).
 
-Load file (:meth:`LoadPlan.write_load_file`, read by the compiled simulator's harness):
-little-endian; header = magic ``b"GRVFMLD1"``, u32 words per data item, u32 0, u64 record count;
-then one record per write: u32 pe, u32 mem, u32 addr, then the data as ``ceil(data_bits/32)``
-u32 words, least significant first.
+The codes and the load file's format (:meth:`LoadPlan.write_load_file`, read by the compiled
+simulator's harness) are those of :mod:`gravfm.hw.protocol`.
 """
 
 from dataclasses import dataclass
@@ -24,24 +22,10 @@ import numpy as np
 
 from ..algorithms.base import VERTEXID
 from ..errors import ConfigError
+from ..hw.protocol import HostMem, PeRegister, split_words, write_load_file
 
-__all__ = ["LoadPlan", "build_load", "field_offsets", "HostMem"]
+__all__ = ["LoadPlan", "build_load", "field_offsets"]
 
-LOAD_MAGIC = b"GRVFMLD1"
-
-
-class HostMem:
-    """``host_wr_mem`` / ``host_rd_mem`` codes (docs/interfaces.md §5)."""
-    VERTEX = 0
-    EDGE_INDEX = 1
-    EDGES = 2
-    REGISTERS = 3
-    FILTER = 4
-    APPLY_LIST = 5
-    COUNTERS = 3
-    LOG_MESSAGES = 5
-    LOG_UPDATES = 6
-    LOG_CYCLE = 7
 
 
 def field_offsets(fields, vertexid_bits):
@@ -147,20 +131,8 @@ class LoadPlan:
         return out
 
     def write_load_file(self, path):
-        """Write the binary load file (format in the module docstring)."""
-        words = max(1, -(-self.data_bits // 32))
-        records = np.zeros((len(self), 3 + words), dtype="<u4")
-        records[:, 0], records[:, 1], records[:, 2] = self.pe, self.mem, self.addr
-        for k in range(words):
-            if self.data.dtype == object:
-                records[:, 3 + k] = [(int(v) >> (32 * k)) & 0xFFFFFFFF for v in self.data]
-            else:
-                records[:, 3 + k] = (self.data >> np.uint64(32 * k)) & np.uint64(0xFFFFFFFF)
-        header = LOAD_MAGIC + np.array([words, 0], dtype="<u4").tobytes() \
-            + np.array([len(self)], dtype="<u8").tobytes()
-        with open(path, "wb") as file:
-            file.write(header)
-            file.write(records.tobytes())
+        """Write the binary load file (:func:`gravfm.hw.protocol.write_load_file`)."""
+        write_load_file(path, self.pe, self.mem, self.addr, split_words(self.data, self.data_bits))
 
 
 def build_load(algorithm, graph, partition, config, params=None, *, data_bits=None,
@@ -252,11 +224,11 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     for g in range(config.total_pes):
         members = np.asarray(partition.vertices_of_pe(g), dtype=np.int64)
         vertex_of_pe.append(members)
-        parts.append((g, HostMem.REGISTERS, np.array([0]), np.array([members.size], dtype=np.uint64)))
+        parts.append((g, HostMem.REGISTERS, np.array([PeRegister.NUM_LOCAL]), np.array([members.size], dtype=np.uint64)))
         if round0_list is not None:
             # Round 0's apply visits only these vertices (register 1 says the list is loaded).
             listed = local_index[members[round0_list[members]]].astype(np.uint64)
-            parts.append((g, HostMem.REGISTERS, np.array([1]), np.array([1], dtype=np.uint64)))
+            parts.append((g, HostMem.REGISTERS, np.array([PeRegister.SPARSE_ROUND0]), np.array([1], dtype=np.uint64)))
             parts.append((g, HostMem.APPLY_LIST, np.arange(listed.size), listed))
         if members.size:
             words = _pack({name: state[name][members] for name in vertex_offsets}, vertex_offsets)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..hw.protocol import cpp_header, join_words, split_words, write_load_file
 from .build_cache import BuildCache, build_key
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
-LOAD_MAGIC = b"GRVFMLD1"
 STATUSES = ("done", "stalled", "max_cycles", "interrupted")
 
 # Verilator options: one thread per simulation (--threads made runs erratic on 2-core machines),
@@ -125,51 +125,10 @@ class HostWrites:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("pe", "mem", "addr", "data")))
 
     def write_load_file(self, path, data_words):
-        """Write the binary load file read by the harness (format in ``harness.cpp``)."""
+        """Write the binary load file read by the harness (:func:`gravfm.hw.protocol.write_load_file`)."""
         if self.data.shape[1] != data_words:
             raise SimulatorError(f"host writes carry {self.data.shape[1]} data words, build expects {data_words}")
-        records = np.empty((len(self), 3 + data_words), dtype="<u4")
-        records[:, 0], records[:, 1], records[:, 2] = self.pe, self.mem, self.addr
-        records[:, 3:] = self.data
-        header = LOAD_MAGIC + np.array([data_words, 0], dtype="<u4").tobytes() + \
-            np.array([len(self)], dtype="<u8").tobytes()
-        with open(path, "wb") as file:
-            file.write(header)
-            file.write(records.tobytes())
-
-
-def split_words(values, bits):
-    """Integers (< 2**bits) as ``uint32[n, ceil(bits/32)]``, least significant word first."""
-    words = max(1, -(-bits // 32))
-    array = np.asarray(values)
-    if array.dtype.kind in "iu" and bits <= 64:
-        array = array.astype(np.uint64).reshape(-1)
-        out = np.empty((len(array), words), dtype=np.uint32)
-        for k in range(words):
-            out[:, k] = (array >> np.uint64(32 * k)) & np.uint64(0xFFFFFFFF)
-        return out
-    ints = [int(v) for v in np.asarray(values, dtype=object).reshape(-1)]
-    out = np.empty((len(ints), words), dtype=np.uint32)
-    for i, value in enumerate(ints):
-        for k in range(words):
-            out[i, k] = (value >> (32 * k)) & 0xFFFFFFFF
-    return out
-
-
-def join_words(words, bits):
-    """Inverse of :func:`split_words`: uint64 array when ``bits <= 64``, else object array of ints."""
-    words = np.asarray(words, dtype=np.uint64)
-    if bits <= 64:
-        out = words[:, 0].copy()
-        if words.shape[1] > 1:
-            out |= words[:, 1] << np.uint64(32)
-        if bits < 64:
-            out &= np.uint64((1 << bits) - 1)
-        return out
-    out = np.empty(len(words), dtype=object)
-    for i, row in enumerate(words):
-        out[i] = sum(int(w) << (32 * k) for k, w in enumerate(row)) & ((1 << bits) - 1)
-    return out
+        write_load_file(path, self.pe, self.mem, self.addr, self.data)
 
 
 @dataclass(frozen=True)
@@ -305,8 +264,6 @@ def export_verilog(top, *, name=TOP_NAME):
 
 def port_header(interface, *, name=TOP_NAME):
     """The generated C++ header that adapts the harness to this top's port widths."""
-    from ..hw.host_read import HOST_READ_LATENCY
-
     def setter(port, bits):
         if bits <= 32:
             return f"    top->{port} = w[0];"
@@ -329,11 +286,11 @@ def port_header(interface, *, name=TOP_NAME):
 #include <cstdint>
 #include "V{name}.h"
 #include "verilated.h"
+#include "gravfm_protocol.h"
 
 #define TOP_CLASS V{name}
 #define DATA_WORDS {interface.data_words}
 #define RD_WORDS {interface.rd_words}
-#define HOST_READ_LATENCY {HOST_READ_LATENCY}
 
 static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
 {setter("host_wr_data", interface.data_bits)}
@@ -368,6 +325,7 @@ class SimulatorSources:
     interface: HostInterface
     verilog: str = field(repr=False)
     header: str = field(repr=False)
+    protocol: str = field(repr=False)
     harness: str = field(repr=False)
     flags: tuple
     key: str
@@ -384,11 +342,12 @@ def simulator_sources(top, *, extra_flags=()):
     check_verilog_ports(verilog_text)
     verilog_text = "\n".join((verilog_text, *getattr(top, "verilog_sources", ())))
     header = port_header(interface)
+    protocol = cpp_header()
     harness = harness_source()
     flags = VERILATOR_FLAGS + tuple(extra_flags)
-    key = build_key({"verilog": verilog_text, "header": header, "harness": harness,
+    key = build_key({"verilog": verilog_text, "header": header, "protocol": protocol, "harness": harness,
                      "flags": "\0".join(flags), "verilator": verilator_version()})
-    return SimulatorSources(interface=interface, verilog=verilog_text, header=header,
+    return SimulatorSources(interface=interface, verilog=verilog_text, header=header, protocol=protocol,
                             harness=harness, flags=flags, key=key)
 
 
@@ -420,6 +379,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
         folder = folder.resolve()  # Verilator runs inside the folder: relative paths would break
         (folder / f"{TOP_NAME}.v").write_text(verilog_text)
         (folder / "gravfm_ports.h").write_text(header)
+        (folder / "gravfm_protocol.h").write_text(sources.protocol)
         (folder / "harness.cpp").write_text(harness)
         script, env = verilator_executable()
         command = [str(script), *flags, "--top-module", TOP_NAME, "--Mdir", str(folder / "obj"),

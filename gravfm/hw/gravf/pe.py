@@ -19,11 +19,11 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
 from ..pe.apply import ApplyUnit
 from ..pe.gather_forward import build_gather_unit
-from ..pe.pe import HostMem, HostReadMem, round_logs
+from ..pe.pe import round_logs
+from ..protocol import COUNTER_BITS, COUNTER_NAMES, HostMem, HostReadMem, PeRegister
 from ..pe.scatter import ScatterUnit
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
@@ -153,9 +153,9 @@ class GravfProcessingElement(wiring.Component):
         host_write = {code: self.wr_en & (self.wr_mem == code) for code in range(5)}
         num_local = Signal(local_bits + 1)
         sparse_round0 = Signal()
-        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 0)):
+        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == PeRegister.NUM_LOCAL)):
             m.d.sync += num_local.eq(self.wr_data)
-        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == 1)):
+        with m.If(host_write[HostMem.REGISTERS] & (self.wr_addr == PeRegister.SPARSE_ROUND0)):
             m.d.sync += sparse_round0.eq(self.wr_data[0])
         m.d.comb += [
             scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),

@@ -12,7 +12,7 @@ from .endpoints import LinkReceiver, LinkSender, link_word_layout
 from .fpga import FpgaNode, peers_of
 from .link import LinkModel
 from .link_config import LinkConfig
-from .system import LINK_COUNTER_NAMES, LINK_COUNTERS_MEM, MultiFpgaSystem
+from .system import MultiFpgaSystem
 
-__all__ = ["build_system", "FpgaNode", "LINK_COUNTER_NAMES", "LINK_COUNTERS_MEM", "LinkConfig", "LinkModel",
+__all__ = ["build_system", "FpgaNode", "LinkConfig", "LinkModel",
            "LinkReceiver", "LinkSender", "MultiFpgaSystem", "link_word_layout", "peers_of"]

@@ -14,7 +14,7 @@ from ..host_read import HOST_READ_LATENCY, pe_read_request, select_registered
 from ..memory_ports import NO_READ_DURING_WRITE
 from ..network import Network
 from ..pe import ProcessingElement
-from ..pe.pe import HostMem
+from ..protocol import HostMem
 from .endpoints import LinkReceiver, LinkSender, link_word_layout
 
 __all__ = ["FpgaNode", "network_item", "peers_of"]

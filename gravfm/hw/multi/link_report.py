@@ -1,7 +1,7 @@
 """What the link counters of a multi-FPGA run say: traffic figures, and which link a stall is on.
 
 Plain arithmetic on the counters read back from the hardware (``host_rd_mem = 4``, see
-:data:`~gravfm.hw.multi.system.LINK_COUNTER_NAMES`), given as ``{name: array (fpgas, fpgas - 1)}``
+:data:`~gravfm.hw.protocol.LINK_COUNTER_NAMES`), given as ``{name: array (fpgas, fpgas - 1)}``
 with row = sending FPGA and column ``k`` = link to ``peers_of(row)[k]``.
 """
 

@@ -32,7 +32,7 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
     -------
     gravfm.sim.amaranth_backend.RunResult
         With ``sim.counters`` extended by ``link_<name>`` for every name of
-        :data:`~gravfm.hw.multi.LINK_COUNTER_NAMES` (and ``link_words``): arrays of shape
+        :data:`~gravfm.hw.protocol.LINK_COUNTER_NAMES` (and ``link_words``): arrays of shape
         (fpgas, fpgas - 1), row = sending FPGA, column ``k`` = link to ``peers_of(row)[k]``.
     """
     from ...partition import edge_stores, partition
@@ -71,10 +71,10 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
 
 def link_counter_reads(config):
     """Host reads ``{name: [(pe, mem, addr), ...]}`` of every link counter, FPGA by FPGA, link by link."""
-    from .system import LINK_COUNTER_NAMES, LINK_COUNTERS_MEM
+    from ..protocol import LINK_COUNTER_NAMES, HostReadMem, link_counter_address
 
-    n, p, stride = config.fpgas, config.pes_per_fpga, len(LINK_COUNTER_NAMES)
-    return {f"link_{name}": [(a * p, LINK_COUNTERS_MEM, stride * k + c) for a in range(n) for k in range(n - 1)]
+    n, p = config.fpgas, config.pes_per_fpga
+    return {f"link_{name}": [(a * p, HostReadMem.LINK_COUNTERS, link_counter_address(k, c)) for a in range(n) for k in range(n - 1)]
             for c, name in enumerate(LINK_COUNTER_NAMES)}
 
 

@@ -21,19 +21,17 @@ from amaranth.lib.wiring import In, Out
 
 from ...errors import ConfigError
 from ..config import SystemConfig
-from ..host_read import HOST_READ_LATENCY, delayed
+from ..host_read import delayed
 from ..kernels import build_kernels
+from ..protocol import HOST_READ_LATENCY
+from ..protocol import LINK_COUNTER_NAMES, HostReadMem, link_counter_address
 from ..layouts import KernelLayouts
 from ..system import HostGeometry
 from .fpga import FpgaNode, peers_of
 from .link import LinkModel
 from .link_config import LinkConfig
 
-__all__ = ["MultiFpgaSystem", "LINK_COUNTER_NAMES", "LINK_COUNTERS_MEM"]
-
-#: Counters of each outgoing link, address ``len(LINK_COUNTER_NAMES) * k + index``.
-LINK_COUNTER_NAMES = ("items", "bits", "bound_cycles", "delivered", "barriers_sent", "barriers_delivered")
-LINK_COUNTERS_MEM = 4
+__all__ = ["MultiFpgaSystem"]
 
 
 class MultiFpgaSystem(wiring.Component):
@@ -152,7 +150,7 @@ class MultiFpgaSystem(wiring.Component):
 
         rd_pe_q, rd_mem_q, rd_addr_q = (delayed(m, getattr(self, f"host_rd_{name}"), HOST_READ_LATENCY,
                                                 name=f"rd_{name}") for name in ("pe", "mem", "addr"))
-        with m.If(rd_mem_q == LINK_COUNTERS_MEM):
+        with m.If(rd_mem_q == HostReadMem.LINK_COUNTERS):
             self._read_link_counters(m, rd_pe_q, rd_addr_q)
         with m.Else():
             read = 0
@@ -181,12 +179,11 @@ class MultiFpgaSystem(wiring.Component):
 
     def _read_link_counters(self, m, rd_pe, rd_addr):
         n, p = self.config.fpgas, self.config.pes_per_fpga
-        stride = len(LINK_COUNTER_NAMES)
         for (a, b), link in self.links.items():
             k = peers_of(a, n).index(b)
             in_fpga = (rd_pe >= a * p) & (rd_pe < (a + 1) * p)
             values = {"items": link.items, "bits": link.items * self.item_bits, "bound_cycles": link.link_bound,
                       **self._link_ends[a, b]}
             for c, name in enumerate(LINK_COUNTER_NAMES):
-                with m.If(in_fpga & (rd_addr == stride * k + c)):
+                with m.If(in_fpga & (rd_addr == link_counter_address(k, c))):
                     m.d.comb += self.host_rd_data.eq(values[name])

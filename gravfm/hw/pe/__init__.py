@@ -4,8 +4,7 @@ from .apply import ApplyUnit
 from .gather import GatherUnit
 from .gather_forward import ForwardingGatherUnit
 from .hazard import HazardUnit
-from .pe import HostMem, HostReadMem, ProcessingElement
+from .pe import ProcessingElement
 from .scatter import ScatterUnit
 
-__all__ = ["ApplyUnit", "ForwardingGatherUnit", "GatherUnit", "HazardUnit", "HostMem", "HostReadMem",
-           "ProcessingElement", "ScatterUnit"]
+__all__ = ["ApplyUnit", "ForwardingGatherUnit", "GatherUnit", "HazardUnit", "ProcessingElement", "ScatterUnit"]

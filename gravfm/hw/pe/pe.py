@@ -11,45 +11,23 @@ The vertex memory has one write port shared by the host (before ``start``), gath
 transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``;
 for an algorithm with ``sparse_apply`` a FIFO carries the touched vertices from gather to apply.
 Host writes and reads follow docs/interfaces.md §5; the PE also keeps the counters of
-:mod:`gravfm.hw.counters` and a per-round log.
+:mod:`gravfm.hw.protocol` and a per-round log.
 """
 
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..counters import COUNTER_BITS, COUNTER_NAMES
 from ..host_read import pe_host_read
 from ..memory_ports import no_read_during_write
+from ..protocol import COUNTER_BITS, COUNTER_NAMES, LOG_BITS, HostMem, HostReadMem, PeRegister
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
 from .gather_forward import build_gather_unit
 from .scatter import ScatterUnit
 
-__all__ = ["ProcessingElement", "HostMem", "HostReadMem", "round_logs"]
-
-
-class HostMem:
-    """``host_wr_mem`` codes."""
-    VERTEX = 0
-    EDGE_INDEX = 1
-    EDGES = 2
-    REGISTERS = 3
-    FILTER = 4
-    APPLY_LIST = 5
-
-
-class HostReadMem:
-    """``host_rd_mem`` codes."""
-    VERTEX = 0
-    COUNTERS = 3
-    LOG_MESSAGES = 5
-    LOG_UPDATES = 6
-    LOG_CYCLE = 7
-
-
-LOG_BITS = 64
+__all__ = ["ProcessingElement", "round_logs"]
 
 
 class ProcessingElement(wiring.Component):
@@ -202,9 +180,9 @@ class ProcessingElement(wiring.Component):
         # Host writes.
         num_local = Signal(local_bits + 1)
         sparse_round0 = Signal()
-        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == 0)):
+        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.NUM_LOCAL)):
             m.d.sync += num_local.eq(wr_data)
-        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == 1)):
+        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.SPARSE_ROUND0)):
             m.d.sync += sparse_round0.eq(wr_data[0])
         m.d.comb += [
             scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),

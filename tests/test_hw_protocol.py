@@ -1,0 +1,61 @@
+"""The host protocol: one module of constants, the same values in the C++ header, no Amaranth."""
+
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gravfm.hw import protocol
+from gravfm.sim.verilator import harness_source
+
+
+def test_importing_the_protocol_and_the_loader_does_not_import_amaranth():
+    code = "import sys, gravfm.hw.protocol, gravfm.sim.loader; print('amaranth' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs a C++ compiler (Verilator builds need one too)")
+def test_cpp_header_carries_the_python_values(tmp_path):
+    (tmp_path / "gravfm_protocol.h").write_text(protocol.cpp_header())
+    names = {f"HOST_MEM_{k}": v for k, v in vars(protocol.HostMem).items() if k.isupper()}
+    names |= {f"HOST_READ_{k}": v for k, v in vars(protocol.HostReadMem).items() if k.isupper()}
+    names |= {"HOST_READ_LATENCY": protocol.HOST_READ_LATENCY, "COUNTER_COUNT": len(protocol.COUNTER_NAMES),
+              "LINK_COUNTER_COUNT": len(protocol.LINK_COUNTER_NAMES)}
+    prints = "\n".join(f'    std::printf("{name} %d\\n", (int){name});' for name in names)
+    (tmp_path / "main.cpp").write_text(
+        '#include <cstdio>\n#include "gravfm_protocol.h"\nint main() {\n'
+        f'{prints}\n    std::printf("LOAD_MAGIC %s\\n", LOAD_MAGIC);\n}}\n')
+    subprocess.run(["g++", "-std=c++17", "-o", str(tmp_path / "main"), str(tmp_path / "main.cpp")],
+                   check=True, cwd=tmp_path)
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True).stdout
+    printed = dict(line.split(" ", 1) for line in out.splitlines())
+    assert printed.pop("LOAD_MAGIC") == protocol.LOAD_MAGIC.decode()
+    assert {k: int(v) for k, v in printed.items()} == names
+
+
+def test_harness_takes_its_constants_from_the_header():
+    source = harness_source()
+    assert '"GRVFMLD1"' not in source and "LOAD_MAGIC" in source
+    assert "HOST_READ_LATENCY" in source
+
+
+def test_codes_are_distinct_and_fit_the_port():
+    for codes in (protocol.HostMem, protocol.HostReadMem):
+        values = [v for k, v in vars(codes).items() if k.isupper()]
+        assert len(set(values)) == len(values)
+        assert max(values) < 1 << protocol.HOST_MEM_BITS
+
+
+def test_load_file_round_trip(tmp_path):
+    data = protocol.split_words([1, 2**40 + 3, 7], 48)
+    protocol.write_load_file(tmp_path / "load.bin", [0, 1, 2], [3, 2, 1], [9, 8, 7], data)
+    raw = (tmp_path / "load.bin").read_bytes()
+    assert raw[:8] == protocol.LOAD_MAGIC
+    words, zero = np.frombuffer(raw[8:16], dtype="<u4")
+    assert (int(words), int(zero)) == (2, 0)
+    records = np.frombuffer(raw[24:], dtype="<u4").reshape(3, 5)
+    assert records[:, :3].tolist() == [[0, 3, 9], [1, 2, 8], [2, 1, 7]]
+    assert [int(v) for v in protocol.join_words(records[:, 3:], 48)] == [1, 2**40 + 3, 7]
