@@ -1,4 +1,4 @@
-"""Graph toolkit timings: RMAT generation and loading two shared datasets.
+"""Graph toolkit timings: RMAT generation and loading two packaged datasets.
 
 Prints one JSON object (seconds, best of ``--repeat`` runs) so results can be compared over
 time. Run: ``python benchmarks/bench_graph.py [--repeat N] [--scale 20]``.
@@ -9,13 +9,11 @@ import json
 import platform
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
+from gravfm import datasets
 from gravfm.graph import load_graph, rmat
-
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def best_time(function, repeat):
@@ -40,7 +38,7 @@ def main(argv=None):
                                               "edges": graph.num_edges,
                                               "edges_before_cleaning": graph.cleaning.input_edges}
     for name in ("Wiki-Vote.txt.gz", "s14e16.graph.gz"):
-        seconds, graph = best_time(lambda: load_graph(DATASETS / name), args.repeat)
+        seconds, graph = best_time(lambda: load_graph(datasets.path(name)), args.repeat)
         results[name] = {"seconds": round(seconds, 4), "vertices": graph.num_vertices, "edges": graph.num_edges,
                          "lines": graph.cleaning.input_edges}
     json.dump(results, sys.stdout, indent=2)

@@ -1,7 +1,6 @@
 """Software references: answers against networkx, superstep counts against a per-vertex loop."""
 
 import math
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -9,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gravfm import datasets
 from gravfm.algorithms.reference import (
     bfs,
     bfs_levels,
@@ -408,14 +408,11 @@ def test_compare_helpers_name_the_first_difference():
 
 # --- real datasets -----------------------------------------------------------------------------
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
-
 @pytest.mark.parametrize("name", ["facebook_combined.txt", "Wiki-Vote.txt.gz", "GRCite.graph"])
 def test_references_on_datasets(name):
     from gravfm.graph import load_graph
 
-    graph = load_graph(str(DATASETS / name))
+    graph = load_graph(datasets.path(name))
     symmetric = graph.symmetrize()
     components = wcc(symmetric)
     np.testing.assert_array_equal(components.labels, wcc_components(graph))

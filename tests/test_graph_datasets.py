@@ -1,22 +1,21 @@
-"""Every file of the shared datasets loads, and `gravfm graph info` reproduces its README counts."""
+"""Every packaged dataset file loads, and `gravfm graph info` reproduces its README counts."""
 
 import json
-from pathlib import Path
 
 import pytest
 
+from gravfm import datasets
 from gravfm.cli import main
+from gravfm.errors import GraphFormatError
 from gravfm.graph import load_graph
 from gravfm.graph.stats import unordered_pairs
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
-# From shared/datasets/README.md: nodes; edge lines; distinct unordered pairs; self-loops.
+# From gravfm/datasets/README.md: nodes; edge lines; distinct unordered pairs; self-loops.
 README_COUNTS = {
-    "facebook_combined.txt": (4039, 88234, 88234, 0),
+    "facebook_combined.txt.gz": (4039, 88234, 88234, 0),
     "CA-GrQc.txt": (5242, 28980, 14496, 12),
     "Wiki-Vote.txt.gz": (7115, 103689, 100762, 0),
-    "oregon1_010331.txt": (10670, 44004, 22002, 0),
+    "oregon1_010331.txt.gz": (10670, 44004, 22002, 0),
     "inf-euroroad.edges": (1174, 1417, 1417, 0),
     "road-minnesota.mtx": (2642, 3303, 3303, 0),
     "road-luxembourg-osm.mtx.gz": (114599, 119666, 119666, 0),
@@ -29,24 +28,27 @@ README_COUNTS = {
 # Distinct directed arcs, where the README gives them.
 README_DISTINCT_ARCS = {"Wiki-Vote.txt.gz": 103689, "GRCite.graph": 4159, "s10e16.graph": 10652}
 
-pytestmark = pytest.mark.skipif(not DATASETS.is_dir(), reason="shared datasets folder not present")
-
 
 def test_every_dataset_file_is_covered():
-    files = {path.name for path in DATASETS.iterdir() if path.name != "README.md"}
-    assert files == set(README_COUNTS)
+    assert datasets.files() == sorted(README_COUNTS)
+
+
+def test_unknown_packaged_name_is_a_one_line_error():
+    message = r"^nope\.txt: no such packaged dataset \(known: 4x4\.graph, [^\n]*\)$"
+    with pytest.raises(GraphFormatError, match=message):
+        datasets.path("nope.txt")
 
 
 @pytest.mark.parametrize("name", sorted(README_COUNTS))
 def test_dataset_counts_match_readme(name):
     nodes, lines, unique, self_loops = README_COUNTS[name]
-    raw = load_graph(DATASETS / name, self_loops="keep", duplicates="keep")
+    raw = load_graph(datasets.path(name), self_loops="keep", duplicates="keep")
     assert raw.num_vertices == nodes
     assert raw.cleaning.input_edges == lines
     assert raw.cleaning.self_loops_kept == self_loops
     assert unordered_pairs(raw) == unique
     # Default cleaning: self-loops dropped and counted, duplicates merged and counted.
-    clean = load_graph(DATASETS / name)
+    clean = load_graph(datasets.path(name))
     report = clean.cleaning
     assert report.self_loops_removed == self_loops
     assert report.input_edges + report.mirrored_edges == \

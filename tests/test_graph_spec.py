@@ -1,10 +1,12 @@
 """Graph spec strings (load_graph) and the `gravfm graph` command line."""
 
 import json
+import os
 
 import numpy as np
 import pytest
 
+from gravfm import datasets
 from gravfm.cli import main
 from gravfm.errors import GraphFormatError, SpecError
 from gravfm.graph import Graph, load_graph, rmat, tiny_graph, uniform, wd
@@ -39,9 +41,34 @@ def test_graph_passes_through():
     assert load_graph(g) is g
 
 
-def test_relative_path_found_in_shared_datasets():
-    g = load_graph("4x4.graph")
-    assert g.num_vertices == 15 and g.name == "4x4.graph"
+@pytest.mark.parametrize("name, vertices, found", [
+    ("4x4.graph", 15, "4x4.graph"),
+    ("facebook_combined.txt", 4039, "facebook_combined.txt.gz"),  # gzipped here, asked by its name
+])
+def test_relative_name_found_in_packaged_datasets(name, vertices, found, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    g = load_graph(name)
+    assert g.num_vertices == vertices and g.name == found
+
+
+def test_gravfm_datasets_folders_are_searched_after_the_package(tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "extra.txt").write_text("0 1\n1 2\n")
+    (second / "4x4.graph").write_text("0 1\n")  # the packaged 4x4.graph comes first
+    monkeypatch.setenv("GRAVFM_DATASETS", os.pathsep.join([str(first), str(second)]))
+    monkeypatch.chdir(tmp_path)
+    assert load_graph("extra.txt").num_edges == 2
+    assert load_graph("4x4.graph").num_vertices == 15
+
+
+def test_missing_graph_names_the_folders_searched(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAVFM_DATASETS", str(tmp_path))
+    with pytest.raises(GraphFormatError) as error:
+        load_graph("no_such_file.txt")
+    folders = f"{datasets.FOLDER}, {tmp_path}"
+    assert str(error.value) == f"no_such_file.txt: no such graph file, here or in {folders}"
 
 
 def test_existing_file_wins_over_generator_syntax(tmp_path, monkeypatch):

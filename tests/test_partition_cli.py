@@ -1,16 +1,14 @@
-"""``gravfm partition`` and the partitioners on the shared datasets."""
+"""``gravfm partition`` and the partitioners on the packaged datasets."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from gravfm import datasets
 from gravfm.cli import main
 from gravfm.graph import load_graph
 from gravfm.partition import gravfm_edge_stores, partition, partition_report
-
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def test_cli_prints_report_and_json(tmp_path, capsys):
@@ -56,7 +54,7 @@ def test_cli_rejects_unknown_method(capsys):
 
 
 def test_road_network_metis_keeps_edges_local():
-    graph = load_graph(str(DATASETS / "road-minnesota.mtx"))
+    graph = load_graph(datasets.path("road-minnesota.mtx"))
     metis_report = partition_report(graph, partition(graph, 4, 9, "metis", seed=1))
     greedy_report = partition_report(graph, partition(graph, 4, 9, "greedy"))
     # A planar road network cuts into 4 regions with few crossing edges; greedy ignores locality
@@ -68,7 +66,7 @@ def test_road_network_metis_keeps_edges_local():
 
 
 def test_social_graph_edge_stores_cover_every_edge():
-    graph = load_graph(str(DATASETS / "facebook_combined.txt"))
+    graph = load_graph(datasets.path("facebook_combined.txt"))
     parts = partition(graph, 2, 4, "greedy")
     stores = gravfm_edge_stores(graph, parts, parts.min_local_bits)
     assert stores.edges_per_pe.sum() == graph.num_edges

@@ -7,16 +7,15 @@ deliberately wrong algorithm with the same kernels reuses it too. Builds of othe
 
 import dataclasses
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from gravfm import datasets
 from gravfm.algorithms import WCC
 from gravfm.cli import main
 from gravfm.run import RunOptions, run
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 #: Capacities shared by every small run, so they all use one build.
 SMALL = dict(pes=2, local_bits=5, edges_per_pe=512)
 
@@ -183,9 +182,7 @@ def test_deadlock_is_stopped_and_explained(cache, tmp_path):
 @pytest.mark.parametrize("algorithm", ["wcc", "bfs"])
 @pytest.mark.parametrize("dataset", ["facebook_combined.txt", "CA-GrQc.txt", "inf-euroroad.edges"])
 def test_datasets_are_verified(algorithm, dataset, tmp_path):
-    path = DATASETS / dataset
-    if not path.exists():
-        pytest.skip(f"{path} not present")
+    path = datasets.path(dataset)
     out = tmp_path / "r.json"
     code = main(["run", algorithm, "--graph", str(path), "--pes", "4", "--quiet", "--json", str(out)])
     data = json.loads(out.read_text())

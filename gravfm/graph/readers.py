@@ -5,7 +5,7 @@ a trailing ``.gz`` is ignored) or from a ``%%MatrixMarket`` banner, and can be f
 
 Edge lists: one ``source target [weight]`` per line, separated by spaces or tabs, LF or CRLF,
 ``#`` or ``%`` comment lines, the last line with or without a newline. Also understood, because the
-shared datasets contain them: a first line that only gives the vertex count (``10670``) or the sizes
+packaged datasets contain them: a first line that only gives the vertex count (``10670``) or the sizes
 (``edges rows cols`` / ``rows cols edges`` / ``nodes edges``), a final ``-1`` sentinel line, and a
 SNAP ``# Nodes: N`` comment. The fpgagraphlib ``.graph`` files are plain edge lists.
 """

@@ -2,29 +2,29 @@
 
 A spec is either a file path or ``GENERATOR:key=value,...``::
 
-    facebook_combined.txt              (found in the shared datasets folder if not here)
+    facebook_combined.txt              (a packaged dataset, see gravfm.datasets)
     road-minnesota.mtx
     rmat:scale=14,ef=16,seed=1         (a, b, c, permute also accepted)
     uniform:n=10000,deg=32,seed=1
     wd:w=64,d=256,deg=8,seed=1
     tiny:star                          (see gravfm.graph.tiny)
 
-A relative path that does not exist is looked up in ``$GRAVFM_DATASETS`` and then in
-``../shared/datasets`` beside the repository.
+A relative path that does not exist is looked up in the packaged datasets (``gravfm/datasets/``),
+then in the folders of ``$GRAVFM_DATASETS``, as ``NAME`` or ``NAME.gz`` (see :mod:`gravfm.datasets`).
 """
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SpecError
+from .. import datasets
+from ..errors import GraphFormatError, SpecError
 from . import generators
 from .csr import Graph
 from .readers import read_graph
 from .tiny import tiny_graph
 
-__all__ = ["load_graph", "GENERATORS", "parse_spec", "dataset_dirs", "resolve_path"]
+__all__ = ["load_graph", "GENERATORS", "parse_spec", "resolve_path"]
 
 
 @dataclass(frozen=True)
@@ -90,26 +90,16 @@ def parse_spec(spec):
     return name, values
 
 
-def dataset_dirs():
-    """Folders searched for relative graph paths that do not exist as given."""
-    dirs = []
-    if os.environ.get("GRAVFM_DATASETS"):
-        dirs.append(Path(os.environ["GRAVFM_DATASETS"]))
-    repo = Path(__file__).resolve().parents[2]
-    dirs.append(repo.parent / "shared" / "datasets")
-    return dirs
-
-
 def resolve_path(spec):
-    """The file a path spec names: as given if it exists, else found in :func:`dataset_dirs`."""
+    """The file a path spec names: as given if it exists, else found by :func:`gravfm.datasets.find`."""
     path = Path(spec).expanduser()
     if path.exists() or path.is_absolute():
         return path
-    for folder in dataset_dirs():
-        candidate = folder / path
-        if candidate.exists():
-            return candidate
-    return path  # reading it raises the "no such graph file" error
+    found = datasets.find(path)
+    if found is None:
+        folders = ", ".join(str(folder) for folder in datasets.search_path())
+        raise GraphFormatError(f"{spec}: no such graph file, here or in {folders}")
+    return found
 
 
 def load_graph(spec, *, fmt=None, self_loops=None, duplicates=None, relabel="auto", undirected=False):
