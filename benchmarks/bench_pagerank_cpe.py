@@ -22,7 +22,7 @@ import numpy as np
 
 from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, make_pagerank
 from gravfm.graph import load_graph
-from gravfm.hw import System
+from gravfm.hw import FpgaTop
 from gravfm.partition import partition
 from gravfm.run import plan_hardware, simulate_verilator
 from gravfm.sim.loader import build_load
@@ -36,7 +36,7 @@ def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
     reference = algorithm.reference(graph, {})
     config = plan_hardware(algorithm, graph, parts, reference.supersteps)
     config = dataclasses.replace(config, hazard_slots=hazard_slots)
-    system = System(config)
+    system = FpgaTop(config)
     plan = build_load(algorithm, graph, parts, config, {}, data_bits=len(system.host_wr_data))
     started = time.perf_counter()
     outcome = simulate_verilator(system, plan, cache_dir=cache_dir, log=log,

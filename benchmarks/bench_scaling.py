@@ -120,7 +120,7 @@ def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capa
 
 
 def _link_config(platform, fpgas):
-    from gravfm.hw.multi import LinkConfig
+    from gravfm.hw.link import LinkConfig
     link = LinkConfig.from_platform(platform, fpgas)
     return {"bits_per_cycle": link.bits_per_cycle, "word_bits": link.word_bits,
             "latency_cycles": link.latency_cycles, "fifo_depth": link.fifo_depth}

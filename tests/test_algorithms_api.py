@@ -11,7 +11,7 @@ from amaranth.lib.wiring import In, Out
 from gravfm.algorithms import REGISTRY, WCC, Algorithm, get_algorithm
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
-from gravfm.hw import KernelLayouts, System, SystemConfig, build_kernels
+from gravfm.hw import FpgaTop, KernelLayouts, SystemConfig, build_kernels
 from gravfm.sim.amaranth_backend import run_amaranth
 
 
@@ -108,13 +108,13 @@ def test_kernel_with_wrong_ports_is_rejected_when_the_system_is_built(kwargs, me
         kwargs = {"state_layout": states[kwargs["state_layout"]]}
     broken = dataclasses.replace(WCC, gather=lambda lay: _gather_with(lay, **kwargs))
     with pytest.raises(ConfigError, match=message):
-        System(dataclasses.replace(config, algorithm=broken))
+        FpgaTop(dataclasses.replace(config, algorithm=broken))
 
 
 def test_factory_must_return_a_component():
     broken = dataclasses.replace(WCC, scatter=lambda layouts: object())
     with pytest.raises(ConfigError, match="scatter factory returned object"):
-        System(SystemConfig(algorithm=broken))
+        FpgaTop(SystemConfig(algorithm=broken))
 
 
 @pytest.mark.parametrize("field, value, message", [

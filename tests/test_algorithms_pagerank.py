@@ -142,7 +142,7 @@ def test_no_runtime_parameters():
 def test_rmat_graph_in_the_compiled_simulator(tmp_path):
     """A 64-vertex RMAT graph on 3 PEs through Verilator: ranks within tolerance, counts exact."""
     from gravfm.graph import load_graph
-    from gravfm.hw import System
+    from gravfm.hw import FpgaTop
     from gravfm.partition import partition
     from gravfm.run import plan_hardware, simulate_verilator
     from gravfm.sim.loader import build_load
@@ -152,7 +152,7 @@ def test_rmat_graph_in_the_compiled_simulator(tmp_path):
     parts = partition(graph, 1, 3, method="greedy")
     reference = algorithm.reference(graph, {})
     config = plan_hardware(algorithm, graph, parts, reference.supersteps)
-    system = System(config)
+    system = FpgaTop(config)
     plan = build_load(algorithm, graph, parts, config, {}, data_bits=len(system.host_wr_data))
     outcome = simulate_verilator(system, plan, cache_dir=tmp_path)
     assert outcome.status == "done"

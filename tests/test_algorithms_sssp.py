@@ -142,7 +142,7 @@ def test_distances_too_long_for_the_state_are_rejected():
 def test_weighted_rmat_graph_in_the_compiled_simulator(tmp_path):
     """Generated weights on a 128-vertex RMAT graph, 2 PEs, through Verilator: exact distances."""
     from gravfm.graph import load_graph
-    from gravfm.hw import System
+    from gravfm.hw import FpgaTop
     from gravfm.partition import partition
     from gravfm.run import plan_hardware, simulate_verilator
     from gravfm.sim.loader import build_load
@@ -152,7 +152,7 @@ def test_weighted_rmat_graph_in_the_compiled_simulator(tmp_path):
     parts = partition(graph, 1, 2, method="greedy")
     reference = SSSP.reference(graph, params)
     config = plan_hardware(SSSP, graph, parts, reference.supersteps)
-    system = System(config)
+    system = FpgaTop(config)
     plan = build_load(SSSP, graph, parts, config, params, data_bits=len(system.host_wr_data))
     outcome = simulate_verilator(system, plan, cache_dir=tmp_path)
     assert outcome.status == "done"

@@ -8,7 +8,7 @@ from gravfm.errors import ConfigError
 from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
-from gravfm.hw.gravf import GravfSystem
+from gravfm.hw import FpgaTop
 from gravfm.hw.multi import build_system
 from gravfm.partition import gravf_edge_stores, partition
 from gravfm.sim.amaranth_backend import run_amaranth, simulate
@@ -27,7 +27,7 @@ def run_gravf(algorithm, graph, *, pes, params=None, **options):
                           edges_per_pe=max(1, int(stores.edges_per_pe.max())),
                           max_rounds=max(4, reference.supersteps), arch="gravf", **options)
     system = build_system(config)
-    assert isinstance(system, GravfSystem)
+    assert isinstance(system, FpgaTop) and system.architecture.name == "gravf"
     plan = build_load(algorithm, prepared, parts, config, params, data_bits=len(system.host_wr_data))
     sim = simulate(system, plan, max_cycles=50_000)
     state = plan.decode_states(sim.state_words)
@@ -109,10 +109,10 @@ def test_bad_architecture_is_refused():
         SystemConfig(algorithm=WCC, arch="gravx")
 
 
-def test_the_single_fpga_top_refuses_several_fpgas():
+def test_an_fpga_outside_the_system_is_refused():
     config = SystemConfig(algorithm=WCC, fpgas=2, arch="gravf")
-    with pytest.raises(ConfigError, match="one FPGA"):
-        GravfSystem(config)   # build_system gives a MultiFpgaSystem (tests/test_hw_multi_gravf.py)
+    with pytest.raises(ConfigError, match="FPGA 2 does not exist in a system of 2"):
+        FpgaTop(config, fpga=2)
 
 
 def test_gravfm_run_reports_the_architecture(tmp_path):

@@ -13,7 +13,9 @@ from gravfm.algorithms import BFS, WCC
 from gravfm.graph import load_graph
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
-from gravfm.hw.multi import LinkConfig, MultiFpgaSystem, build_system, peers_of
+from gravfm.hw.link import LinkConfig
+from gravfm.hw.multi import MultiFpgaSystem, build_system
+from gravfm.hw.protocol import peers_of
 from gravfm.hw.multi.link_report import bytes_per_edge_theory, crossing_fraction, diagnose_links
 from gravfm.hw.multi.simulate import run_multi_amaranth
 from gravfm.partition import partition

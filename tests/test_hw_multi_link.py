@@ -4,7 +4,7 @@ import pytest
 from amaranth.sim import Simulator
 
 from gravfm.errors import ConfigError
-from gravfm.hw.multi import LinkConfig, LinkModel
+from gravfm.hw.link import LinkConfig, LinkModel
 from gravfm.model import load_platform
 
 
@@ -128,7 +128,7 @@ def test_receiver_delivers_round_by_round_whatever_the_arrival_order():
     delivers round 0's updates, its barrier (with its count), then round 1."""
     from amaranth.lib import data
 
-    from gravfm.hw.multi import LinkReceiver
+    from gravfm.hw.link import LinkReceiver
 
     layout = data.StructLayout({"sender": 8, "update": 4, "barrier": 1, "count": 6, "sent_any": 1})
     receiver = LinkReceiver(layout=layout, depth=4)

@@ -5,8 +5,9 @@ from amaranth.hdl import Fragment
 
 from gravfm.algorithms import WCC
 from gravfm.errors import ConfigError
-from gravfm.hw import System, SystemConfig
-from gravfm.hw.multi import LinkConfig, MultiFpgaSystem, build_system
+from gravfm.hw import FpgaTop, SystemConfig
+from gravfm.hw.link import LinkConfig
+from gravfm.hw.multi import MultiFpgaSystem, build_system
 from gravfm.run import RunOptions, run
 
 
@@ -27,16 +28,20 @@ def test_build_system_picks_the_top():
     single = build_system(SystemConfig(algorithm=WCC))
     multi = build_system(SystemConfig(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8),
                          platform="ac510x4")
-    assert isinstance(single, System) and isinstance(multi, MultiFpgaSystem)
+    assert isinstance(single, FpgaTop) and isinstance(multi, MultiFpgaSystem)
     assert multi.link_config == LinkConfig.from_platform("ac510x4", 3)
     for top in (single, multi):     # both elaborate (and are thereby used)
         Fragment.get(top, None)
     assert sorted(multi.links) == [(a, b) for a in range(3) for b in range(3) if a != b]
 
 
-def test_single_fpga_top_refuses_several_fpgas():
-    with pytest.raises(ConfigError, match="build gravfm.hw.multi.MultiFpgaSystem"):
-        System(SystemConfig(algorithm=WCC, fpgas=2))
+def test_fpga_top_has_one_link_port_pair_per_peer():
+    single = FpgaTop(SystemConfig(algorithm=WCC))
+    assert "link_out" not in single.signature.members
+    Fragment.get(single, None)
+    top = FpgaTop(SystemConfig(algorithm=WCC, fpgas=3), fpga=1)
+    assert len(top.link_out) == len(top.link_in) == 2
+    Fragment.get(top, None)   # elaborates alone (what one board holds)
 
 
 def test_graph_too_large_for_the_memories():

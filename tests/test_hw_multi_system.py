@@ -15,7 +15,9 @@ from gravfm.errors import ConfigError
 from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
-from gravfm.hw.multi import LinkConfig, MultiFpgaSystem, peers_of
+from gravfm.hw.link import LinkConfig
+from gravfm.hw.multi import MultiFpgaSystem
+from gravfm.hw.protocol import peers_of
 from gravfm.hw.multi.simulate import run_multi_amaranth
 from gravfm.partition import neighbor_filter, partition
 

@@ -11,8 +11,8 @@ from amaranth.back import verilog
 from gravfm.algorithms import WCC
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
-from gravfm.hw import KernelLayouts, System, SystemConfig, verilog_kernel
-from gravfm.hw.verilog_kernel import (
+from gravfm.hw import FpgaTop, KernelLayouts, SystemConfig, verilog_kernel
+from gravfm.hw.verilog import (
     VerilogKernel,
     check_ports,
     expected_ports,
@@ -32,7 +32,7 @@ def load_example():
 
 def test_instances_use_the_paper_port_names():
     algorithm = load_example()
-    system = System(SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
+    system = FpgaTop(SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
     assert len(system.verilog_sources) == 3
     text = verilog.convert(system, name="gravfm_top", emit_src=False)
     for module, ports in (("wcc_gather", ["level_in", "message_in_label", "state_in_active", "state_ack"]),
@@ -68,7 +68,7 @@ def test_verilog_wcc_runs_in_verilator(tmp_path):
     graph = algorithm.prepare(tiny_graph("two_components"), {})
     parts = partition(graph, 1, 2, method="greedy")
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
-    system = System(config)
+    system = FpgaTop(config)
     build = vl.build_simulator(system, cache_dir=tmp_path / "cache")
     plan = build_load(algorithm, graph, parts, config, data_bits=build.interface.data_bits)
     writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
@@ -212,13 +212,13 @@ def test_example_ports_are_checked_when_the_system_is_built():
     source = EXAMPLE.parent / "wcc_gather.v"
     broken = dataclasses.replace(example, gather=verilog_kernel("gather", source, module="wcc_gather"))
     with pytest.raises(ConfigError, match=r"nodeid_in is input \[8\], expected input \[4\]"):
-        System(SystemConfig(algorithm=broken, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
+        FpgaTop(SystemConfig(algorithm=broken, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
 
 
 def test_every_output_port_is_connected_in_the_generated_verilog():
     algorithm = load_example()
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=3, edges_per_pe=16)
-    system = System(config)
+    system = FpgaTop(config)
     text = verilog.convert(system, name="gravfm_top", emit_src=False)
     for kind in ("gather", "apply", "scatter"):
         start = text.index(f"wcc_{kind} #(")
@@ -234,7 +234,7 @@ def test_simulator_sources_carry_the_kernels():
     from gravfm.sim import verilator as vl
 
     algorithm = load_example()
-    system = System(SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
+    system = FpgaTop(SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
     sources = vl.simulator_sources(system)
     assert system.verilog_sources
     for text in system.verilog_sources:
@@ -273,6 +273,7 @@ def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
     """A Verilog scatter reading edge weights (``edge_in_weight``) beside Amaranth gather/apply."""
     from gravfm.algorithms import SSSP
     from gravfm.graph import Graph
+    from gravfm.hw.protocol import HostReadMem
     from gravfm.partition import partition
     from gravfm.sim import verilator as vl
     from gravfm.sim.loader import build_load
@@ -288,7 +289,7 @@ def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
     graph = algorithm.prepare(Graph.from_edges(src, dst, num_vertices=12, weights=weights), params)
     parts = partition(graph, 1, 2, method="greedy")
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
-    system = System(config)
+    system = FpgaTop(config)
     plan = build_load(algorithm, graph, parts, config, params, data_bits=len(system.host_wr_data))
     build = vl.build_simulator(system, cache_dir=tmp_path)
     reference = algorithm.reference(graph, params)

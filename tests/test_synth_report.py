@@ -97,8 +97,8 @@ def test_pagerank_top_synthesises_for_xcu(tmp_path):
     # 256 edges) before xcu's yosys_setup turned it off.
     from gravfm.algorithms import get_algorithm
     from gravfm.hw.config import SystemConfig
-    from gravfm.hw.system import System
+    from gravfm.hw.fpga import FpgaTop
 
     config = SystemConfig(algorithm=get_algorithm("pagerank"), pes_per_fpga=1, local_bits=8, edges_per_pe=4096)
-    result = synthesize(System(config), target="xcu", workdir=tmp_path)
+    result = synthesize(FpgaTop(config), target="xcu", workdir=tmp_path)
     assert result.luts > 1000 and result.dsps >= 1

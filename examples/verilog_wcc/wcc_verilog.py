@@ -1,7 +1,7 @@
 """WCC with its three kernels written in Verilog (the paper's Listings 1-3), plugged into gravfm.
 
 The layouts, initial state and reference are WCC's; only the kernels change. The Verilog
-modules are instantiated with the paper's port names (see :mod:`gravfm.hw.verilog_kernel`), so
+modules are instantiated with the paper's port names (see :mod:`gravfm.hw.verilog`), so
 this algorithm runs in the compiled (Verilator) back-end, not in Amaranth's simulator::
 
     gravfm run examples/verilog_wcc/wcc_verilog.py:WCC_VERILOG --graph tiny:grid

@@ -1,29 +1,20 @@
-"""Amaranth gateware of gravfm: layouts, the kernel interface, PE, network and the system top.
+"""Amaranth gateware of gravfm: the host protocol, layouts, kernels, PEs, networks and the FPGA top.
 
 Nothing here names an algorithm: the system is built from a :class:`SystemConfig` holding any
-:class:`gravfm.algorithms.Algorithm`, whose kernels are checked against
-:class:`KernelLayouts` when :class:`System` is constructed.
+:class:`gravfm.algorithms.Algorithm`, whose kernels are checked against the layouts when the
+:class:`FpgaTop` is constructed.
 
-Architecture of one FPGA (GraVF-M, receiver-side scatter)::
+Layers (docs/architecture.md):
 
-          host_wr_* / host_rd_* / start / done
-                        │
-      ┌─────────────────┴──────────────────────────────────────────────┐
-      │ PE g:  updates ─▶ scatter (edge index ─▶ address generator ─▶   │
-      │        edge array ─▶ scatter kernel) ─▶ messages ─▶ gather      │
-      │        (hazard CAM + parking slot, gather kernel, vertex memory)│
-      │        ─▶ apply (full or touched-only pass, apply kernel)       │
-      │        ─▶ update queue ─────────────┐                            │
-      └─────────────────────────────────────┼───────────────────────────┘
-                                            ▼
-      network: Broadcaster per source ─▶ FIFO per (source, destination) ─▶ Endpoint per PE
-      (round-robin among sources still in the round; floating barrier with per-source counts
-      and "sent any"; termination detected by every endpoint on its own)
-
-Modules: :mod:`.config` (SystemConfig), :mod:`.layouts`, :mod:`.kernels` (port signatures and
-checks), :mod:`.verilog_kernel` (kernels in Verilog with the paper's port names), :mod:`.pe`
-(ScatterUnit, GatherUnit, HazardUnit, ApplyUnit, ProcessingElement), :mod:`.network`
-(Broadcaster, Endpoint, RoundMerger, Network), :mod:`.protocol` (host protocol, no Amaranth), :mod:`.system` (the top).
+* :mod:`.protocol` — the host protocol's constants (no Amaranth); :mod:`.host` — the host ports;
+* :mod:`.config`, :mod:`.layouts`, :mod:`.kernels` (port signatures and checks),
+  :mod:`.verilog` (kernels in Verilog with the paper's port names);
+* building blocks: :mod:`.stream_fifo`, :mod:`.skid_buffer`, :mod:`.lane_queue`, :mod:`.fp`;
+* :mod:`.pe` — the PE shell and its units (scatter, gather, hazard, apply) and the two
+  dataflow cores (:mod:`.pe.cores`); :mod:`.network` (GraVF-M broadcast) and :mod:`.gravf`
+  (GraVF unicast); :mod:`.arch` — the two architectures as objects;
+* :mod:`.fpga` — the one FPGA top; :mod:`.link` — link ends and link model;
+  :mod:`.multi` — several FPGA tops joined by link models (one simulation model).
 """
 
 import importlib
@@ -32,9 +23,9 @@ import importlib
 #: :mod:`gravfm.hw.protocol` (no Amaranth) can be imported without building any hardware.
 _EXPORTS = {
     "SystemConfig": "config", "COUNTER_NAMES": "protocol", "KernelLayouts": "layouts",
-    "System": "system", "HostGeometry": "system", "gather_signature": "kernels",
+    "FpgaTop": "fpga", "HostGeometry": "host", "architecture": "arch", "gather_signature": "kernels",
     "apply_signature": "kernels", "scatter_signature": "kernels", "build_kernels": "kernels",
-    "verilog_kernel": "verilog_kernel", "VerilogKernel": "verilog_kernel",
+    "verilog_kernel": "verilog", "VerilogKernel": "verilog",
 }
 __all__ = list(_EXPORTS)
 

@@ -19,7 +19,7 @@ import numpy as np
 __all__ = [
     "HostMem", "HostReadMem", "PeRegister", "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS",
     "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS", "PE_READ_LATENCY", "HOST_READ_LATENCY",
-    "LINK_COUNTER_NAMES", "link_counter_address", "LOAD_MAGIC", "split_words", "join_words",
+    "LINK_COUNTER_NAMES", "peers_of", "link_counter_address", "LOAD_MAGIC", "split_words", "join_words",
     "write_load_file", "cpp_header",
 ]
 
@@ -85,6 +85,11 @@ HOST_READ_LATENCY = PE_READ_LATENCY + 1
 #: Counters of each outgoing link of an FPGA: items into the link, bits carried, cycles the
 #: link was the bound, items delivered to the peer, barriers into and out of the link.
 LINK_COUNTER_NAMES = ("items", "bits", "bound_cycles", "delivered", "barriers_sent", "barriers_delivered")
+
+
+def peers_of(fpga, fpgas):
+    """The other FPGAs, in the order of FPGA ``fpga``'s link ports (link ``k`` goes to ``peers_of(fpga)[k]``)."""
+    return [j for j in range(fpgas) if j != fpga]
 
 
 def link_counter_address(link, counter):

@@ -165,7 +165,7 @@ def run_amaranth(algorithm, graph, *, params=None, pes=1, partition_method="gree
     -------
     RunResult
     """
-    from ..hw import System, SystemConfig
+    from ..hw import FpgaTop, SystemConfig
     from ..partition import gravfm_edge_stores, partition
 
     params = algorithm.params(params)
@@ -183,7 +183,7 @@ def run_amaranth(algorithm, graph, *, params=None, pes=1, partition_method="gree
     config_options.setdefault("max_rounds", max(4, rounds_needed or 4))
     config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
                           edges_per_pe=edges_per_pe, **config_options)
-    system = System(config)
+    system = FpgaTop(config)
     plan = build_load(algorithm, prepared, parts, config, params, data_bits=len(system.host_wr_data))
     sim = simulate(system, plan, max_cycles=max_cycles)
     state = plan.decode_states(sim.state_words)

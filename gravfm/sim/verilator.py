@@ -334,7 +334,7 @@ class SimulatorSources:
 def simulator_sources(top, *, extra_flags=()):
     """Export ``top`` and generate the harness header; the key identifies the build.
 
-    Kernels written in Verilog (``top.verilog_sources``, see :mod:`gravfm.hw.verilog_kernel`) are
+    Kernels written in Verilog (``top.verilog_sources``, see :mod:`gravfm.hw.verilog`) are
     compiled beside the exported top, so editing a kernel changes the key and rebuilds.
     """
     interface = HostInterface.from_component(top)

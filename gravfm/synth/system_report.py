@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..hw.config import SystemConfig
 from ..hw.layouts import KernelLayouts
-from ..hw.system import System
+from ..hw.fpga import FpgaTop
 from .report import synthesize
 from .targets import TARGETS, get_target
 
@@ -102,7 +102,7 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
                           network_fifo_depth=default_network_fifo_depth(fpgas, pes),
                           link_fifo_depth=default_link_fifo_depth(fpgas, pes))
     if fpgas == 1:
-        top = System(config)
+        top = FpgaTop(config)
     else:
         system = MultiFpgaSystem(config)
         system._MustUse__silence = True  # only builds FPGA 0's top; never elaborated itself

@@ -1,19 +1,15 @@
-"""The GraVF baseline architecture (``arch="gravf"``): unicast messages, sender-side scatter.
+"""The GraVF baseline's own parts (``arch="gravf"``): layouts, unicast network and router.
 
 Each PE stores its own vertices' complete out-edge lists; its apply feeds its own scatter unit
-and the scatter kernel's messages are routed over the network to the destination PE, whose
-endpoint feeds them straight into gather (SPEC §3 "GraVF (baseline) mode"). Built from the same
-units as GraVF-M (:mod:`gravfm.hw.pe`, :class:`gravfm.hw.network.Endpoint`), so runs of the
-two architectures compare one for one. With several FPGAs,
-:class:`gravfm.hw.multi.MultiFpgaSystem` builds GraVF FPGAs (``config.arch == "gravf"``): a
-message for a PE on another FPGA takes that FPGA's link, the same link model and counted-barrier
-endpoints as GraVF-M, one message per edge.
+(:class:`gravfm.hw.pe.cores.SenderScatter`) and the scatter kernel's messages are routed over
+the network to the destination PE, whose endpoint feeds them straight into gather (SPEC §3
+"GraVF (baseline) mode"). The FPGA top, the PE shell and the link ends are GraVF-M's
+(:mod:`gravfm.hw.arch`), so runs of the two architectures compare one for one; a message for a
+PE on another FPGA takes that FPGA's link, one message per edge.
 """
 
 from .layouts import GravfLayouts
 from .network import GravfNetwork
-from .pe import GravfProcessingElement
 from .router import MessageRouter
-from .system import GravfSystem
 
-__all__ = ["GravfLayouts", "GravfNetwork", "GravfProcessingElement", "GravfSystem", "MessageRouter"]
+__all__ = ["GravfLayouts", "GravfNetwork", "MessageRouter"]

@@ -1,18 +1,9 @@
-"""Multi-FPGA systems: FPGA tops joined by simulated links (SPEC §3, issue 6).
+"""Systems of several FPGAs: one :class:`gravfm.hw.FpgaTop` per FPGA joined by simulated links.
 
-Each FPGA runs the single-FPGA PEs and network (with the neighbor filter in front of each link's
-merger); its network's remote ports feed a :class:`LinkSender` per peer (one counted barrier per
-round) and are fed by a :class:`LinkReceiver` per peer (round sorting, so a reordering link
-still delivers exactly).
-:class:`LinkModel` simulates a link: bandwidth, latency, buffering, reordering and stalls.
+:func:`build_system` picks the top for a configuration (one FPGA: the FPGA top itself).
 """
 
 from .build import build_system
-from .endpoints import LinkReceiver, LinkSender, link_word_layout
-from .fpga import FpgaNode, peers_of
-from .link import LinkModel
-from .link_config import LinkConfig
 from .system import MultiFpgaSystem
 
-__all__ = ["build_system", "FpgaNode", "LinkConfig", "LinkModel",
-           "LinkReceiver", "LinkSender", "MultiFpgaSystem", "link_word_layout", "peers_of"]
+__all__ = ["build_system", "MultiFpgaSystem"]

@@ -1,16 +1,14 @@
 """Choose the system top for a configuration: one FPGA, or several joined by the platform's links."""
 
 from ...errors import ConfigError
-from .link_config import LinkConfig
+from ..link import LinkConfig
 
 __all__ = ["build_system"]
 
 
 def build_system(config, *, platform=None, link=None, use_filter=True):
-    """The top for ``config``: :class:`gravfm.hw.System` for one FPGA, else a
-    :class:`~gravfm.hw.multi.MultiFpgaSystem` whose links follow ``platform`` (of either
-    architecture); with ``config.arch == "gravf"`` and one FPGA the GraVF baseline
-    :class:`gravfm.hw.gravf.GravfSystem`.
+    """The top for ``config``: the :class:`gravfm.hw.FpgaTop` itself for one FPGA, else a
+    :class:`~gravfm.hw.multi.MultiFpgaSystem` whose links follow ``platform``.
 
     Parameters
     ----------
@@ -27,7 +25,7 @@ def build_system(config, *, platform=None, link=None, use_filter=True):
     gravfm.errors.ConfigError
         The platform has fewer FPGAs than ``config.fpgas`` (before anything is built).
     """
-    from ..system import System
+    from ..fpga import FpgaTop
     from .system import MultiFpgaSystem
 
     if platform is not None:
@@ -39,11 +37,7 @@ def build_system(config, *, platform=None, link=None, use_filter=True):
             raise ConfigError(f"platform {platform.name!r} has {platform.network.max_fpgas} FPGAs, "
                               f"{config.fpgas} asked")
     if config.fpgas == 1:
-        if config.arch == "gravf":
-            from ..gravf import GravfSystem
-
-            return GravfSystem(config)
-        return System(config)
+        return FpgaTop(config)
     if link is None:
         link = LinkConfig() if platform is None else LinkConfig.from_platform(platform, config.fpgas)
     return MultiFpgaSystem(config, link=link, use_filter=use_filter)

@@ -6,7 +6,7 @@ with row = sending FPGA and column ``k`` = link to ``peers_of(row)[k]``.
 """
 
 from ...partition.report import crossing_edges
-from .fpga import peers_of
+from ..protocol import peers_of
 
 __all__ = ["link_figures", "diagnose_links", "bytes_per_edge_theory", "crossing_fraction"]
 

@@ -1,6 +1,6 @@
 """The top of a system of several FPGAs joined by simulated links, with one host interface.
 
-The ports are those of :class:`gravfm.hw.System` (docs/interfaces.md §5): the global PE index
+The ports are those of :class:`gravfm.hw.FpgaTop` (docs/interfaces.md §5): the global PE index
 selects a PE on any FPGA, so both simulator back-ends drive a multi-FPGA system unchanged.
 ``host_wr_mem = 4`` loads the neighbor filter (bit ``f`` of the word of a vertex: FPGA ``f``
 hosts one of its out-neighbours). Link counters are read with ``host_rd_mem = 4``, ``host_rd_pe``
@@ -8,7 +8,7 @@ hosts one of its out-neighbours). Link counters are read with ``host_rd_mem = 4`
 ``peers_of(fpga)[k]``) and ``c`` indexing :data:`LINK_COUNTER_NAMES`: 0 items into the link,
 1 bits carried, 2 cycles link-bound, 3 items out of the link (delivered to the receiving FPGA),
 4 barriers into the link, 5 barriers out of it. The last three tell a stalled run which link
-holds what (``gravfm.run`` names the stuck link).
+holds what (the run report names the stuck link).
 
 With ``config.arch == "gravf"`` the FPGAs are GraVF-baseline FPGAs: a link carries one message
 per edge whose destination lives on the peer (``m_message`` bits: destination id, sender id,
@@ -17,30 +17,24 @@ message), no neighbor filter.
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.wiring import In, Out
 
-from ...errors import ConfigError
 from ..config import SystemConfig
+from ..fpga import FpgaTop
+from ..host import host_ports
 from ..host_read import delayed
-from ..kernels import build_kernels
-from ..protocol import HOST_READ_LATENCY
-from ..protocol import LINK_COUNTER_NAMES, HostReadMem, link_counter_address
-from ..layouts import KernelLayouts
-from ..system import HostGeometry
-from .fpga import FpgaNode, peers_of
-from .link import LinkModel
-from .link_config import LinkConfig
+from ..link import LinkConfig, LinkModel
+from ..protocol import HOST_READ_LATENCY, LINK_COUNTER_NAMES, HostReadMem, link_counter_address, peers_of
 
 __all__ = ["MultiFpgaSystem"]
 
 
 class MultiFpgaSystem(wiring.Component):
-    """``config.fpgas`` FPGA tops, every pair joined by two :class:`LinkModel` s.
+    """``config.fpgas`` FPGA tops, every pair joined by two :class:`~gravfm.hw.link.LinkModel` s.
 
     Parameters
     ----------
     config : SystemConfig
-        ``fpgas`` >= 1 (one FPGA gives a system without links).
+        ``fpgas`` >= 2.
     link : LinkConfig, optional
         The links (default: ``LinkConfig()``, one item per cycle, two cycles of latency).
     use_filter : bool
@@ -48,12 +42,15 @@ class MultiFpgaSystem(wiring.Component):
 
     Attributes
     ----------
+    config, layouts, geometry, link_config
+    tops : list of FpgaTop
+        One per FPGA.
     links : dict of (int, int) to LinkModel
         The link from FPGA ``a`` to FPGA ``b``, after elaboration.
 
     Ports
     -----
-    As :class:`gravfm.hw.System`.
+    As :class:`gravfm.hw.FpgaTop` without the link ports.
     """
 
     def __init__(self, config, *, link=None, use_filter=True):
@@ -67,73 +64,39 @@ class MultiFpgaSystem(wiring.Component):
         self.config = config
         self.link_config = link
         self.use_filter = use_filter
-        if config.arch == "gravf":
-            from ..gravf import GravfLayouts
-
-            self.layouts = GravfLayouts(config.algorithm, config)
-        else:
-            self.layouts = KernelLayouts(config.algorithm, config)
-        self.geometry = geometry = HostGeometry(config, self.layouts)
-        # The link counters must be addressable.
-        geometry.addr_bits = max(geometry.addr_bits,
-                                 (len(LINK_COUNTER_NAMES) * max(config.fpgas - 1, 1) - 1).bit_length())
-        if config.arch == "gravfm" and config.fpgas > geometry.wr_data_bits:
-            raise ConfigError(f"{config.fpgas} FPGAs: the filter word does not fit the "
-                              f"{geometry.wr_data_bits}-bit host data")
-        self._kernels = [build_kernels(config.algorithm, self.layouts) for _ in range(config.total_pes)]
+        depth = max(link.reorder_window + 1, config.network_fifo_depth)
+        self.tops = [FpgaTop(config, fpga=f, receiver_depth=depth, use_filter=use_filter)
+                      for f in range(config.fpgas)]
+        for top in self.tops:   # used when this system is: only the system warns if it is not
+            top._MustUse__silence = True
+        self.layouts = self.tops[0].layouts
+        self.geometry = self.tops[0].geometry
         self.links = {}
-        super().__init__({
-            "host_wr_en": In(1),
-            "host_wr_pe": In(geometry.pe_bits),
-            "host_wr_mem": In(3),
-            "host_wr_addr": In(geometry.addr_bits),
-            "host_wr_data": In(geometry.wr_data_bits),
-            "host_rd_pe": In(geometry.pe_bits),
-            "host_rd_mem": In(3),
-            "host_rd_addr": In(geometry.addr_bits),
-            "host_rd_data": Out(geometry.rd_data_bits),
-            "start": In(1),
-            "done": Out(1),
-            "superstep": Out(32),
-        })
+        super().__init__(host_ports(self.geometry))
         self._MustUse__silence = False
 
     @property
     def item_bits(self):
         """Bits one item costs on a link: GraVF-M sender id + update payload (the model's
         m_update); GraVF destination id + sender id + message payload (the model's m_message)."""
-        if self.config.arch == "gravf":
-            return 2 * self.config.vertexid_bits + self.layouts.message.size
-        return self.config.vertexid_bits + self.layouts.update.size
+        return self.tops[0].architecture.item_bits(self.config, self.layouts)
 
     @property
     def verilog_sources(self):
         """Verilog texts of kernels written in Verilog (one per module)."""
-        texts = {}
-        for kernels in self._kernels:
-            for kernel in kernels.values():
-                source = getattr(kernel, "verilog_source", None)
-                if source is not None:
-                    texts[kernel.module] = source
-        return tuple(texts.values())
+        return tuple(dict.fromkeys(text for top in self.tops for text in top.verilog_sources))
 
     def fpga_top(self, fpga):
         """The top of FPGA ``fpga`` alone, link ports included (what one board would hold)."""
-        config, p = self.config, self.config.pes_per_fpga
-        depth = max(self.link_config.reorder_window + 1, config.network_fifo_depth)
-        return FpgaNode(config=config, layouts=self.layouts, geometry=self.geometry, fpga=fpga,
-                        kernels=self._kernels[fpga * p:(fpga + 1) * p], receiver_depth=depth,
-                        use_filter=self.use_filter)
+        return self.tops[fpga]
 
     def elaborate(self, platform):
         m = Module()
         n = self.config.fpgas
-        nodes = []
+        nodes = self.tops
         self._link_ends = {}
-        for f in range(n):
-            node = self.fpga_top(f)
+        for f, node in enumerate(nodes):
             m.submodules[f"fpga{f}"] = node
-            nodes.append(node)
             for name in ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
                          "host_rd_pe", "host_rd_mem", "host_rd_addr", "start"):
                 m.d.comb += getattr(node, name).eq(getattr(self, name))

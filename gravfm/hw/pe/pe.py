@@ -1,31 +1,32 @@
-"""A processing element: scatter -> gather -> apply around vertex and edge storage.
+"""A processing element: the shell both architectures share, around the architecture's core.
 
 ::
 
-    updates_in ─▶ ScatterUnit ─▶ message FIFO ─▶ GatherUnit ─┐ vertex memory
-                  (edge index, edge array)                    │ (host, gather, apply)
-    updates_out ◀─ update queue ◀─ ApplyUnit ◀────────────────┘
+    net_in ─▶ core (scatter, message FIFO, queues) ─▶ GatherUnit ─┐ vertex memory
+                                                                  │ (host, gather, apply)
+    net_out ◀─ core ◀─────────────── ApplyUnit ◀──────────────────┘
 
+The shell holds the host write registers, gather, apply, the vertex memory, the touched list,
+the counters, the per-round log and the host read path; the core
+(:mod:`gravfm.hw.pe.cores`) places scatter: after the network in GraVF-M, before it in GraVF.
 The vertex memory has one write port shared by the host (before ``start``), gather and apply
 (which never run at the same time), and read ports for gather, apply and the host (none
 transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``;
 for an algorithm with ``sparse_apply`` a FIFO carries the touched vertices from gather to apply.
-Host writes and reads follow docs/interfaces.md §5; the PE also keeps the counters of
-:mod:`gravfm.hw.protocol` and a per-round log.
+Host writes and reads follow :mod:`gravfm.hw.protocol`.
 """
 
 from amaranth.hdl import Module, Mux, Signal
-from amaranth.lib import memory, stream, wiring
+from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..host_read import pe_host_read
 from ..memory_ports import no_read_during_write
-from ..protocol import COUNTER_BITS, COUNTER_NAMES, LOG_BITS, HostMem, HostReadMem, PeRegister
+from ..protocol import COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LOG_BITS, HostMem, HostReadMem, PeRegister
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
 from .gather_forward import build_gather_unit
-from .scatter import ScatterUnit
 
 __all__ = ["ProcessingElement", "round_logs"]
 
@@ -41,15 +42,17 @@ class ProcessingElement(wiring.Component):
         Global PE index.
     kernels : dict
         ``{"gather", "apply", "scatter"}`` components (from :func:`gravfm.hw.kernels.build_kernels`).
-    addr_bits, wr_data_bits, rd_data_bits : int
+    core : gravfm.hw.pe.cores.ReceiverScatter or SenderScatter
+        The architecture's dataflow around scatter (it holds the scatter kernel).
+    geometry : gravfm.hw.host.HostGeometry
         Widths of the host interface.
 
     Ports
     -----
-    updates_in : In(stream pe_updates)
-        From this PE's network endpoint (``config.update_lanes`` updates per cycle).
-    updates_out : Out(stream net_update)
-        Update queue output, to the network.
+    net_in : In(stream, ``core.in_signature()``)
+        From this PE's network endpoint: updates (GraVF-M) or messages (GraVF).
+    net_out : Out(stream, ``core.out_signature()``)
+        To the network.
     start : In(1)
         Pulse: run round 0's apply.
     terminated, waiting : In(1)
@@ -63,19 +66,21 @@ class ProcessingElement(wiring.Component):
         Round of the apply pass (current or next).
     """
 
-    def __init__(self, *, layouts, config, pe_index, kernels, addr_bits, wr_data_bits, rd_data_bits):
+    def __init__(self, *, layouts, config, pe_index, kernels, core, geometry):
         self._layouts = layouts
         self._config = config
         self._pe_index = pe_index
         self._kernels = kernels
+        self._core = core
         super().__init__({
-            "updates_in": In(stream.Signature(layouts.pe_updates)),
-            "updates_out": Out(stream.Signature(layouts.net_update)),
+            "net_in": In(core.in_signature()),
+            "net_out": Out(core.out_signature()),
             "start": In(1),
             "terminated": In(1),
             "waiting": In(1),
-            "wr_en": In(1), "wr_mem": In(3), "wr_addr": In(addr_bits), "wr_data": In(wr_data_bits),
-            "rd_mem": In(3), "rd_addr": In(addr_bits), "rd_data": Out(rd_data_bits),
+            "wr_en": In(1), "wr_mem": In(HOST_MEM_BITS), "wr_addr": In(geometry.addr_bits),
+            "wr_data": In(geometry.wr_data_bits),
+            "rd_mem": In(HOST_MEM_BITS), "rd_addr": In(geometry.addr_bits), "rd_data": Out(geometry.rd_data_bits),
             "round": Out(config.round_bits),
         })
 
@@ -102,10 +107,6 @@ class ProcessingElement(wiring.Component):
         with m.If(self.wr_en):
             m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data)]
 
-        m.submodules.scatter = scatter = ScatterUnit(
-            layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["scatter"])
-        m.submodules.message_fifo = message_fifo = StreamFIFO(
-            shape=layouts.scatter_out, depth=config.message_fifo_depth)
         m.submodules.gather = gather = build_gather_unit(
             layouts=layouts, config=config, kernel=self._kernels["gather"], write_latency=1)
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
@@ -147,35 +148,8 @@ class ProcessingElement(wiring.Component):
             m.d.comb += apply.touched_pending.eq((pending != 0) | touched_in.o.valid)
         else:
             m.d.comb += gather.touch.ready.eq(1)
-        # Output register: the queue is block RAM and its output fans out to every destination's
-        # network FIFO across the chip.
-        m.submodules.update_queue = update_queue = StreamFIFO(
-            shape=layouts.net_update, depth=config.update_queue_depth, output_register=True)
-
-        # A registered stage between the network endpoint and scatter: the endpoint's arbiter
-        # (grant, payload mux, per-source ready) and scatter's accept logic would otherwise form
-        # one combinational path across the chip (one cycle more per superstep).
-        m.submodules.updates_in_buffer = updates_in_buffer = SkidBuffer(shape=layouts.pe_updates)
-        wiring.connect(m, wiring.flipped(self.updates_in), updates_in_buffer.i)
-        wiring.connect(m, updates_in_buffer.o, scatter.updates)
-        # A registered stage between scatter and the message FIFO: the FIFO's ``ready`` (its
-        # level compare) would otherwise ripple back through the kernel and every scatter stage
-        # into this PE's input skid buffer, and the edge array's block-RAM output would run
-        # through the kernel into the FIFO's write data (one cycle more per superstep).
-        m.submodules.messages_in_buffer = messages_in_buffer = SkidBuffer(shape=layouts.scatter_out)
-        wiring.connect(m, scatter.messages, messages_in_buffer.i)
-        wiring.connect(m, messages_in_buffer.o, message_fifo.i)
-        # A registered stage between the message FIFO and gather: gather's hazard checks decide
-        # its ``ready``, which would otherwise run on into the FIFO's pointers and level.
-        m.submodules.messages_buffer = messages_buffer = SkidBuffer(shape=layouts.scatter_out)
-        wiring.connect(m, message_fifo.o, messages_buffer.i)
-        wiring.connect(m, messages_buffer.o, gather.messages)
-        # A registered stage in front of the queue: its ``ready`` (from the queue's level) would
-        # otherwise run back through the apply kernel into apply's pass control and gather.
-        m.submodules.updates_out_buffer = updates_out_buffer = SkidBuffer(shape=layouts.net_update)
-        wiring.connect(m, apply.updates, updates_out_buffer.i)
-        wiring.connect(m, updates_out_buffer.o, update_queue.i)
-        wiring.connect(m, update_queue.o, wiring.flipped(self.updates_out))
+        scatter, core_busy = self._core.build(m, net_in=wiring.flipped(self.net_in),
+                                              net_out=wiring.flipped(self.net_out), gather=gather, apply=apply)
 
         # Host writes.
         num_local = Signal(local_bits + 1)
@@ -241,8 +215,9 @@ class ProcessingElement(wiring.Component):
         with m.If(start):
             m.d.sync += started.eq(1)
         running = started & ~self.terminated
-        busy = (updates_in_buffer.o.valid | scatter.active | messages_in_buffer.o.valid
-                | message_fifo.o.valid | messages_buffer.o.valid | gather.active | apply.busy)
+        busy = gather.active | apply.busy
+        for held in core_busy:
+            busy = busy | held
         events = {
             "cycles": 1,
             "busy": busy,

@@ -4,7 +4,7 @@
 
     i ─▶ bandwidth gate ─▶ in-flight FIFO (latency) ─▶ reorder window ─▶ random stalls ─▶ o
 
-* Bandwidth: a credit counter (fixed point, :data:`~.link_config.FRACTION_BITS` fraction bits)
+* Bandwidth: a credit counter (fixed point, :data:`~.config.FRACTION_BITS` fraction bits)
   gains ``bits_per_cycle`` every cycle; an item may enter when the credit is not negative and
   costs ``item_bits``. The credit saturates at one cycle's worth, so idle time is not banked.
 * Latency: every item carries the cycle at which it may leave; the FIFO holds the items in flight.
@@ -19,7 +19,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
-from .link_config import FRACTION_BITS, LinkConfig
+from .config import FRACTION_BITS, LinkConfig
 
 __all__ = ["LinkModel", "lfsr_step"]
 

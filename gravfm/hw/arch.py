@@ -1,0 +1,101 @@
+"""The architectures: what differs between GraVF-M and the GraVF baseline, one object each.
+
+An :class:`Architecture` gives the payload layouts, the on-chip network, the PE's dataflow core
+and what an item on a link costs. Everything else (the FPGA top, the PE shell, the link ends,
+the host interface) is the same for both, so the two compare one micro-architecture for one.
+``SystemConfig.arch`` names one; :func:`architecture` is the only place that reads the name.
+"""
+
+from .layouts import KernelLayouts
+from .network import Network
+from .pe.cores import ReceiverScatter, SenderScatter
+
+__all__ = ["Architecture", "GravfmArchitecture", "GravfArchitecture", "architecture"]
+
+
+class Architecture:
+    """Interface of an architecture (see the two below)."""
+
+    name = ""
+    #: The neighbor filter drops an update for a peer FPGA that hosts no neighbour of its sender.
+    filters_links = False
+
+    def layouts(self, algorithm, config):
+        """Payload layouts of ``algorithm`` under ``config``."""
+        raise NotImplementedError
+
+    def network_item(self, layouts):
+        """Layout of what the on-chip network and the links carry."""
+        raise NotImplementedError
+
+    def item_bits(self, config, layouts):
+        """Bits one item costs on a link (the model's m_update or m_message)."""
+        raise NotImplementedError
+
+    def network(self, *, config, layouts, fpga):
+        """The on-chip network of FPGA ``fpga`` (with one remote port per peer FPGA)."""
+        raise NotImplementedError
+
+    def pe_core(self, *, config, layouts, pe_index, kernel):
+        """The dataflow core of PE ``pe_index`` around its scatter ``kernel``."""
+        raise NotImplementedError
+
+
+class GravfmArchitecture(Architecture):
+    """GraVF-M: PEs broadcast updates; each PE scatters the updates it receives (receiver side)."""
+
+    name = "gravfm"
+    filters_links = True
+
+    def layouts(self, algorithm, config):
+        return KernelLayouts(algorithm, config)
+
+    def network_item(self, layouts):
+        return layouts.net_update
+
+    def item_bits(self, config, layouts):
+        return config.vertexid_bits + layouts.update.size   # sender id + update
+
+    def network(self, *, config, layouts, fpga):
+        return Network(layout=layouts.net_update, pes=config.pes_per_fpga, remotes=config.fpgas - 1,
+                       fifo_depth=config.network_fifo_depth, link_fifo_depth=config.link_fifo_depth,
+                       count_bits=config.count_bits, lanes=config.update_lanes)
+
+    def pe_core(self, *, config, layouts, pe_index, kernel):
+        return ReceiverScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)
+
+
+class GravfArchitecture(Architecture):
+    """The GraVF baseline: each PE scatters its own updates; messages are routed to their PE."""
+
+    name = "gravf"
+
+    def layouts(self, algorithm, config):
+        from .gravf import GravfLayouts
+        return GravfLayouts(algorithm, config)
+
+    def network_item(self, layouts):
+        return layouts.net_message
+
+    def item_bits(self, config, layouts):
+        return 2 * config.vertexid_bits + layouts.message.size   # destination id + sender id + message
+
+    def network(self, *, config, layouts, fpga):
+        from .gravf import GravfNetwork
+        return GravfNetwork(layout=layouts.net_message, pes=config.pes_per_fpga, local_bits=config.local_bits,
+                            fifo_depth=config.network_fifo_depth, link_fifo_depth=config.link_fifo_depth,
+                            fpga=fpga, fpgas=config.fpgas)
+
+    def pe_core(self, *, config, layouts, pe_index, kernel):
+        return SenderScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)
+
+
+_ARCHITECTURES = {arch.name: arch for arch in (GravfmArchitecture(), GravfArchitecture())}
+
+
+def architecture(name):
+    """The :class:`Architecture` called ``name`` (``SystemConfig.arch``)."""
+    try:
+        return _ARCHITECTURES[name]
+    except KeyError:
+        raise ValueError(f"unknown architecture {name!r} (known: {', '.join(_ARCHITECTURES)})") from None
