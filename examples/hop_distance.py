@@ -1,7 +1,8 @@
 """A user-defined algorithm in its own file: hop distance from a root (BFS levels).
 
-Nothing in gravfm knows this algorithm: the file defines its layouts, its three kernels and its
-reference binding, and hands the :class:`~gravfm.algorithms.Algorithm` to the framework.
+Nothing in gravfm knows this algorithm: the file defines its layouts, its three kernels (each one
+call of a kernel building block, :mod:`gravfm.algorithms.blocks`) and its reference binding, and
+hands the :class:`~gravfm.algorithms.Algorithm` to the framework.
 
 Run it in Amaranth's simulator::
 
@@ -11,82 +12,30 @@ or through the CLI: ``gravfm run examples/hop_distance.py:HOP_DISTANCE --graph t
 """
 
 import numpy as np
-from amaranth.hdl import Module, Mux
-from amaranth.lib import wiring
 
 from gravfm.algorithms import Algorithm
-from gravfm.hw import apply_signature, gather_signature, scatter_signature
+from gravfm.algorithms.blocks import ConditionalGather, EmitIfActiveApply, MapScatter
 
 DISTANCE_BITS = 8  # distances up to 255 hops
 
 
-class HopGather(wiring.Component):
+def gather(layouts):
     """The first message a vertex receives carries its distance."""
-
-    def __init__(self, layouts):
-        super().__init__(gather_signature(layouts))
-
-    def elaborate(self, platform):
-        m = Module()
-        i, o = self.i.payload, self.o.payload
-        first = ~i.state.visited
-        m.d.comb += [
-            o.nodeid.eq(i.nodeid),
-            o.state.distance.eq(Mux(first, i.message.distance, i.state.distance)),
-            o.state.visited.eq(1),
-            o.state.active.eq(first | i.state.active),
-            self.o.valid.eq(self.i.valid),
-            self.i.ready.eq(self.o.ready),
-        ]
-        return m
+    # combinational=False: messages to a vertex in flight wait for its write-back instead of
+    # taking the in-flight result (True lets the PE forward, as the built-in kernels do).
+    return ConditionalGather(layouts, condition=lambda i: ~i.state.visited,
+                             take=lambda i: {"distance": i.message.distance, "visited": 1},
+                             combinational=False)
 
 
-class HopApply(wiring.Component):
+def apply(layouts):
     """A vertex reached in the last round announces its distance once."""
-
-    def __init__(self, layouts):
-        super().__init__(apply_signature(layouts))
-
-    def elaborate(self, platform):
-        m = Module()
-        i, st, up = self.i.payload, self.state_o.payload, self.update_o.payload
-        m.d.comb += [
-            st.nodeid.eq(i.nodeid),
-            st.state.distance.eq(i.state.distance),
-            st.state.visited.eq(i.state.visited),
-            st.state.active.eq(0),
-            st.barrier.eq(i.barrier),
-            self.state_o.valid.eq(self.i.valid),
-            up.update.distance.eq(i.state.distance),
-            up.sender.eq(i.nodeid),
-            up.round.eq(i.round),
-            up.barrier.eq(i.barrier),
-            self.update_o.valid.eq(self.i.valid & (i.state.active | i.barrier)),
-            self.i.ready.eq(self.update_o.ready | ~self.update_o.valid),
-        ]
-        return m
+    return EmitIfActiveApply(layouts)  # update.distance = state.distance
 
 
-class HopScatter(wiring.Component):
+def scatter(layouts):
     """One hop further: distance + 1, through a pipeline register."""
-
-    def __init__(self, layouts):
-        super().__init__(scatter_signature(layouts))
-
-    def elaborate(self, platform):
-        m = Module()
-        i, o = self.i.payload, self.o.payload
-        m.d.comb += self.i.ready.eq(self.o.ready | ~self.o.valid)
-        with m.If(self.i.ready):
-            m.d.sync += [
-                o.message.distance.eq(i.update.distance + 1),
-                o.neighbor.eq(i.neighbor),
-                o.sender.eq(i.sender),
-                o.round.eq(i.round),
-                o.barrier.eq(i.barrier),
-                self.o.valid.eq(self.i.valid),
-            ]
-        return m
+    return MapScatter(layouts, message=lambda i: {"distance": i.update.distance + 1})
 
 
 def initial_state(graph, params):
@@ -117,9 +66,9 @@ HOP_DISTANCE = Algorithm(
     update={"distance": DISTANCE_BITS},
     message={"distance": DISTANCE_BITS},
     edge={},
-    gather=HopGather,
-    apply=HopApply,
-    scatter=HopScatter,
+    gather=gather,
+    apply=apply,
+    scatter=scatter,
     initial_state=initial_state,
     reference=reference,
     check=check,

@@ -14,95 +14,20 @@ __all__ = ["BFS"]
 
 
 def _gather(layouts):
-    from amaranth.hdl import Module, Mux
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import gather_signature
-
-    class BfsGather(wiring.Component):
-        """Adopt the sender as parent of an unvisited vertex."""
-
-        combinational = True  # output in the cycle of the input: gather may forward results
-
-        def __init__(self):
-            super().__init__(gather_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            first_visit = ~i.state.visited
-            m.d.comb += [
-                o.nodeid.eq(i.nodeid),
-                o.state.parent.eq(Mux(first_visit, i.sender, i.state.parent)),
-                o.state.visited.eq(1),
-                o.state.active.eq(first_visit | i.state.active),
-                self.o.valid.eq(self.i.valid),
-                self.i.ready.eq(self.o.ready),
-            ]
-            return m
-
-    return BfsGather()
+    from .blocks import ConditionalGather
+    # The first message a vertex receives makes its sender the parent.
+    return ConditionalGather(layouts, condition=lambda i: ~i.state.visited,
+                             take=lambda i: {"parent": i.sender, "visited": 1})
 
 
 def _apply(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import apply_signature
-
-    class BfsApply(wiring.Component):
-        """A vertex visited in the last round announces itself once."""
-
-        def __init__(self):
-            super().__init__(apply_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, st, up = self.i.payload, self.state_o.payload, self.update_o.payload
-            m.d.comb += [
-                st.nodeid.eq(i.nodeid),
-                st.state.parent.eq(i.state.parent),
-                st.state.visited.eq(i.state.visited),
-                st.state.active.eq(0),
-                st.barrier.eq(i.barrier),
-                self.state_o.valid.eq(self.i.valid),
-                up.sender.eq(i.nodeid),
-                up.round.eq(i.round),
-                up.barrier.eq(i.barrier),
-                self.update_o.valid.eq(self.i.valid & (i.state.active | i.barrier)),
-                self.i.ready.eq(self.update_o.ready | ~self.update_o.valid),
-            ]
-            return m
-
-    return BfsApply()
+    from .blocks import EmitIfActiveApply
+    return EmitIfActiveApply(layouts)  # the (empty) update says "my sender is your parent"
 
 
 def _scatter(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import scatter_signature
-
-    class BfsScatter(wiring.Component):
-        """Send the sender's id to the neighbor (combinational)."""
-
-        def __init__(self):
-            super().__init__(scatter_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            m.d.comb += [
-                o.neighbor.eq(i.neighbor),
-                o.sender.eq(i.sender),
-                o.round.eq(i.round),
-                o.barrier.eq(i.barrier),
-                self.o.valid.eq(self.i.valid),
-                self.i.ready.eq(self.o.ready),
-            ]
-            return m
-
-    return BfsScatter()
+    from .blocks import MapScatter
+    return MapScatter(layouts, registered=False)  # nothing to compute: no register needed
 
 
 def _root(graph, params):

@@ -198,33 +198,8 @@ def _apply_factory(supersteps, damping):
 
 
 def _scatter(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import scatter_signature
-
-    class PageRankScatter(wiring.Component):
-        """Send the sender's contribution to the neighbor through one pipeline register."""
-
-        def __init__(self):
-            super().__init__(scatter_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            m.d.comb += self.i.ready.eq(self.o.ready | ~self.o.valid)
-            with m.If(self.i.ready):
-                m.d.sync += [
-                    o.message.contribution.eq(i.update.contribution),
-                    o.neighbor.eq(i.neighbor),
-                    o.sender.eq(i.sender),
-                    o.round.eq(i.round),
-                    o.barrier.eq(i.barrier),
-                    self.o.valid.eq(self.i.valid),
-                ]
-            return m
-
-    return PageRankScatter()
+    from .blocks import MapScatter
+    return MapScatter(layouts)  # the contribution, through one pipeline register
 
 
 def _initial_state_factory(damping):

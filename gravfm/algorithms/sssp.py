@@ -34,102 +34,26 @@ UNREACHED = (1 << DISTANCE_BITS) - 1
 
 
 def _gather(layouts):
-    from amaranth.hdl import Module, Mux
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import gather_signature
-
-    class SsspGather(wiring.Component):
-        """Keep the shorter distance; a vertex whose distance dropped becomes active."""
-
-        combinational = True  # output in the cycle of the input: gather may forward results
-
-        def __init__(self):
-            super().__init__(gather_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            shorter = i.message.distance < i.state.distance
-            m.d.comb += [
-                o.nodeid.eq(i.nodeid),
-                o.state.distance.eq(Mux(shorter, i.message.distance, i.state.distance)),
-                o.state.parent.eq(Mux(shorter, i.sender, i.state.parent)),
-                o.state.active.eq(shorter | i.state.active),
-                self.o.valid.eq(self.i.valid),
-                self.i.ready.eq(self.o.ready),
-            ]
-            return m
-
-    return SsspGather()
+    from .blocks import ExtremumGather
+    return ExtremumGather(layouts, field="distance", keep="min", also=lambda i: {"parent": i.sender})
 
 
 def _apply(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import apply_signature
-
-    class SsspApply(wiring.Component):
-        """An active vertex announces its distance once and goes quiet."""
-
-        def __init__(self):
-            super().__init__(apply_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, st, up = self.i.payload, self.state_o.payload, self.update_o.payload
-            m.d.comb += [
-                st.nodeid.eq(i.nodeid),
-                st.state.distance.eq(i.state.distance),
-                st.state.parent.eq(i.state.parent),
-                st.state.active.eq(0),
-                st.barrier.eq(i.barrier),
-                self.state_o.valid.eq(self.i.valid),
-                up.update.distance.eq(i.state.distance),
-                up.sender.eq(i.nodeid),
-                up.round.eq(i.round),
-                up.barrier.eq(i.barrier),
-                self.update_o.valid.eq(self.i.valid & (i.state.active | i.barrier)),
-                self.i.ready.eq(self.update_o.ready | ~self.update_o.valid),
-            ]
-            return m
-
-    return SsspApply()
+    from .blocks import EmitIfActiveApply
+    return EmitIfActiveApply(layouts)  # the update is the distance
 
 
 def _scatter(layouts):
-    from amaranth.hdl import Module, Mux, Signal
-    from amaranth.lib import wiring
+    from amaranth.hdl import Mux
 
-    from ..hw.kernels import scatter_signature
+    from .blocks import MapScatter
 
-    class SsspScatter(wiring.Component):
-        """Distance plus edge weight, saturated at UNREACHED, through one pipeline register."""
+    def message(i):
+        # One bit wider than a distance, so the carry tells an overflow.
+        total = i.update.distance + i.edge.weight
+        return {"distance": Mux(total >= UNREACHED, UNREACHED, total[:DISTANCE_BITS])}
 
-        def __init__(self):
-            super().__init__(scatter_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            # One bit wider than a distance, so the carry tells an overflow.
-            total = Signal(DISTANCE_BITS + 1)
-            m.d.comb += total.eq(i.update.distance + i.edge.weight)
-            saturated = Mux(total >= UNREACHED, UNREACHED, total[:DISTANCE_BITS])
-            m.d.comb += self.i.ready.eq(self.o.ready | ~self.o.valid)
-            with m.If(self.i.ready):
-                m.d.sync += [
-                    o.message.distance.eq(saturated),
-                    o.neighbor.eq(i.neighbor),
-                    o.sender.eq(i.sender),
-                    o.round.eq(i.round),
-                    o.barrier.eq(i.barrier),
-                    self.o.valid.eq(self.i.valid),
-                ]
-            return m
-
-    return SsspScatter()
+    return MapScatter(layouts, message=message)  # saturated at UNREACHED, through one register
 
 
 def _root(graph, params):

@@ -14,96 +14,18 @@ __all__ = ["WCC"]
 
 
 def _gather(layouts):
-    from amaranth.hdl import Module, Mux
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import gather_signature
-
-    class WccGather(wiring.Component):
-        """Keep the smaller label; mark the vertex active if it changed (Listing 1)."""
-
-        combinational = True  # output in the cycle of the input: gather may forward results
-
-        def __init__(self):
-            super().__init__(gather_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            new_label = i.message.label < i.state.label
-            m.d.comb += [
-                o.nodeid.eq(i.nodeid),
-                o.state.label.eq(Mux(new_label, i.message.label, i.state.label)),
-                o.state.active.eq(new_label | i.state.active),
-                self.o.valid.eq(self.i.valid),
-                self.i.ready.eq(self.o.ready),
-            ]
-            return m
-
-    return WccGather()
+    from .blocks import ExtremumGather
+    return ExtremumGather(layouts, field="label", keep="min")  # Listing 1
 
 
 def _apply(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import apply_signature
-
-    class WccApply(wiring.Component):
-        """Emit the label of an active vertex and clear its flag (Listing 2)."""
-
-        def __init__(self):
-            super().__init__(apply_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, st, up = self.i.payload, self.state_o.payload, self.update_o.payload
-            m.d.comb += [
-                st.nodeid.eq(i.nodeid),
-                st.state.label.eq(i.state.label),
-                st.state.active.eq(0),
-                st.barrier.eq(i.barrier),
-                self.state_o.valid.eq(self.i.valid),
-                up.update.label.eq(i.state.label),
-                up.sender.eq(i.nodeid),
-                up.round.eq(i.round),
-                up.barrier.eq(i.barrier),
-                self.update_o.valid.eq(self.i.valid & (i.state.active | i.barrier)),
-                self.i.ready.eq(self.update_o.ready | ~self.update_o.valid),
-            ]
-            return m
-
-    return WccApply()
+    from .blocks import EmitIfActiveApply
+    return EmitIfActiveApply(layouts)  # Listing 2: the update is the label
 
 
 def _scatter(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
-
-    from ..hw.kernels import scatter_signature
-
-    class WccScatter(wiring.Component):
-        """Forward the label to the neighbor through one pipeline register (Listing 3)."""
-
-        def __init__(self):
-            super().__init__(scatter_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            m.d.comb += self.i.ready.eq(self.o.ready | ~self.o.valid)
-            with m.If(self.i.ready):
-                m.d.sync += [
-                    o.message.label.eq(i.update.label),
-                    o.neighbor.eq(i.neighbor),
-                    o.sender.eq(i.sender),
-                    o.round.eq(i.round),
-                    o.barrier.eq(i.barrier),
-                    self.o.valid.eq(self.i.valid),
-                ]
-            return m
-
-    return WccScatter()
+    from .blocks import MapScatter
+    return MapScatter(layouts)  # Listing 3: the label, through one pipeline register
 
 
 def _initial_state(graph, params):
