@@ -9,30 +9,14 @@ valid, so the answer is checked with :func:`gravfm.algorithms.reference.check_bf
 import numpy as np
 
 from .base import VERTEXID, Algorithm
+from .kernel_factories import block_kernel
+from .params import root_of
 
 __all__ = ["BFS"]
 
 
-def _gather(layouts):
-    from .blocks import ConditionalGather
-    # The first message a vertex receives makes its sender the parent.
-    return ConditionalGather(layouts, condition=lambda i: ~i.state.visited,
-                             take=lambda i: {"parent": i.sender, "visited": 1})
-
-
-def _apply(layouts):
-    from .blocks import EmitIfActiveApply
-    return EmitIfActiveApply(layouts)  # the (empty) update says "my sender is your parent"
-
-
-def _scatter(layouts):
-    from .blocks import MapScatter
-    return MapScatter(layouts, registered=False)  # nothing to compute: no register needed
-
-
 def _root(graph, params):
-    from .reference import _check_root
-    return _check_root(graph, params["root"], "bfs")
+    return root_of(graph, params, "bfs")
 
 
 def _initial_state(graph, params):
@@ -68,9 +52,11 @@ BFS = Algorithm(
     update={},
     message={},
     edge={},
-    gather=_gather,
-    apply=_apply,
-    scatter=_scatter,
+    # The first message a vertex receives makes its sender the parent.
+    gather=block_kernel("ConditionalGather", condition=lambda i: ~i.state.visited,
+                        take=lambda i: {"parent": i.sender, "visited": 1}),
+    apply=block_kernel("EmitIfActiveApply"),  # the (empty) update says "my sender is your parent"
+    scatter=block_kernel("MapScatter", registered=False),  # nothing to compute: no register needed
     initial_state=_initial_state,
     reference=_reference,
     check=_check,

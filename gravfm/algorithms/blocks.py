@@ -16,8 +16,9 @@ port (``i.message.label``, ``i.state.visited``, ``i.edge.weight``, ...) and retu
 values; ``{field: value}`` dicts are assigned with ``.eq``, so a wider value is truncated to
 the field. They are called once, when the block is built, so a wrong field name fails at once.
 
-This module imports Amaranth; the algorithm modules import it inside their kernel factories,
-so ``import gravfm.algorithms`` stays free of Amaranth.
+This module imports Amaranth; the built-in algorithms name their blocks through
+:func:`gravfm.algorithms.kernel_factories.block_kernel`, which imports it only when the hardware
+is built, so ``import gravfm.algorithms`` stays free of Amaranth.
 """
 
 from collections.abc import Mapping

@@ -22,6 +22,8 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import VERTEXID, Algorithm
+from .kernel_factories import block_kernel
+from .params import root_of
 
 __all__ = ["SSSP", "DISTANCE_BITS", "WEIGHT_BITS", "UNREACHED", "attach_weights", "check_parent"]
 
@@ -33,32 +35,17 @@ WEIGHT_BITS = 32
 UNREACHED = (1 << DISTANCE_BITS) - 1
 
 
-def _gather(layouts):
-    from .blocks import ExtremumGather
-    return ExtremumGather(layouts, field="distance", keep="min", also=lambda i: {"parent": i.sender})
-
-
-def _apply(layouts):
-    from .blocks import EmitIfActiveApply
-    return EmitIfActiveApply(layouts)  # the update is the distance
-
-
-def _scatter(layouts):
+def _saturated_message(i):
+    """The scatter's message: ``distance + weight``, saturated at :data:`UNREACHED`."""
     from amaranth.hdl import Mux
 
-    from .blocks import MapScatter
-
-    def message(i):
-        # One bit wider than a distance, so the carry tells an overflow.
-        total = i.update.distance + i.edge.weight
-        return {"distance": Mux(total >= UNREACHED, UNREACHED, total[:DISTANCE_BITS])}
-
-    return MapScatter(layouts, message=message)  # saturated at UNREACHED, through one register
+    # One bit wider than a distance, so the carry tells an overflow.
+    total = i.update.distance + i.edge.weight
+    return {"distance": Mux(total >= UNREACHED, UNREACHED, total[:DISTANCE_BITS])}
 
 
 def _root(graph, params):
-    from .reference import _check_root
-    return _check_root(graph, params["root"], "sssp")
+    return root_of(graph, params, "sssp")
 
 
 def attach_weights(graph, *, seed=1, max_weight=16):
@@ -195,9 +182,10 @@ SSSP = Algorithm(
     update={"distance": DISTANCE_BITS},
     message={"distance": DISTANCE_BITS},
     edge={"weight": WEIGHT_BITS},
-    gather=_gather,
-    apply=_apply,
-    scatter=_scatter,
+    gather=block_kernel("ExtremumGather", field="distance", keep="min",
+                        also=lambda i: {"parent": i.sender}),
+    apply=block_kernel("EmitIfActiveApply"),  # the update is the distance
+    scatter=block_kernel("MapScatter", message=_saturated_message),  # through one register
     initial_state=_initial_state,
     reference=_reference,
     check=_check,

@@ -9,23 +9,9 @@ and clears the flag. Labels are original vertex ids, so the answer is directly c
 import numpy as np
 
 from .base import VERTEXID, Algorithm
+from .kernel_factories import block_kernel
 
 __all__ = ["WCC"]
-
-
-def _gather(layouts):
-    from .blocks import ExtremumGather
-    return ExtremumGather(layouts, field="label", keep="min")  # Listing 1
-
-
-def _apply(layouts):
-    from .blocks import EmitIfActiveApply
-    return EmitIfActiveApply(layouts)  # Listing 2: the update is the label
-
-
-def _scatter(layouts):
-    from .blocks import MapScatter
-    return MapScatter(layouts)  # Listing 3: the label, through one pipeline register
 
 
 def _initial_state(graph, params):
@@ -58,9 +44,9 @@ WCC = Algorithm(
     update={"label": VERTEXID},
     message={"label": VERTEXID},
     edge={},
-    gather=_gather,
-    apply=_apply,
-    scatter=_scatter,
+    gather=block_kernel("ExtremumGather", field="label", keep="min"),  # Listing 1
+    apply=block_kernel("EmitIfActiveApply"),  # Listing 2: the update is the label
+    scatter=block_kernel("MapScatter"),  # Listing 3: the label, through one pipeline register
     initial_state=_initial_state,
     reference=_reference,
     check=_check,
