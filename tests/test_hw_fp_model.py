@@ -49,25 +49,17 @@ def test_edge_cases_cross_product(operation):
     assert_matches_numpy(operation, a.ravel(), b.ravel())
 
 
+@pytest.mark.parametrize("seed, count, near", [
+    pytest.param(7, 20_000, 5_000, id="many"),
+    pytest.param(2026, 250_000, 60_000, marks=pytest.mark.slow, id="volume"),
+])
 @pytest.mark.parametrize("operation", OPERATIONS)
-def test_many_random_operands(operation):
-    rng = np.random.default_rng(7)
-    a = random_operands(rng, 20_000)
-    b = random_operands(rng, 20_000)
-    # A quarter of the pairs nearly cancel (b close to -a), which exercises the adder's
+def test_random_operands(operation, seed, count, near):
+    rng = np.random.default_rng(seed)
+    a = random_operands(rng, count)
+    b = random_operands(rng, count)
+    # About a quarter of the pairs nearly cancel (b close to -a), which exercises the adder's
     # leading-zero normalization.
-    near = 5_000
-    b[:near] = (a[:near] ^ np.uint32(0x8000_0000)) + rng.integers(-4, 5, near).astype(np.uint32)
-    assert_matches_numpy(operation, a, b)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("operation", OPERATIONS)
-def test_volume_random_operands(operation):
-    rng = np.random.default_rng(2026)
-    a = random_operands(rng, 250_000)
-    b = random_operands(rng, 250_000)
-    near = 60_000
     b[:near] = (a[:near] ^ np.uint32(0x8000_0000)) + rng.integers(-4, 5, near).astype(np.uint32)
     assert_matches_numpy(operation, a, b)
 

@@ -1,13 +1,10 @@
 """Pipelined binary32 adder/subtractor."""
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.hdl import Cat, Const, Mux, Signal
 
 from .binary32 import CANONICAL_NAN
-from .layouts import operands_layout, result_layout
 from .logic import EXPONENT_SHAPE, leading_zeros, round_and_pack, shift_right_jam, unpack
-from .pipeline import StreamPipeline
+from .unit import BinaryFPUnit
 
 __all__ = ["FPAdder"]
 
@@ -15,7 +12,7 @@ __all__ = ["FPAdder"]
 _EXTENDED_BITS = 27
 
 
-class FPAdder(wiring.Component):
+class FPAdder(BinaryFPUnit):
     """IEEE-754 binary32 adder (``a + b``, or ``a - b`` per operation), fully pipelined.
 
     Round to nearest, ties to even; subnormal operands and results are supported exactly (no
@@ -28,22 +25,13 @@ class FPAdder(wiring.Component):
     sticky bits, then addition or subtraction; (3) normalization (leading-zero count and shift,
     stopping at the subnormal exponent); (4) rounding and packing.
 
+    Operands, results and ``tag_shape`` as in :class:`~gravfm.hw.fp.unit.BinaryFPUnit`.
+
     Parameters
     ----------
-    tag_shape : shape-castable or None
-        Shape of a ``tag`` field carried unchanged from operands to result; none if ``None``.
     subtract_field : bool
-        If true, the operands carry a 1-bit ``subtract`` field selecting ``a - b``.
-
-    Attributes
-    ----------
-    operands : In(stream.Signature(operands_layout(tag_shape, subtract_field=...)))
-        Operations: ``payload.a``, ``payload.b`` (binary32 bit patterns), optional
-        ``payload.subtract`` and ``payload.tag``. Accepted on a cycle with ``valid & ready``;
-        ``ready`` is low only while ``results`` is stalled.
-    results : Out(stream.Signature(result_layout(tag_shape)))
-        ``payload.result`` and ``payload.tag``, in the order the operations were accepted.
-        ``valid`` is registered and does not depend on ``ready``.
+        If true, the operands carry a 1-bit ``subtract`` field selecting ``a - b``
+        (``operands_layout(tag_shape, subtract_field=True)``).
     """
 
     latency = 4
@@ -52,15 +40,9 @@ class FPAdder(wiring.Component):
         if not isinstance(subtract_field, bool):
             raise TypeError(f"subtract_field must be a bool, not {subtract_field!r}")
         self._subtract_field = subtract_field
-        super().__init__({
-            "operands": In(stream.Signature(operands_layout(tag_shape,
-                                                            subtract_field=subtract_field))),
-            "results": Out(stream.Signature(result_layout(tag_shape))),
-        })
+        super().__init__(tag_shape=tag_shape, subtract_field=subtract_field)
 
-    def elaborate(self, platform):
-        m = Module()
-        pipe = StreamPipeline(m, self.operands)
+    def stages(self, m, pipe):
         payload = self.operands.payload
         subtract = payload.subtract if self._subtract_field else 0
         b_bits = Cat(payload.b[:31], payload.b[31] ^ subtract)
@@ -120,7 +102,4 @@ class FPAdder(wiring.Component):
                                 s3.extended[:2] != 0)
         result = Mux(s3.is_special, s3.special_result,
                      Mux(s3.is_zero, Cat(Const(0, 31), s3.zero_sign), packed))
-        s4 = pipe.register(result=result)
-        pipe.connect_results(self.results, s4.result)
-        assert pipe.depth == self.latency, "the latency attribute must count the stages"
-        return m
+        return pipe.register(result=result).result

@@ -1,14 +1,11 @@
 """Pipelined binary32 divider (restoring division, two quotient bits per stage)."""
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.hdl import Cat, Const, Mux
 
-from .binary32 import CANONICAL_NAN, EXPONENT_BIAS, POSITIVE_INFINITY, SIGNIFICAND_BITS
-from .layouts import operands_layout, result_layout
+from .binary32 import EXPONENT_BIAS, SIGNIFICAND_BITS
 from .logic import leading_zeros, round_and_pack, shift_right_jam, unpack
 from .model import EXTENDED_BITS, QUOTIENT_BITS
-from .pipeline import StreamPipeline
+from .unit import BinaryFPUnit, signed_special_result
 
 __all__ = ["FPDivider"]
 
@@ -26,7 +23,7 @@ def _restoring_step(remainder, divisor):
     return bit, (difference << 1)[:SIGNIFICAND_BITS + 1]
 
 
-class FPDivider(wiring.Component):
+class FPDivider(BinaryFPUnit):
     """IEEE-754 binary32 divider (``a / b``), fully pipelined.
 
     Round to nearest, ties to even; subnormal operands and results are supported exactly (no
@@ -42,47 +39,22 @@ class FPDivider(wiring.Component):
     (16) right shift into the subnormal range when the exponent is below 1; (17) rounding and
     packing.
 
-    Parameters
-    ----------
-    tag_shape : shape-castable or None
-        Shape of a ``tag`` field carried unchanged from operands to result; none if ``None``.
-
-    Attributes
-    ----------
-    operands : In(stream.Signature(operands_layout(tag_shape)))
-        Operations: ``payload.a`` (dividend), ``payload.b`` (divisor), binary32 bit patterns, and
-        optional ``payload.tag``. Accepted on a cycle with ``valid & ready``; ``ready`` is low only
-        while ``results`` is stalled.
-    results : Out(stream.Signature(result_layout(tag_shape)))
-        ``payload.result`` and ``payload.tag``, in the order the operations were accepted.
-        ``valid`` is registered and does not depend on ``ready``.
+    Operands (``a`` the dividend, ``b`` the divisor), results and ``tag_shape`` as in
+    :class:`~gravfm.hw.fp.unit.BinaryFPUnit`.
     """
 
     quotient_bits_per_stage = 2
     # Normalize, compare, the division stages, subnormal shift, round and pack.
     latency = 2 + -(-QUOTIENT_BITS // quotient_bits_per_stage) + 2
 
-    def __init__(self, *, tag_shape=None):
-        super().__init__({
-            "operands": In(stream.Signature(operands_layout(tag_shape))),
-            "results": Out(stream.Signature(result_layout(tag_shape))),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        pipe = StreamPipeline(m, self.operands)
+    def stages(self, m, pipe):
         a, b = unpack(self.operands.payload.a), unpack(self.operands.payload.b)
         sign = a.sign ^ b.sign
 
         # Stage 1: special results; normalize the significands.
-        special_result = Signal(32)
-        with m.If(a.is_nan | b.is_nan | (a.is_zero & b.is_zero)
-                  | (a.is_infinite & b.is_infinite)):
-            m.d.comb += special_result.eq(CANONICAL_NAN)
-        with m.Elif(a.is_infinite | b.is_zero):
-            m.d.comb += special_result.eq(Cat(Const(POSITIVE_INFINITY, 31), sign))
-        with m.Else():
-            m.d.comb += special_result.eq(Cat(Const(0, 31), sign))
+        special_result = signed_special_result(
+            m, sign, invalid=a.is_nan | b.is_nan | (a.is_zero & b.is_zero) | (a.is_infinite & b.is_infinite),
+            infinite=a.is_infinite | b.is_zero)
         dividend, dividend_exponent = _normalized(a)
         divisor, divisor_exponent = _normalized(b)
         stage = pipe.register(
@@ -127,7 +99,4 @@ class FPDivider(wiring.Component):
         # Last stage: round and pack.
         packed = round_and_pack(stage.sign, stage.exponent, stage.extended[3:], stage.extended[2],
                                 stage.extended[:2] != 0)
-        stage = pipe.register(result=Mux(stage.is_special, stage.special_result, packed))
-        pipe.connect_results(self.results, stage.result)
-        assert pipe.depth == self.latency, "the latency attribute must count the stages"
-        return m
+        return pipe.register(result=Mux(stage.is_special, stage.special_result, packed)).result

@@ -1,20 +1,17 @@
 """Pipelined binary32 multiplier."""
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.hdl import Mux
 
-from .binary32 import CANONICAL_NAN, EXPONENT_BIAS, POSITIVE_INFINITY
-from .layouts import operands_layout, result_layout
+from .binary32 import EXPONENT_BIAS
 from .logic import leading_zeros, round_and_pack, shift_right_jam, unpack
-from .pipeline import StreamPipeline
+from .unit import BinaryFPUnit, signed_special_result
 
 __all__ = ["FPMultiplier"]
 
 _PRODUCT_BITS = 48
 
 
-class FPMultiplier(wiring.Component):
+class FPMultiplier(BinaryFPUnit):
     """IEEE-754 binary32 multiplier (``a * b``), fully pipelined.
 
     Round to nearest, ties to even; subnormal operands and results are supported exactly (no
@@ -28,44 +25,19 @@ class FPMultiplier(wiring.Component):
     and left shift, needed for subnormal operands); (4) right shift into the subnormal range when
     the exponent is below 1; (5) rounding and packing.
 
-    Parameters
-    ----------
-    tag_shape : shape-castable or None
-        Shape of a ``tag`` field carried unchanged from operands to result; none if ``None``.
-
-    Attributes
-    ----------
-    operands : In(stream.Signature(operands_layout(tag_shape)))
-        Operations: ``payload.a``, ``payload.b`` (binary32 bit patterns) and optional
-        ``payload.tag``. Accepted on a cycle with ``valid & ready``; ``ready`` is low only while
-        ``results`` is stalled.
-    results : Out(stream.Signature(result_layout(tag_shape)))
-        ``payload.result`` and ``payload.tag``, in the order the operations were accepted.
-        ``valid`` is registered and does not depend on ``ready``.
+    Operands, results and ``tag_shape`` as in :class:`~gravfm.hw.fp.unit.BinaryFPUnit`.
     """
 
     latency = 5
 
-    def __init__(self, *, tag_shape=None):
-        super().__init__({
-            "operands": In(stream.Signature(operands_layout(tag_shape))),
-            "results": Out(stream.Signature(result_layout(tag_shape))),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        pipe = StreamPipeline(m, self.operands)
+    def stages(self, m, pipe):
         a, b = unpack(self.operands.payload.a), unpack(self.operands.payload.b)
         sign = a.sign ^ b.sign
 
         # Stage 1: special results; exponent of the product for a leading one at bit 47.
-        special_result = Signal(32)
-        with m.If(a.is_nan | b.is_nan | (a.is_infinite & b.is_zero) | (a.is_zero & b.is_infinite)):
-            m.d.comb += special_result.eq(CANONICAL_NAN)
-        with m.Elif(a.is_infinite | b.is_infinite):
-            m.d.comb += special_result.eq(Cat(Const(POSITIVE_INFINITY, 31), sign))
-        with m.Else():
-            m.d.comb += special_result.eq(Cat(Const(0, 31), sign))
+        special_result = signed_special_result(
+            m, sign, invalid=a.is_nan | b.is_nan | (a.is_infinite & b.is_zero) | (a.is_zero & b.is_infinite),
+            infinite=a.is_infinite | b.is_infinite)
         s1 = pipe.register(
             is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite | a.is_zero | b.is_zero,
             special_result=special_result, sign=sign,
@@ -95,7 +67,4 @@ class FPMultiplier(wiring.Component):
 
         # Stage 5: round and pack.
         packed = round_and_pack(s4.sign, s4.exponent, s4.significand, s4.guard, s4.sticky)
-        s5 = pipe.register(result=Mux(s4.is_special, s4.special_result, packed))
-        pipe.connect_results(self.results, s5.result)
-        assert pipe.depth == self.latency, "the latency attribute must count the stages"
-        return m
+        return pipe.register(result=Mux(s4.is_special, s4.special_result, packed)).result
