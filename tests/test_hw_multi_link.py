@@ -7,6 +7,8 @@ from gravfm.errors import ConfigError
 from gravfm.hw.link import LinkConfig, LinkModel
 from gravfm.model import load_platform
 
+from helpers_hw import stream_source
+
 
 def drive(config, items, *, item_bits=8, budget=5000):
     """Push ``items`` through a LinkModel as fast as it takes them, always ready at the output.
@@ -16,13 +18,6 @@ def drive(config, items, *, item_bits=8, budget=5000):
     """
     link = LinkModel(shape=16, config=config, item_bits=item_bits, seed=3)
     delivered, result = [], {}
-
-    async def source(ctx):
-        for value in items:
-            ctx.set(link.i.valid, 1)
-            ctx.set(link.i.payload, value)
-            await ctx.tick().until(link.i.ready)
-        ctx.set(link.i.valid, 0)
 
     async def sink(ctx):
         ctx.set(link.o.ready, 1)
@@ -37,7 +32,7 @@ def drive(config, items, *, item_bits=8, budget=5000):
 
     sim = Simulator(link)
     sim.add_clock(1e-6)
-    sim.add_testbench(source)
+    sim.add_testbench(stream_source(link.i, items))
     sim.add_testbench(sink)
     sim.run()
     return delivered, result["cycles"], result["items"], result["bound"]
@@ -141,13 +136,6 @@ def test_receiver_delivers_round_by_round_whatever_the_arrival_order():
                 word(1, barrier=1, count=1), word(0, sender=11), word(0, barrier=1, count=0)]
     delivered = []
 
-    async def source(ctx):
-        for item in arrivals:
-            ctx.set(receiver.i.valid, 1)
-            ctx.set(receiver.i.payload, item)
-            await ctx.tick().until(receiver.i.ready)
-        ctx.set(receiver.i.valid, 0)
-
     async def sink(ctx):
         ctx.set(receiver.o.ready, 1)
         for _ in range(60):
@@ -158,7 +146,7 @@ def test_receiver_delivers_round_by_round_whatever_the_arrival_order():
 
     sim = Simulator(receiver)
     sim.add_clock(1e-6)
-    sim.add_testbench(source)
+    sim.add_testbench(stream_source(receiver.i, arrivals))
     sim.add_testbench(sink)
     sim.run()
     assert delivered == [("U", 10), ("U", 11), ("B", 2), ("U", 30), ("B", 1), ("B", 0)]

@@ -7,7 +7,6 @@ import random
 import pytest
 from amaranth.hdl import Fragment, unsigned
 from amaranth.lib import data
-from amaranth.sim import Simulator
 
 from gravfm.algorithms import PAGERANK, WCC
 from gravfm.hw import SystemConfig
@@ -18,12 +17,7 @@ from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
 
-
-def run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+from helpers_hw import insert_addresses, run
 
 
 class _Kernel:
@@ -91,11 +85,7 @@ def test_hazard_unit_with_remove_latency_frees_the_entry_a_cycle_later():
     dut = HazardUnit(addr_bits=3, slots=2, payload=unsigned(8), remove_latency=1)
 
     async def bench(ctx):
-        for address in (5, 2):
-            ctx.set(dut.insert, 1)
-            ctx.set(dut.insert_addr, address)
-            await ctx.tick()
-        ctx.set(dut.insert, 0)
+        await insert_addresses(ctx, dut, (5, 2))
         assert ctx.get(dut.full)
         ctx.set(dut.store, 1)
         ctx.set(dut.store_addr, 2)

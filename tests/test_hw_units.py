@@ -8,18 +8,12 @@ from amaranth.back import verilog
 from amaranth.hdl import Module, unsigned
 from amaranth.lib import data
 from amaranth.lib.fifo import SyncFIFOBuffered
-from amaranth.sim import Simulator
 
 from gravfm.hw.network import Broadcaster, Endpoint
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.stream_fifo import BufferedFIFO, StreamFIFO
 
-
-def run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+from helpers_hw import insert_addresses, run
 
 
 @pytest.mark.parametrize("slots", [1, 3])
@@ -412,11 +406,7 @@ def test_hazard_unit_keeps_data_per_entry():
     dut = HazardUnit(addr_bits=3, slots=2, payload=unsigned(8))
 
     async def bench(ctx):
-        for address in (5, 2):
-            ctx.set(dut.insert, 1)
-            ctx.set(dut.insert_addr, address)
-            await ctx.tick()
-        ctx.set(dut.insert, 0)
+        await insert_addresses(ctx, dut, (5, 2))
         ctx.set(dut.store, 1)
         ctx.set(dut.store_addr, 5)
         ctx.set(dut.store_data, 0xA5)
