@@ -3,120 +3,24 @@
 A :class:`Graph` is immutable: its arrays are read-only, and every transformation (``reverse``,
 ``symmetrize``) returns a new graph. Cleaning an edge list (dropping self-loops, merging duplicate
 edges, relabelling sparse ids to dense ones) is always an explicit policy, and what it did is
-recorded in a :class:`CleaningReport` so nothing disappears silently.
+recorded in a :class:`CleaningReport` so nothing disappears silently (:mod:`gravfm.graph.cleaning`).
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
-from ..errors import GraphFormatError, SpecError
+from ..errors import GraphFormatError
+from .cleaning import (
+    DUPLICATE_POLICIES,
+    RELABEL_POLICIES,
+    SELF_LOOP_POLICIES,
+    CleaningReport,
+    clean_edge_list,
+)
+from .csr_arrays import edge_keys, id_dtype, read_only
 
 __all__ = ["Graph", "CleaningReport", "SELF_LOOP_POLICIES", "DUPLICATE_POLICIES", "RELABEL_POLICIES"]
-
-#: Accepted values of the ``self_loops`` policy.
-SELF_LOOP_POLICIES = ("keep", "drop")
-#: Accepted values of the ``duplicates`` policy.
-DUPLICATE_POLICIES = ("keep", "merge")
-#: Accepted values of the ``relabel`` policy: ``"none"`` uses the ids as given, ``"compact"``
-#: maps the distinct ids (in increasing order) to ``0 .. k-1``, ``"appearance"`` numbers them in
-#: order of first appearance in the edge list (``u`` before ``v`` on each edge, as fpgagraphlib's
-#: loader does, but from 0), ``"auto"`` compacts only when the ids are not already ``0 .. max``.
-RELABEL_POLICIES = ("none", "compact", "appearance", "auto")
-
-# Below this many vertices, vertex ids are stored as int32 (half the memory of int64).
-_INT32_LIMIT = 2**31
-
-
-@dataclass(frozen=True)
-class CleaningReport:
-    """What building a graph did to its input edge list.
-
-    The counts always add up:
-    ``input_edges + mirrored_edges == edges + self_loops_removed + duplicates_removed``.
-
-    Attributes
-    ----------
-    input_edges : int
-        Edges given (lines read, generated edges, ...), before any cleaning.
-    edges : int
-        Edges kept in the graph.
-    self_loops_removed : int
-        Edges ``(v, v)`` dropped by the ``self_loops="drop"`` policy.
-    duplicates_removed : int
-        Repeated ``(u, v)`` edges dropped by the ``duplicates="merge"`` policy (only the first
-        occurrence, with its weight, is kept).
-    relabelled : bool
-        True when vertex ids were renumbered to ``0 .. num_vertices-1`` (see ``Graph.original_ids``).
-    self_loops_kept : int
-        Self-loops still in the graph.
-    mirrored_edges : int
-        Edges added as the reverse of an input edge (``mirror=True``, Matrix Market
-        ``symmetric`` storage); self-loops are never mirrored.
-    """
-
-    input_edges: int = 0
-    edges: int = 0
-    self_loops_removed: int = 0
-    duplicates_removed: int = 0
-    relabelled: bool = False
-    self_loops_kept: int = 0
-    mirrored_edges: int = 0
-
-    def summary(self):
-        """One line for humans, e.g. ``'100 edges in, 3 self-loops and 5 duplicates removed'``."""
-        mirrored = f", {self.mirrored_edges} mirrored" if self.mirrored_edges else ""
-        text = (f"{self.input_edges} edges in{mirrored}, {self.self_loops_removed} self-loops and "
-                f"{self.duplicates_removed} duplicates removed")
-        return text + (", ids relabelled" if self.relabelled else "")
-
-
-def _id_dtype(num_vertices):
-    return np.int32 if num_vertices < _INT32_LIMIT else np.int64
-
-
-def _read_only(array):
-    array.flags.writeable = False
-    return array
-
-
-def _check_policy(name, value, allowed):
-    if value not in allowed:
-        raise SpecError(f"{name} policy must be one of {', '.join(map(repr, allowed))}, not {value!r}")
-
-
-def _as_id_array(values, what):
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise GraphFormatError(f"{what} ids must be a 1-dimensional array, not shape {array.shape}")
-    if array.size == 0:
-        return array.astype(np.int64)
-    if not np.issubdtype(array.dtype, np.integer):
-        if np.issubdtype(array.dtype, np.floating) and np.all(np.floor(array) == array):
-            return array.astype(np.int64)
-        raise GraphFormatError(f"{what} ids must be integers, not {array.dtype}")
-    if array.dtype.itemsize > 8 or array.dtype == np.uint64:
-        if array.max() >= 2**62:
-            raise GraphFormatError(f"{what} id {array.max()} is too large")
-        return array.astype(np.int64)
-    return array  # int8 .. int64: used as they are (no int64 copy of a large int32 edge list)
-
-
-def _compact(src, dst, by_appearance=False):
-    """Map the distinct ids of ``src`` and ``dst`` to ``0 .. k-1``.
-
-    In increasing order of id, or with ``by_appearance`` in order of first appearance in the
-    sequence ``src[0], dst[0], src[1], dst[1], ...``.
-    """
-    interleaved = np.column_stack([src, dst]).ravel()
-    original_ids, first_seen, inverse = np.unique(interleaved, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    if by_appearance:
-        order = np.argsort(first_seen, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        original_ids, inverse = original_ids[order], rank[inverse]
-    return inverse[0::2], inverse[1::2], original_ids
 
 
 class Graph:
@@ -175,28 +79,28 @@ class Graph:
             if weights.shape != targets.shape:
                 raise GraphFormatError(
                     f"weights have shape {weights.shape}, expected one per edge ({targets.size},)")
-            weights = _read_only(weights.copy())
+            weights = read_only(weights.copy())
         if original_ids is not None:
             original_ids = np.asarray(original_ids, dtype=np.int64)
             if original_ids.shape != (num_vertices,):
                 raise GraphFormatError(
                     f"original_ids have shape {original_ids.shape}, expected ({num_vertices},)")
-            original_ids = _read_only(original_ids.copy())
-        self._assign(offsets.copy(), targets.astype(_id_dtype(num_vertices)), weights, cleaning,
+            original_ids = read_only(original_ids.copy())
+        self._assign(offsets.copy(), targets.astype(id_dtype(num_vertices)), weights, cleaning,
                      original_ids, name)
 
     @classmethod
     def _from_valid_arrays(cls, offsets, targets, weights, cleaning, original_ids, name):
         """A graph from arrays known to be valid (built here), without checking or copying them."""
         graph = cls.__new__(cls)
-        graph._assign(offsets, targets.astype(_id_dtype(offsets.size - 1), copy=False),
-                      None if weights is None else _read_only(weights),
-                      cleaning, None if original_ids is None else _read_only(original_ids), name)
+        graph._assign(offsets, targets.astype(id_dtype(offsets.size - 1), copy=False),
+                      None if weights is None else read_only(weights),
+                      cleaning, None if original_ids is None else read_only(original_ids), name)
         return graph
 
     def _assign(self, offsets, targets, weights, cleaning, original_ids, name):
-        self.offsets = _read_only(offsets)
-        self.targets = _read_only(targets)
+        self.offsets = read_only(offsets)
+        self.targets = read_only(targets)
         self.weights = weights
         self.original_ids = original_ids
         self.name = str(name)
@@ -241,86 +145,11 @@ class Graph:
         SpecError
             An unknown policy value.
         """
-        _check_policy("self_loops", self_loops, SELF_LOOP_POLICIES)
-        _check_policy("duplicates", duplicates, DUPLICATE_POLICIES)
-        _check_policy("relabel", relabel, RELABEL_POLICIES)
-        src = _as_id_array(src, "source")
-        dst = _as_id_array(dst, "destination")
-        if src.shape != dst.shape:
-            raise GraphFormatError(f"{src.size} sources but {dst.size} destinations")
-        if weights is not None:
-            weights = np.asarray(weights)
-            if weights.shape != src.shape:
-                raise GraphFormatError(f"{weights.size} weights for {src.size} edges")
-        input_edges = int(src.size)
-        if src.size and min(src.min(), dst.min()) < 0:
-            bad = int(min(src.min(), dst.min()))
-            raise GraphFormatError(f"vertex ids must be non-negative, found {bad}")
+        offsets, targets, weights, cleaning, original_ids = clean_edge_list(
+            src, dst, num_vertices, weights, self_loops=self_loops, duplicates=duplicates,
+            relabel=relabel, mirror=mirror, original_ids=original_ids)
+        return cls._from_valid_arrays(offsets, targets, weights, cleaning, original_ids, name)
 
-        given_ids = None if original_ids is None else np.asarray(original_ids, dtype=np.int64)
-        original_ids = None
-        max_id = int(max(src.max(), dst.max())) if src.size else -1
-        if relabel == "auto":
-            relabel = "none" if num_vertices is not None or _ids_are_dense(src, dst, max_id) else "compact"
-        if relabel in ("compact", "appearance"):
-            if num_vertices is not None:
-                raise GraphFormatError("num_vertices cannot be given when relabelling compacts the ids")
-            src, dst, original_ids = _compact(src, dst, by_appearance=relabel == "appearance")
-            num_vertices = original_ids.size
-        elif num_vertices is None:
-            num_vertices = max_id + 1
-        else:
-            num_vertices = int(num_vertices)
-            if num_vertices < 0:
-                raise GraphFormatError(f"num_vertices must be non-negative, not {num_vertices}")
-            if max_id >= num_vertices:
-                raise GraphFormatError(
-                    f"vertex id {max_id} is out of range for a graph of {num_vertices} vertices")
-
-        if given_ids is not None:
-            if original_ids is None:  # ids kept as they are
-                if given_ids.shape != (num_vertices,):
-                    raise GraphFormatError(
-                        f"original_ids has {given_ids.size} entries, expected one per vertex ({num_vertices})")
-                original_ids = given_ids
-            else:  # compacted: compose the two renumberings
-                if given_ids.size <= max_id:
-                    raise GraphFormatError(f"original_ids has {given_ids.size} entries, too few for id {max_id}")
-                original_ids = given_ids[original_ids]
-
-        mirrored_edges = 0
-        if mirror:
-            proper = src != dst
-            mirrored_edges = int(np.count_nonzero(proper))
-            src, dst = np.concatenate([src, dst[proper]]), np.concatenate([dst, src[proper]])
-            weights = None if weights is None else np.concatenate([weights, weights[proper]])
-
-        self_loops_removed = 0
-        if self_loops == "drop":
-            keep = src != dst
-            self_loops_removed = int(src.size - np.count_nonzero(keep))
-            if self_loops_removed:
-                src, dst = src[keep], dst[keep]
-                weights = None if weights is None else weights[keep]
-
-        loops = src == dst
-        self_loops_kept = int(np.count_nonzero(loops))
-        if duplicates == "merge" and self_loops_kept:
-            self_loops_kept = int(np.unique(src[loops]).size)
-        offsets, dst, weights, duplicates_removed = _build_csr(src, dst, weights, num_vertices,
-                                                               merge=duplicates == "merge")
-        cleaning = CleaningReport(
-            input_edges=input_edges,
-            edges=int(dst.size),
-            self_loops_removed=self_loops_removed,
-            duplicates_removed=duplicates_removed,
-            relabelled=original_ids is not None,
-            self_loops_kept=self_loops_kept,
-            mirrored_edges=mirrored_edges,
-        )
-        if original_ids is not None:
-            original_ids = np.array(original_ids, dtype=np.int64)  # a private copy: it becomes read-only
-        return cls._from_valid_arrays(offsets, dst, weights, cleaning, original_ids, name)
 
     # --- sizes and degrees -------------------------------------------------------------------
 
@@ -387,8 +216,8 @@ class Graph:
 
     def is_symmetric(self):
         """True when every edge ``(u, v)`` has its reverse ``(v, u)`` (as a set of pairs)."""
-        forward = _edge_keys(*self.edges(), self.num_vertices)
-        backward = _edge_keys(self.targets, self.sources(), self.num_vertices)
+        forward = edge_keys(*self.edges(), self.num_vertices)
+        backward = edge_keys(self.targets, self.sources(), self.num_vertices)
         return bool(np.array_equal(np.unique(forward), np.unique(backward)))
 
     def with_name(self, name):
@@ -402,63 +231,3 @@ class Graph:
         label = f"{self.name!r}, " if self.name else ""
         return f"Graph({label}{self.num_vertices} vertices, {self.num_edges} edges{weighted})"
 
-
-def _ids_are_dense(src, dst, max_id):
-    """True when every id in ``0 .. max_id`` appears as an endpoint."""
-    if max_id < 0:
-        return True
-    seen = np.zeros(max_id + 1, dtype=bool)
-    seen[src] = True
-    seen[dst] = True
-    return bool(seen.all())
-
-
-def _edge_keys(src, dst, num_vertices):
-    return src.astype(np.int64) * max(num_vertices, 1) + dst.astype(np.int64)
-
-
-def _build_csr(src, dst, weights, num_vertices, *, merge):
-    """CSR arrays ``(offsets, targets, weights, duplicates_removed)`` of the edges.
-
-    Edges are sorted by (source, target), stably so that merging duplicates keeps the first
-    listed edge's weight. Always returns new arrays, never the caller's.
-    """
-    if num_vertices >= _INT32_LIMIT:  # source * num_vertices would overflow int64
-        return _build_csr_lexsorted(src, dst, weights, num_vertices, merge=merge)
-    # One int64 key per edge carries both endpoints: one sort, one comparison for duplicates.
-    keys = _edge_keys(src, dst, num_vertices)
-    if weights is None:
-        keys.sort()
-    else:
-        order = np.argsort(keys, kind="stable")
-        keys, weights = keys[order], weights[order]
-    duplicates_removed = 0
-    if merge and keys.size > 1:
-        first = np.empty(keys.size, dtype=bool)
-        first[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=first[1:])
-        duplicates_removed = int(keys.size - np.count_nonzero(first))
-        if duplicates_removed:
-            keys = keys[first]
-            weights = None if weights is None else weights[first]
-    row_keys = np.arange(num_vertices + 1, dtype=np.int64) * max(num_vertices, 1)
-    offsets = np.searchsorted(keys, row_keys).astype(np.int64)
-    targets = (keys % max(num_vertices, 1)).astype(_id_dtype(num_vertices))
-    return offsets, targets, weights, duplicates_removed
-
-
-def _build_csr_lexsorted(src, dst, weights, num_vertices, *, merge):
-    order = np.lexsort((dst, src))
-    src, dst = src[order].astype(np.int64), dst[order].astype(np.int64)
-    weights = None if weights is None else weights[order]
-    duplicates_removed = 0
-    if merge and src.size > 1:
-        first = np.empty(src.size, dtype=bool)
-        first[0] = True
-        np.logical_or(src[1:] != src[:-1], dst[1:] != dst[:-1], out=first[1:])
-        duplicates_removed = int(src.size - np.count_nonzero(first))
-        src, dst = src[first], dst[first]
-        weights = None if weights is None else weights[first]
-    offsets = np.zeros(num_vertices + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=num_vertices), out=offsets[1:])
-    return offsets, dst, weights, duplicates_removed

@@ -122,8 +122,8 @@ def wd_edges(w, d, degree=1, *, seed=1):
 
     Returns
     -------
-    src, dst : np.ndarray of int64
-    num_vertices : int
+    src, dst, num_vertices
+        As :func:`uniform_edges` returns them.
     """
     w = _check_int("wd w", w, 1)
     d = _check_int("wd d", d, 1)

@@ -5,7 +5,7 @@ from amaranth.hdl import Cat, Const, Mux
 from .binary32 import EXPONENT_BIAS, SIGNIFICAND_BITS
 from .logic import leading_zeros, round_and_pack, shift_right_jam, unpack
 from .model import EXTENDED_BITS, QUOTIENT_BITS
-from .unit import BinaryFPUnit, signed_special_result
+from .unit import BinaryFPUnit, signed_special_case
 
 __all__ = ["FPDivider"]
 
@@ -49,17 +49,15 @@ class FPDivider(BinaryFPUnit):
 
     def stages(self, m, pipe):
         a, b = unpack(self.operands.payload.a), unpack(self.operands.payload.b)
-        sign = a.sign ^ b.sign
 
         # Stage 1: special results; normalize the significands.
-        special_result = signed_special_result(
-            m, sign, invalid=a.is_nan | b.is_nan | (a.is_zero & b.is_zero) | (a.is_infinite & b.is_infinite),
+        special = signed_special_case(
+            m, a, b, invalid=a.is_nan | b.is_nan | (a.is_zero & b.is_zero) | (a.is_infinite & b.is_infinite),
             infinite=a.is_infinite | b.is_zero)
         dividend, dividend_exponent = _normalized(a)
         divisor, divisor_exponent = _normalized(b)
         stage = pipe.register(
-            is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite | a.is_zero | b.is_zero,
-            special_result=special_result, sign=sign,
+            **special,
             exponent=dividend_exponent - divisor_exponent + EXPONENT_BIAS,
             dividend=dividend, divisor=divisor,
         )

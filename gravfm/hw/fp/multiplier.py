@@ -4,7 +4,7 @@ from amaranth.hdl import Mux
 
 from .binary32 import EXPONENT_BIAS
 from .logic import leading_zeros, round_and_pack, shift_right_jam, unpack
-from .unit import BinaryFPUnit, signed_special_result
+from .unit import BinaryFPUnit, signed_special_case
 
 __all__ = ["FPMultiplier"]
 
@@ -32,15 +32,13 @@ class FPMultiplier(BinaryFPUnit):
 
     def stages(self, m, pipe):
         a, b = unpack(self.operands.payload.a), unpack(self.operands.payload.b)
-        sign = a.sign ^ b.sign
 
         # Stage 1: special results; exponent of the product for a leading one at bit 47.
-        special_result = signed_special_result(
-            m, sign, invalid=a.is_nan | b.is_nan | (a.is_infinite & b.is_zero) | (a.is_zero & b.is_infinite),
+        special = signed_special_case(
+            m, a, b, invalid=a.is_nan | b.is_nan | (a.is_infinite & b.is_zero) | (a.is_zero & b.is_infinite),
             infinite=a.is_infinite | b.is_infinite)
         s1 = pipe.register(
-            is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite | a.is_zero | b.is_zero,
-            special_result=special_result, sign=sign,
+            **special,
             exponent=a.exponent + b.exponent - (EXPONENT_BIAS - 1),
             a_significand=a.significand, b_significand=b.significand,
         )

@@ -1,5 +1,5 @@
 """What the binary32 units share: their stream signature, the pipeline around their stages, and
-the result of an operation with a special operand."""
+the special cases of a product or quotient."""
 
 from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import stream, wiring
@@ -9,7 +9,7 @@ from .binary32 import CANONICAL_NAN, POSITIVE_INFINITY
 from .layouts import operands_layout, result_layout
 from .pipeline import StreamPipeline
 
-__all__ = ["BinaryFPUnit", "signed_special_result"]
+__all__ = ["BinaryFPUnit", "signed_special_case"]
 
 
 class BinaryFPUnit(wiring.Component):
@@ -57,12 +57,24 @@ class BinaryFPUnit(wiring.Component):
         return m
 
 
-def signed_special_result(m, sign, *, invalid, infinite):
-    """Result of a product or quotient with a special operand (NaN, infinity or zero).
+def signed_special_case(m, a, b, *, invalid, infinite):
+    """The special case of a product or quotient of the unpacked operands ``a`` and ``b``.
 
-    The canonical NaN where ``invalid``, else an infinity where ``infinite``, else a zero; both
-    signed with ``sign``.
+    Parameters
+    ----------
+    m : Module
+    a, b : unpacked operands (:func:`~gravfm.hw.fp.logic.unpack`)
+    invalid, infinite : Value
+        Where the result is the canonical NaN, and else where it is an infinity.
+
+    Returns
+    -------
+    dict
+        The first stage's ``is_special`` (an operand is NaN, infinite or zero),
+        ``special_result`` (the canonical NaN, else an infinity, else a zero; both signed) and
+        ``sign`` of the result, as keywords of :meth:`StreamPipeline.register`.
     """
+    sign = a.sign ^ b.sign
     special_result = Signal(32)
     with m.If(invalid):
         m.d.comb += special_result.eq(CANONICAL_NAN)
@@ -70,4 +82,5 @@ def signed_special_result(m, sign, *, invalid, infinite):
         m.d.comb += special_result.eq(Cat(Const(POSITIVE_INFINITY, 31), sign))
     with m.Else():
         m.d.comb += special_result.eq(Cat(Const(0, 31), sign))
-    return special_result
+    return {"is_special": a.is_nan | b.is_nan | a.is_infinite | b.is_infinite | a.is_zero | b.is_zero,
+            "special_result": special_result, "sign": sign}
