@@ -2,13 +2,12 @@
 
 import argparse
 import json
-import sys
 
-from ..errors import GravfmError
 from ..graph import GENERATORS, RELABEL_POLICIES, load_graph
 from ..graph.readers import FORMATS
 from ..graph.stats import graph_summary
 from ..graph.writers import WRITE_FORMATS, write_graph
+from .common import write_json
 
 
 def register(subparsers):
@@ -57,16 +56,10 @@ def _load(args):
 def _info(args):
     summary = graph_summary(_load(args))
     if args.json == "-":
-        json.dump(summary, sys.stdout, indent=2)
-        print()
+        print(json.dumps(summary, indent=2))
         return 0
     if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as out:
-                json.dump(summary, out, indent=2)
-                out.write("\n")
-        except OSError as error:
-            raise GravfmError(f"{args.json}: cannot write the JSON figures: {error.strerror or error}") from None
+        write_json(args.json, summary)
     print(format_summary(summary))
     return 0
 

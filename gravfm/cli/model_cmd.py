@@ -1,10 +1,10 @@
 """``gravfm model``: print the analytical model's prediction for a platform, algorithm and graph."""
 
-import json
 import math
 from pathlib import Path
 
 from ..errors import ConfigError, SpecError
+from .common import write_json
 
 ARCH_NAMES = {"gravfm": "GraVF-M (update broadcast)", "gravf": "GraVF (unicast messages)"}
 
@@ -239,8 +239,5 @@ def run(args):
         report["supersteps"] = result.to_dict()
 
     if args.json:
-        try:
-            Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        except OSError as error:
-            raise ConfigError(f"--json {args.json}: cannot write: {error}") from None
+        write_json(args.json, report)
     return 0

@@ -1,9 +1,9 @@
 """``gravfm partition SPEC``: partition a graph over FPGAs and PEs and report the balance."""
 
-import json
 import time
 
 from ..errors import ConfigError
+from .common import write_json
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
 
@@ -118,6 +118,5 @@ def run(args):
                                 seed=args.seed, local_bits=args.local_bits)
     print("\n".join(format_report(figures)))
     if args.json:
-        with open(args.json, "w") as file:
-            json.dump(figures, file, indent=2)
+        write_json(args.json, figures)
     return 0

@@ -1,9 +1,9 @@
 """`gravfm synth`: resources, Fmax and PEs per device of a generated FPGA top, with open tools."""
 
-import json
 from pathlib import Path
 
 from ..synth.targets import NEXTPNR_ROUTERS, TARGETS
+from .common import write_json
 
 
 def register(subparsers):
@@ -67,7 +67,7 @@ def run(args):
                           freq_mhz=args.freq, seed=args.seed, router=args.router)
     _print(report)
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+        write_json(args.json, report)
     return 0
 
 

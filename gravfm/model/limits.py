@@ -98,6 +98,12 @@ def network_limit(fpgas, network_bits_per_s, degree, *, arch, m_update, m_messag
     return fpgas * fpgas * network_bits_per_s / (group * (group - 1) * m_message)
 
 
+def _nodes(fpgas, fpgas_per_node):
+    """(k, N): FPGAs per node (at most all of them) and the number of nodes they fill."""
+    group = min(fpgas_per_node, fpgas)
+    return group, math.ceil(fpgas / group)
+
+
 def node_interface_limit(fpgas, fpgas_per_node, node_interface_bits_per_s, degree, *, arch, m_update,
                          m_message):
     """Interface limit of the network between nodes of k FPGAs (hierarchical platforms).
@@ -107,8 +113,7 @@ def node_interface_limit(fpgas, fpgas_per_node, node_interface_bits_per_s, degre
     every node is full), or the messages bound for other nodes (GraVF: k T_FPGA m_message (n-k)/n).
     """
     _check_arch(arch)
-    group = min(fpgas_per_node, fpgas)
-    nodes = math.ceil(fpgas / group)
+    group, nodes = _nodes(fpgas, fpgas_per_node)
     if nodes <= 1:
         return math.inf
     if arch == "gravfm":
@@ -124,8 +129,7 @@ def node_network_limit(fpgas, fpgas_per_node, node_network_bits_per_s, degree, *
     GraVF: T_sys m_message (n-k)/n <= BW_node_net.
     """
     _check_arch(arch)
-    group = min(fpgas_per_node, fpgas)
-    nodes = math.ceil(fpgas / group)
+    group, nodes = _nodes(fpgas, fpgas_per_node)
     if nodes <= 1:
         return math.inf
     if arch == "gravfm":
