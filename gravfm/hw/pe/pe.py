@@ -49,9 +49,9 @@ class ProcessingElement(wiring.Component):
 
     Ports
     -----
-    net_in : In(stream, ``core.in_signature()``)
+    net_in : In(``core.in_signature``)
         From this PE's network endpoint: updates (GraVF-M) or messages (GraVF).
-    net_out : Out(stream, ``core.out_signature()``)
+    net_out : Out(``core.out_signature``)
         To the network.
     start : In(1)
         Pulse: run round 0's apply.
@@ -73,8 +73,8 @@ class ProcessingElement(wiring.Component):
         self._kernels = kernels
         self._core = core
         super().__init__({
-            "net_in": In(core.in_signature()),
-            "net_out": Out(core.out_signature()),
+            "net_in": In(core.in_signature),
+            "net_out": Out(core.out_signature),
             "start": In(1),
             "terminated": In(1),
             "waiting": In(1),
