@@ -35,7 +35,7 @@ def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
     parts = partition(graph, 1, pes, method="greedy")
     reference = algorithm.reference(graph, {})
     config = plan_hardware(algorithm, graph, parts, reference.supersteps)
-    config = dataclasses.replace(config, hazard_slots=hazard_slots)
+    config = dataclasses.replace(config, pe=dataclasses.replace(config.pe, hazard_slots=hazard_slots))
     system = FpgaTop(config)
     plan = build_load(algorithm, graph, parts, config, {}, data_bits=len(system.host_wr_data))
     started = time.perf_counter()

@@ -90,7 +90,7 @@ def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capa
     parts = partition(graph, fpgas, pes, method=method)
     crossing = float(np.mean(parts.fpga_of_vertex[graph.sources()] != parts.fpga_of_vertex[graph.targets])) \
         if graph.num_edges else 0.0
-    vertexid_bits = SystemConfig(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
+    vertexid_bits = SystemConfig.of(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
                                  edges_per_pe=edges_per_pe).vertexid_bits
     model = model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing)
     links = report.links

@@ -385,7 +385,7 @@ def plan_hardware(algorithm, graph, partition, reference_supersteps, *, local_bi
     fpgas, pes = partition.fpgas, partition.pes_per_fpga
     if update_lanes is None:
         update_lanes = default_update_lanes(arch, fpgas, pes)
-    return SystemConfig(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=bits, edges_per_pe=edges,
+    return SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=bits, edges_per_pe=edges,
                         max_rounds=rounds, arch=arch, update_lanes=update_lanes,
                         gather_forwarding=gather_forwarding, network_fifo_depth=default_network_fifo_depth(fpgas, pes),
                         link_fifo_depth=default_link_fifo_depth(fpgas, pes))
@@ -467,7 +467,7 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
     build = build_simulator(system, cache_dir=cache_dir, log=log)
     writes = HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
     reads = [ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(plan.num_local[g])) for g in range(pes)]
-    reads += [ReadRegion(f"log.{name}{g}", g, code, 0, config.max_rounds)
+    reads += [ReadRegion(f"log.{name}{g}", g, code, 0, config.pe.max_rounds)
               for name, code in ROUND_LOGS.items() for g in range(pes)]
     reads += _link_regions(config)
     watch = [WatchItem(f"pe{g}.{name}", g, HostReadMem.COUNTERS, k, progress=name in PROGRESS_COUNTERS)
@@ -498,7 +498,7 @@ def simulate_verilator(system, plan, *, cache_dir=None, max_cycles=None, watchdo
     return SimulationOutcome(
         status=outcome.status, cycles=outcome.cycles, load_cycles=outcome.load_cycles, state=state,
         supersteps=supersteps, messages=int(counters["messages"].sum()),
-        rounds=_round_rows(round_log, supersteps, config.max_rounds),
+        rounds=_round_rows(round_log, supersteps, config.pe.max_rounds),
         stalls={name: int(counters[name].sum()) for name in BREAKDOWN_COUNTERS if name in counters},
         per_pe=tuple({name: int(counters[name][g]) for name in COUNTER_NAMES} for g in range(pes)),
         diagnosis=diagnosis, build_s=build.build_s, build_cached=build.cached, build_key=build.key,
@@ -525,7 +525,7 @@ def simulate_amaranth(system, plan, *, max_cycles=None, log=None):
     return SimulationOutcome(
         status="done", cycles=result.cycles, load_cycles=len(plan), state=plan.decode_states(result.state_words),
         supersteps=supersteps, messages=int(counters["messages"].sum()),
-        rounds=_round_rows(result.round_log, supersteps, config.max_rounds),
+        rounds=_round_rows(result.round_log, supersteps, config.pe.max_rounds),
         stalls={name: int(counters[name].sum()) for name in BREAKDOWN_COUNTERS if name in counters},
         per_pe=tuple({name: int(counters[name][g]) for name in COUNTER_NAMES} for g in range(pes)),
         diagnosis=(), build_s=0.0, build_cached=False, build_key="", run_s=run_s,
@@ -590,7 +590,7 @@ def run(options, *, log=None, on_progress=None):
         algorithm=algorithm.name, graph_name=graph.name or str(options.graph),
         vertices=graph.num_vertices, edges=graph.num_edges, fpgas=options.fpgas,
         pes_per_fpga=options.pes, arch=options.arch, partition=options.partition,
-        local_bits=config.local_bits, edges_per_pe=config.edges_per_pe, update_lanes=config.update_lanes,
+        local_bits=config.pe.local_bits, edges_per_pe=config.pe.edges_per_pe, update_lanes=config.pe.update_lanes,
         gather_forwarding=system_forwards(config), backend=options.backend,
         status=outcome.status, verified=bool(ok), check_detail=detail, supersteps=outcome.supersteps,
         cycles=outcome.cycles, messages=outcome.messages, reference_supersteps=reference_supersteps,

@@ -90,7 +90,7 @@ def test_full_hazard_window_sustains_one_message_per_cycle():
     graph = tiny_graph("complete")
     result = check_pagerank_run(run_amaranth(SHORT, graph, pes=1, hazard_slots=6))
     rounds = result.supersteps
-    ideal = graph.num_edges * (rounds - 1) + rounds * result.config.vertices_per_pe
+    ideal = graph.num_edges * (rounds - 1) + rounds * result.config.pe.vertices_per_pe
     assert result.sim.counters["stall_hazard"].sum() <= rounds * graph.num_vertices
     assert result.sim.cycles <= ideal + rounds * 58, (result.sim.cycles, ideal)
 

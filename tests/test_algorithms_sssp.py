@@ -96,11 +96,11 @@ def test_a_wrong_parent_is_rejected():
 def test_weights_are_written_beside_each_destination():
     graph = SSSP.prepare(tiny_graph("weighted"), SSSP.params())
     parts = partition(graph, 1, 1, method="roundrobin")
-    config = SystemConfig(algorithm=SSSP, local_bits=3, edges_per_pe=8)
+    config = SystemConfig.of(algorithm=SSSP, local_bits=3, edges_per_pe=8)
     plan = build_load(SSSP, graph, parts, config)
     edge_words = plan.data[plan.mem == HostMem.EDGES].astype(np.int64)
     # Edge word = {dst: local_bits, weight: WEIGHT_BITS}, LSB first; CSR order on one PE.
-    assert sorted((edge_words >> config.local_bits).tolist()) == sorted(graph.weights.tolist())
+    assert sorted((edge_words >> config.pe.local_bits).tolist()) == sorted(graph.weights.tolist())
 
 
 def test_generated_weights_depend_on_the_seed_only():

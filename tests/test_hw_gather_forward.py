@@ -64,7 +64,7 @@ def software_gather(messages):
 def simulate(messages, gaps, write_latency):
     """Feed ``messages`` with ``gaps[i]`` idle cycles before message i; return the final labels,
     the touched vertices in report order and the cycles a valid message was refused."""
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=6, edges_per_pe=8)  # 7-bit labels
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=6, edges_per_pe=8)  # 7-bit labels
     layouts = KernelLayouts(WCC, config)
     gather = ForwardingGatherUnit(layouts=layouts, config=config, kernel=WCC.gather(layouts),
                                   write_latency=write_latency)
@@ -135,7 +135,7 @@ def chosen_unit(**arguments):
 
 
 def test_only_combinational_kernels_forward():
-    config = SystemConfig(algorithm=PAGERANK, pes_per_fpga=1, local_bits=3, edges_per_pe=8)
+    config = SystemConfig.of(algorithm=PAGERANK, pes_per_fpga=1, local_bits=3, edges_per_pe=8)
     layouts = KernelLayouts(PAGERANK, config)
     kernel = build_kernels(PAGERANK, layouts)["gather"]
     assert isinstance(chosen_unit(layouts=layouts, config=config, kernel=kernel), GatherUnit)
@@ -145,7 +145,7 @@ def test_only_combinational_kernels_forward():
 
 @pytest.mark.parametrize("forwarding, unit", [(True, ForwardingGatherUnit), (False, GatherUnit)])
 def test_the_config_chooses_the_gather_stage(forwarding, unit):
-    config = SystemConfig(algorithm=BFS, pes_per_fpga=1, local_bits=3, edges_per_pe=8,
+    config = SystemConfig.of(algorithm=BFS, pes_per_fpga=1, local_bits=3, edges_per_pe=8,
                           gather_forwarding=forwarding)
     layouts = KernelLayouts(BFS, config)
     kernel = build_kernels(BFS, layouts)["gather"]
@@ -154,7 +154,7 @@ def test_the_config_chooses_the_gather_stage(forwarding, unit):
 
 def test_gather_forwarding_must_be_a_bool():
     with pytest.raises(ConfigError, match="gather_forwarding"):
-        SystemConfig(algorithm=WCC, gather_forwarding=1)
+        SystemConfig.of(algorithm=WCC, gather_forwarding=1)
 
 
 def test_self_loops_stream_with_forwarding_and_wait_without():

@@ -23,7 +23,7 @@ def run_gravf(algorithm, graph, *, pes, params=None, **options):
     local_bits = parts.min_local_bits
     stores = gravf_edge_stores(prepared, parts, local_bits)
     reference = algorithm.reference(prepared, params)
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
                           edges_per_pe=max(1, int(stores.edges_per_pe.max())),
                           max_rounds=max(4, reference.supersteps), arch="gravf", **options)
     system = build_system(config)
@@ -33,7 +33,7 @@ def run_gravf(algorithm, graph, *, pes, params=None, **options):
     state = plan.decode_states(sim.state_words)
     ok, detail = algorithm.check(prepared, params, state, reference)
     supersteps = int(sim.counters["supersteps"].max())
-    rounds = min(supersteps, config.max_rounds)
+    rounds = min(supersteps, config.pe.max_rounds)
     log = {name: [int(v) for v in sim.round_log[name][:, :rounds].sum(axis=0)]
            for name in ("messages", "updates")}
     assert (sim.counters["supersteps"] == supersteps).all()
@@ -106,11 +106,11 @@ def test_random_graphs_with_small_queues(seed):
 
 def test_bad_architecture_is_refused():
     with pytest.raises(ConfigError, match="arch"):
-        SystemConfig(algorithm=WCC, arch="gravx")
+        SystemConfig.of(algorithm=WCC, arch="gravx")
 
 
 def test_an_fpga_outside_the_system_is_refused():
-    config = SystemConfig(algorithm=WCC, fpgas=2, arch="gravf")
+    config = SystemConfig.of(algorithm=WCC, fpgas=2, arch="gravf")
     with pytest.raises(ConfigError, match="FPGA 2 does not exist in a system of 2"):
         FpgaTop(config, fpga=2)
 

@@ -121,7 +121,7 @@ def test_gather_parks_a_conflicting_message_and_serves_the_next():
     from gravfm.hw import KernelLayouts, SystemConfig
     from gravfm.hw.pe import GatherUnit
 
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=3, edges_per_pe=8, hazard_slots=6)
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=3, edges_per_pe=8, hazard_slots=6)
     layouts = KernelLayouts(WCC, config)
     kernel = Delayed(WCC.gather(layouts), port="o", stages=4, stall_period=1000)
     gather = GatherUnit(layouts=layouts, config=config, kernel=kernel)

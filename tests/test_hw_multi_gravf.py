@@ -140,7 +140,7 @@ def test_random_graphs_and_links(seed):
 
 
 def test_build_system_gives_a_multi_fpga_gravf_top():
-    config = SystemConfig(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8, arch="gravf")
+    config = SystemConfig.of(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8, arch="gravf")
     top = build_system(config, platform="ac510x4")
     assert isinstance(top, MultiFpgaSystem) and top.config.arch == "gravf"
     # m_message: destination id + sender id + the message payload.
@@ -202,7 +202,7 @@ def test_compiled_simulator_over_a_hostile_link(seed, cache):
 
     graph = WCC.prepare(random_graph(30, 50, seed), {})
     parts = partition(graph, 3, 2, method="greedy")
-    config = SystemConfig(algorithm=WCC, fpgas=3, pes_per_fpga=2, local_bits=3, edges_per_pe=64, max_rounds=64,
+    config = SystemConfig.of(algorithm=WCC, fpgas=3, pes_per_fpga=2, local_bits=3, edges_per_pe=64, max_rounds=64,
                           arch="gravf", network_fifo_depth=1, message_fifo_depth=1)
     system = MultiFpgaSystem(config, link=HOSTILE)
     plan = build_load(WCC, graph, parts, config, {}, data_bits=len(system.host_wr_data))
@@ -253,7 +253,7 @@ def test_a_stalled_run_names_the_link_it_waits_on():
     from gravfm.hw.protocol import COUNTER_NAMES
     from gravfm.run import _diagnose_stall
 
-    config = SystemConfig(algorithm=WCC, fpgas=2, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch="gravf")
+    config = SystemConfig.of(algorithm=WCC, fpgas=2, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch="gravf")
     rounds = {0: 3, 1: 4, 2: 3, 3: 3}          # every FPGA waits in round 3 for round 2's messages
     watch = {f"pe{g}.{name}": (rounds[g] if name == "supersteps" else 5) for g in rounds for name in COUNTER_NAMES}
     outcome = SimpleNamespace(watch=watch, watch_before=dict(watch), scan_gap_cycles=4096, superstep=3)

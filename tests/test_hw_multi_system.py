@@ -76,7 +76,7 @@ def test_two_update_lanes_give_exact_results(algorithm, fpgas, pes):
     result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=pes, link=HOSTILE,
                                           update_lanes=2, network_fifo_depth=1, link_fifo_depth=16,
                                           message_fifo_depth=1))
-    assert result.config.update_lanes == 2
+    assert result.config.pe.update_lanes == 2
 
 
 @pytest.mark.parametrize("method", ["roundrobin", "greedy", "metis"])
@@ -129,7 +129,7 @@ def test_multi_system_needs_a_system_config():
     with pytest.raises(TypeError, match="MultiFpgaSystem needs a SystemConfig"):
         MultiFpgaSystem({"fpgas": 2})
     with pytest.raises(TypeError, match="link must be a LinkConfig"):
-        MultiFpgaSystem(SystemConfig(algorithm=WCC, fpgas=2), link={"latency_cycles": 3})
+        MultiFpgaSystem(SystemConfig.of(algorithm=WCC, fpgas=2), link={"latency_cycles": 3})
 
 
 def test_sssp_with_edge_data_over_a_reordering_link():

@@ -79,7 +79,7 @@ def check_run(result, *, pes):
     assert (result.sim.round_log["updates"].sum(axis=1) == counters["updates"]).all()
     # Cycle bound: a PE streams one edge per cycle and applies one vertex per cycle; a message
     # to a vertex still in flight (a repeated destination) may wait HAZARD_WAIT cycles.
-    local = result.config.vertices_per_pe
+    local = result.config.pe.vertices_per_pe
     per_round_edges = result.sim.round_log["messages"].max(axis=0)
     hazard_waits = sum(repeated_destinations(result.graph, senders)
                        for senders in senders_per_round(result, result.graph))
@@ -117,7 +117,7 @@ def test_tiny_graphs_several_pes(algorithm, name, pes):
 def test_two_update_lanes(algorithm, name):
     """PEs taking two updates per cycle: same answers, same per-edge cycle bound."""
     result = check_run(run_amaranth(algorithm, tiny_graph(name), pes=4, update_lanes=2), pes=4)
-    assert result.config.update_lanes == 2
+    assert result.config.pe.update_lanes == 2
 
 
 def test_two_update_lanes_skip_updates_without_local_edges():
@@ -147,7 +147,7 @@ def test_one_edge_per_cycle_when_nothing_conflicts():
     rng = np.random.default_rng(7)
     graph = Graph.from_edges(rng.integers(0, 24, 300), rng.integers(0, 24, 300), num_vertices=24)
     result = check_run(run_amaranth(WCC, graph, pes=1), pes=1)
-    ideal = sum(result.messages_per_superstep) + result.supersteps * result.config.vertices_per_pe
+    ideal = sum(result.messages_per_superstep) + result.supersteps * result.config.pe.vertices_per_pe
     assert result.sim.cycles <= 1.12 * ideal, (result.sim.cycles, ideal)
 
 

@@ -32,7 +32,7 @@ def load_example():
 
 def test_instances_use_the_paper_port_names():
     algorithm = load_example()
-    system = FpgaTop(SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
+    system = FpgaTop(SystemConfig.of(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
     assert len(system.verilog_sources) == 3
     text = verilog.convert(system, name="gravfm_top", emit_src=False)
     for module, ports in (("wcc_gather", ["level_in", "message_in_label", "state_in_active", "state_ack"]),
@@ -67,7 +67,7 @@ def test_verilog_wcc_runs_in_verilator(tmp_path):
     algorithm = load_example()
     graph = algorithm.prepare(tiny_graph("two_components"), {})
     parts = partition(graph, 1, 2, method="greedy")
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
     system = FpgaTop(config)
     build = vl.build_simulator(system, cache_dir=tmp_path / "cache")
     plan = build_load(algorithm, graph, parts, config, data_bits=build.interface.data_bits)
@@ -132,7 +132,7 @@ def test_verilog_1995_header_and_module_choice():
 
 
 def wcc_layouts(pes=2, local_bits=3):
-    return KernelLayouts(WCC, SystemConfig(algorithm=WCC, pes_per_fpga=pes, local_bits=local_bits,
+    return KernelLayouts(WCC, SystemConfig.of(algorithm=WCC, pes_per_fpga=pes, local_bits=local_bits,
                                            edges_per_pe=16))
 
 
@@ -158,7 +158,7 @@ def test_expected_ports_follow_the_layouts():
 
 def test_edge_data_becomes_edge_in_ports():
     from gravfm.algorithms import SSSP
-    layouts = KernelLayouts(SSSP, SystemConfig(algorithm=SSSP, pes_per_fpga=1, local_bits=3, edges_per_pe=8))
+    layouts = KernelLayouts(SSSP, SystemConfig.of(algorithm=SSSP, pes_per_fpga=1, local_bits=3, edges_per_pe=8))
     scatter = expected_ports("scatter", layouts)
     assert scatter["edge_in_weight"] == ("input", 32)
     assert scatter["update_in_distance"] == ("input", 32)
@@ -212,12 +212,12 @@ def test_example_ports_are_checked_when_the_system_is_built():
     source = EXAMPLE.parent / "wcc_gather.v"
     broken = dataclasses.replace(example, gather=verilog_kernel("gather", source, module="wcc_gather"))
     with pytest.raises(ConfigError, match=r"nodeid_in is input \[8\], expected input \[4\]"):
-        FpgaTop(SystemConfig(algorithm=broken, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
+        FpgaTop(SystemConfig.of(algorithm=broken, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
 
 
 def test_every_output_port_is_connected_in_the_generated_verilog():
     algorithm = load_example()
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=3, edges_per_pe=16)
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=1, local_bits=3, edges_per_pe=16)
     system = FpgaTop(config)
     text = verilog.convert(system, name="gravfm_top", emit_src=False)
     for kind in ("gather", "apply", "scatter"):
@@ -234,7 +234,7 @@ def test_simulator_sources_carry_the_kernels():
     from gravfm.sim import verilator as vl
 
     algorithm = load_example()
-    system = FpgaTop(SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
+    system = FpgaTop(SystemConfig.of(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
     sources = vl.simulator_sources(system)
     assert system.verilog_sources
     for text in system.verilog_sources:
@@ -288,7 +288,7 @@ def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
     params = algorithm.params()
     graph = algorithm.prepare(Graph.from_edges(src, dst, num_vertices=12, weights=weights), params)
     parts = partition(graph, 1, 2, method="greedy")
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
     system = FpgaTop(config)
     plan = build_load(algorithm, graph, parts, config, params, data_bits=len(system.host_wr_data))
     build = vl.build_simulator(system, cache_dir=tmp_path)

@@ -38,7 +38,7 @@ class FpgaTop(wiring.Component):
     fpga : int
         This FPGA's index (0 for a single FPGA).
     receiver_depth : int, optional
-        Depth of each parity FIFO of a link receiver (default ``config.network_fifo_depth``).
+        Depth of each parity FIFO of a link receiver (default ``config.network.fifo_depth``).
     use_filter : bool
         GraVF-M: send an update only to the peers that host a neighbour of its sender.
 
@@ -76,7 +76,7 @@ class FpgaTop(wiring.Component):
             raise ConfigError(f"{config.fpgas} FPGAs: the filter word does not fit the "
                               f"{geometry.wr_data_bits}-bit host data")
         self.fpga = fpga
-        self._receiver_depth = receiver_depth or config.network_fifo_depth
+        self._receiver_depth = receiver_depth or config.network.fifo_depth
         self._use_filter = use_filter
         # Built (and checked) now, so a bad kernel fails at construction.
         self._kernels = [build_kernels(config.algorithm, layouts) for _ in range(config.pes_per_fpga)]
@@ -157,7 +157,7 @@ class FpgaTop(wiring.Component):
         gets its own one-bit memory with one read port, looked up by the update entering that FIFO.
         """
         config = self.config
-        p, local_bits = config.pes_per_fpga, config.local_bits
+        p, local_bits = config.pes_per_fpga, config.pe.local_bits
         peers = peers_of(self.fpga, config.fpgas)
         for i in range(p):
             for k, peer in enumerate(peers):

@@ -103,7 +103,7 @@ def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=N
     config = system.config
     if plan.data_bits > len(system.host_wr_data):
         raise ConfigError(f"load words are {plan.data_bits} bits, host_wr_data is {len(system.host_wr_data)}")
-    log_rounds = config.max_rounds if log_rounds is None else min(log_rounds, config.max_rounds)
+    log_rounds = config.pe.max_rounds if log_rounds is None else min(log_rounds, config.pe.max_rounds)
     pes = config.total_pes
     outcome = {}
 
@@ -181,7 +181,7 @@ def run_amaranth(algorithm, graph, *, params=None, pes=1, partition_method="gree
     if hasattr(reference, "supersteps"):
         rounds_needed = reference.supersteps
     config_options.setdefault("max_rounds", max(4, rounds_needed or 4))
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
                           edges_per_pe=edges_per_pe, **config_options)
     system = FpgaTop(config)
     plan = build_load(algorithm, prepared, parts, config, params, data_bits=len(system.host_wr_data))
@@ -189,7 +189,7 @@ def run_amaranth(algorithm, graph, *, params=None, pes=1, partition_method="gree
     state = plan.decode_states(sim.state_words)
     ok, detail = algorithm.check(prepared, params, state, reference)
     supersteps = int(sim.counters["supersteps"].max()) if pes else 0
-    rounds = min(supersteps, config.max_rounds)
+    rounds = min(supersteps, config.pe.max_rounds)
     return RunResult(
         ok=ok, detail=detail, state=state, reference=reference, sim=sim,
         messages_per_superstep=[int(v) for v in sim.round_log["messages"][:, :rounds].sum(axis=0)],

@@ -31,7 +31,7 @@ def _capacity_config(algorithm, fpgas, pes, capacity):
     total = fpgas * pes
     local_bits = max(1, math.ceil(math.log2(max(2, math.ceil(capacity.vertices / total)))))
     edges_per_pe = max(2, math.ceil(capacity.edges / total))
-    return SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
+    return SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
                         edges_per_pe=edges_per_pe)
 
 
@@ -39,12 +39,12 @@ def pe_memory_bits(algorithm, *, fpgas, pes, capacity):
     """Bits of each on-chip memory of one PE for ``capacity``: {name: (depth, width)}."""
     config = _capacity_config(algorithm, fpgas, pes, capacity)
     layouts = KernelLayouts(algorithm, config)
-    per_pe = config.vertices_per_pe
+    per_pe = config.pe.vertices_per_pe
     return {
         "vertex_state": (per_pe, layouts.vertex.size),
-        "update_queue": (config.update_queue_depth, layouts.net_update.size),
+        "update_queue": (config.pe.update_queue_depth, layouts.net_update.size),
         "edge_index": (config.total_pes * per_pe, layouts.edge_index.size),
-        "edge_array": (config.edges_per_pe, layouts.edge_word.size),
+        "edge_array": (config.pe.edges_per_pe, layouts.edge_word.size),
     }
 
 
@@ -97,7 +97,7 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
 
     if update_lanes is None:
         update_lanes = default_update_lanes("gravfm", fpgas, pes)
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=build_local_bits,
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=build_local_bits,
                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
                           network_fifo_depth=default_network_fifo_depth(fpgas, pes),
                           link_fifo_depth=default_link_fifo_depth(fpgas, pes))
@@ -119,8 +119,8 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     return {
         "algorithm": algorithm.name, "target": target, "description": get_target(target).description,
         "pes": pes, "fpgas": fpgas, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe,
-                              "update_lanes": update_lanes, "network_fifo_depth": config.network_fifo_depth,
-                              "link_fifo_depth": config.link_fifo_depth if fpgas > 1 else None},
+                              "update_lanes": update_lanes, "network_fifo_depth": config.network.fifo_depth,
+                              "link_fifo_depth": config.network.link_fifo_depth if fpgas > 1 else None},
         "fpga": result.to_dict(),
         "per_pe": {"luts": round(result.luts / pes, 1), "flip_flops": round(result.flip_flops / pes, 1),
                    "bram_blocks": round(result.bram_blocks / pes, 2)},

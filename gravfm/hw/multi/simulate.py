@@ -53,7 +53,7 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
         edges_per_pe = max(1, int(stores.edges_per_pe.max()))
     reference = algorithm.reference(prepared, params)
     config_options.setdefault("max_rounds", max(4, getattr(reference, "supersteps", 4)))
-    config = SystemConfig(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
+    config = SystemConfig.of(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
                           edges_per_pe=edges_per_pe, **config_options)
     system = MultiFpgaSystem(config, link=link, use_filter=use_filter)
     plan = build_load(algorithm, prepared, parts, config, params, data_bits=len(system.host_wr_data))
@@ -61,7 +61,7 @@ def run_multi_amaranth(algorithm, graph, *, fpgas, pes=1, params=None, partition
     state = plan.decode_states(sim.state_words)
     ok, detail = algorithm.check(prepared, params, state, reference)
     supersteps = int(sim.counters["supersteps"].max())
-    rounds = min(supersteps, config.max_rounds)
+    rounds = min(supersteps, config.pe.max_rounds)
     return RunResult(
         ok=ok, detail=detail, state=state, reference=reference, sim=sim,
         messages_per_superstep=[int(v) for v in sim.round_log["messages"][:, :rounds].sum(axis=0)],

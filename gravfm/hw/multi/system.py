@@ -64,7 +64,7 @@ class MultiFpgaSystem(wiring.Component):
         self.config = config
         self.link_config = link
         self.use_filter = use_filter
-        depth = max(link.reorder_window + 1, config.network_fifo_depth)
+        depth = max(link.reorder_window + 1, config.network.fifo_depth)
         self.tops = [FpgaTop(config, fpga=f, receiver_depth=depth, use_filter=use_filter)
                       for f in range(config.fpgas)]
         for top in self.tops:   # used when this system is: only the system warns if it is not

@@ -49,7 +49,7 @@ class _Core:
         m.submodules.updates_out_buffer = buffer = SkidBuffer(shape=self.layouts.net_update)
         wiring.connect(m, apply.updates, buffer.i)
         m.submodules.update_queue = queue = StreamFIFO(
-            shape=self.layouts.net_update, depth=self.config.update_queue_depth, output_register=True)
+            shape=self.layouts.net_update, depth=self.config.pe.update_queue_depth, output_register=True)
         wiring.connect(m, buffer.o, queue.i)
         return queue
 
@@ -62,7 +62,7 @@ class _Core:
         """
         layout = self.layouts.scatter_out
         m.submodules.messages_in_buffer = into = SkidBuffer(shape=layout)
-        m.submodules.message_fifo = fifo = StreamFIFO(shape=layout, depth=self.config.message_fifo_depth)
+        m.submodules.message_fifo = fifo = StreamFIFO(shape=layout, depth=self.config.pe.message_fifo_depth)
         m.submodules.messages_buffer = out = SkidBuffer(shape=layout)
         wiring.connect(m, source, into.i)
         wiring.connect(m, into.o, fifo.i)
@@ -74,7 +74,7 @@ class _Core:
 class ReceiverScatter(_Core):
     """GraVF-M: scatter the updates this PE receives; its own updates go to the network.
 
-    In: updates (``config.update_lanes`` per cycle); out: this PE's updates.
+    In: updates (``config.pe.update_lanes`` per cycle); out: this PE's updates.
     """
 
     def __init__(self, *, layouts, config, pe_index, kernel):

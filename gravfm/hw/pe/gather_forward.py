@@ -45,8 +45,8 @@ def is_combinational(kernel):
 
 def forwards(config, kernel):
     """Whether the gather stage for ``kernel`` forwards results (:class:`ForwardingGatherUnit`):
-    the kernel declares itself combinational and ``config.gather_forwarding`` is on."""
-    return config.gather_forwarding and is_combinational(kernel)
+    the kernel declares itself combinational and ``config.pe.gather_forwarding`` is on."""
+    return config.pe.gather_forwarding and is_combinational(kernel)
 
 
 def system_forwards(config):
@@ -99,11 +99,11 @@ class ForwardingGatherUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         layouts, config = self._layouts, self._config
-        local_bits = config.local_bits
+        local_bits = config.pe.local_bits
         m.submodules.kernel = kernel = self._kernel
 
         paused = Signal(init=1)
-        level = Signal(config.round_bits)
+        level = Signal(config.pe.round_bits)
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 
