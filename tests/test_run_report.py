@@ -12,7 +12,7 @@ from gravfm.cli import build_parser, main
 from gravfm.cli.run_cmd import load_algorithm, local_bits_of, print_report
 from gravfm.errors import ConfigError
 from gravfm.partition import Partition
-from gravfm.run import RunOptions, RunReport, SuperstepRow, choose_capacities, next_power_of_two
+from gravfm.flow import RunOptions, RunReport, SuperstepRow, choose_capacities, next_power_of_two
 
 REQUIRED_JSON_KEYS = ("algorithm", "graph.vertices", "graph.edges", "fpgas", "pes_per_fpga", "arch",
                       "verified", "supersteps", "cycles", "messages", "cpe", "f_clk_hz", "mteps",
