@@ -25,10 +25,8 @@ class RunOptions:
 
     Parameters
     ----------
-    algorithm : str or gravfm.algorithms.Algorithm
-        A registered algorithm's name, or an algorithm object.
-    graph : str or gravfm.graph.Graph
-        A graph file, a generator spec (``rmat:scale=12,ef=16,seed=1``) or a graph.
+    algorithm, graph
+        As :func:`gravfm.flow.prepare` takes them (names, specs or objects).
     fpgas, pes : int
         FPGAs and PEs per FPGA.
     platform : str
