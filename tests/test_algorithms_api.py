@@ -13,7 +13,7 @@ from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import FpgaTop, KernelLayouts, SystemConfig, build_kernels
 from gravfm.hw.config import NetworkConfig, PeConfig
-from gravfm.sim.amaranth_backend import run_amaranth
+from conftest import check_run, run_flow
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
@@ -35,9 +35,7 @@ def test_registered_algorithm_is_complete(name):
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_registered_algorithm_runs_in_hardware(name):
     algorithm = get_algorithm(name)
-    result = run_amaranth(algorithm, tiny_graph("grid"), pes=2)
-    assert result.ok, result.detail
-    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+    check_run(run_flow(algorithm, tiny_graph("grid"), pes=2))
 
 
 def test_check_rejects_a_wrong_answer():

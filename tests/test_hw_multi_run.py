@@ -1,4 +1,5 @@
-"""``gravfm run --fpgas N``: the multi-FPGA top behind the one-call run, and its errors."""
+"""``gravfm run --fpgas N``: the multi-FPGA top behind the one-call run (the flow, with the
+platform's links), and its errors."""
 
 import pytest
 from amaranth.hdl import Fragment
@@ -8,7 +9,7 @@ from gravfm.errors import ConfigError
 from gravfm.hw import FpgaTop, SystemConfig
 from gravfm.hw.link import LinkConfig
 from gravfm.hw.multi import MultiFpgaSystem, build_system
-from gravfm.run import RunOptions, run
+from gravfm.flow import RunOptions, run
 
 
 def test_run_on_two_fpgas_with_the_amaranth_backend():

@@ -7,7 +7,6 @@ import random
 import pytest
 from amaranth.hdl import Fragment, unsigned
 from amaranth.lib import data
-from amaranth.sim import Simulator
 
 from gravfm.algorithms import PAGERANK, WCC
 from gravfm.hw import SystemConfig
@@ -17,13 +16,7 @@ from gravfm.hw.network import Endpoint
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
-
-
-def run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+from conftest import run_dut as run
 
 
 class _Kernel:

@@ -8,18 +8,11 @@ from amaranth.back import verilog
 from amaranth.hdl import Module, unsigned
 from amaranth.lib import data
 from amaranth.lib.fifo import SyncFIFOBuffered
-from amaranth.sim import Simulator
 
 from gravfm.hw.network import Broadcaster, Endpoint
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.stream_fifo import BufferedFIFO, StreamFIFO
-
-
-def run(dut, bench):
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+from conftest import run_dut as run
 
 
 @pytest.mark.parametrize("slots", [1, 3])

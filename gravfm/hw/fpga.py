@@ -21,9 +21,10 @@ from .config import SystemConfig
 from .host import HostGeometry, host_ports
 from .host_read import pe_read_request, select_registered
 from .kernels import build_kernels
-from .memory_ports import NO_READ_DURING_WRITE
 from .link import LinkReceiver, LinkSender, link_word_layout
+from .memory_ports import NO_READ_DURING_WRITE
 from .pe import ProcessingElement
+from .pe.gather_forward import forwards
 from .protocol import HOST_READ_LATENCY, HostMem, peers_of
 
 __all__ = ["FpgaTop"]
@@ -87,6 +88,11 @@ class FpgaTop(wiring.Component):
             members["link_in"] = In(word).array(config.fpgas - 1)
         super().__init__(members)
         self._MustUse__silence = False
+
+    @property
+    def gather_forwarding(self):
+        """Whether this top's PEs forward gather results (:func:`~gravfm.hw.pe.gather_forward.forwards`)."""
+        return bool(self._kernels) and forwards(self.config, self._kernels[0]["gather"])
 
     @property
     def verilog_sources(self):

@@ -10,7 +10,7 @@ vertex of the graph in the GraVF-M layout — and its edge array.
 import math
 from dataclasses import dataclass
 
-from ..hw.config import SystemConfig
+from ..flow.planning import stated_capacity, system_config
 from ..hw.layouts import KernelLayouts
 from ..hw.fpga import FpgaTop
 from .report import synthesize
@@ -28,11 +28,9 @@ class GraphCapacity:
 
 
 def _capacity_config(algorithm, fpgas, pes, capacity):
-    total = fpgas * pes
-    local_bits = max(1, math.ceil(math.log2(max(2, math.ceil(capacity.vertices / total)))))
-    edges_per_pe = max(2, math.ceil(capacity.edges / total))
-    return SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
-                        edges_per_pe=edges_per_pe)
+    """One FPGA of ``pes`` PEs sized for its share of ``capacity`` (a graph spread over all FPGAs)."""
+    local_bits, edges_per_pe = stated_capacity(capacity.vertices, capacity.edges, fpgas * pes)
+    return system_config(algorithm, fpgas=1, pes=pes, local_bits=local_bits, edges_per_pe=edges_per_pe)
 
 
 def pe_memory_bits(algorithm, *, fpgas, pes, capacity):
@@ -93,14 +91,10 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     placement seed; ``router``: nextpnr's router (``router1`` or ``router2``).
     """
     from ..hw.multi import MultiFpgaSystem
-    from ..run import default_link_fifo_depth, default_network_fifo_depth, default_update_lanes
 
-    if update_lanes is None:
-        update_lanes = default_update_lanes("gravfm", fpgas, pes)
-    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=build_local_bits,
-                          edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
-                          network_fifo_depth=default_network_fifo_depth(fpgas, pes),
-                          link_fifo_depth=default_link_fifo_depth(fpgas, pes))
+    config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
+                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes)
+    update_lanes = config.pe.update_lanes
     if fpgas == 1:
         top = FpgaTop(config)
     else:

@@ -82,6 +82,11 @@ class MultiFpgaSystem(wiring.Component):
         return self.tops[0].architecture.item_bits(self.config, self.layouts)
 
     @property
+    def gather_forwarding(self):
+        """Whether the PEs forward gather results (the same on every FPGA)."""
+        return self.tops[0].gather_forwarding
+
+    @property
     def verilog_sources(self):
         """Verilog texts of kernels written in Verilog (one per module)."""
         return tuple(dict.fromkeys(text for top in self.tops for text in top.verilog_sources))

@@ -35,7 +35,7 @@ from amaranth.lib import wiring
 from .gather import (GatherUnit, check_write_latency, gather_ports, kernel_inputs, newest_write,
                      read_data_register)
 
-__all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards", "system_forwards"]
+__all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
 
 def is_combinational(kernel):
@@ -47,15 +47,6 @@ def forwards(config, kernel):
     """Whether the gather stage for ``kernel`` forwards results (:class:`ForwardingGatherUnit`):
     the kernel declares itself combinational and ``config.pe.gather_forwarding`` is on."""
     return config.pe.gather_forwarding and is_combinational(kernel)
-
-
-def system_forwards(config):
-    """Whether the PEs of a system built from ``config`` forward gather results."""
-    from ..layouts import KernelLayouts
-
-    kernel = config.algorithm.gather(KernelLayouts(config.algorithm, config))
-    kernel._MustUse__silence = True  # built only to read its declaration
-    return forwards(config, kernel)
 
 
 def build_gather_unit(*, layouts, config, kernel, write_latency=0):
