@@ -19,7 +19,7 @@ import platform
 import time
 from pathlib import Path
 
-from gravfm.run import RunOptions, run
+from gravfm.flow import RunOptions, run
 
 GRAPHS = {
     "rmat14": "rmat:scale=14,ef=16,seed=1",

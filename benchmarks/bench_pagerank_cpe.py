@@ -21,44 +21,29 @@ import time
 import numpy as np
 
 from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, make_pagerank
+from gravfm.flow import RunOptions, run
 from gravfm.graph import load_graph
-from gravfm.hw import FpgaTop
-from gravfm.partition import partition
-from gravfm.run import plan_hardware, simulate_verilator
-from gravfm.sim.loader import build_load
 
 
 def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
-    """One run; a dict of what was measured."""
-    import dataclasses
-
-    parts = partition(graph, 1, pes, method="greedy")
-    reference = algorithm.reference(graph, {})
-    config = plan_hardware(algorithm, graph, parts, reference.supersteps)
-    config = dataclasses.replace(config, hazard_slots=hazard_slots)
-    system = FpgaTop(config)
-    plan = build_load(algorithm, graph, parts, config, {}, data_bits=len(system.host_wr_data))
+    """One run through the flow (verified by its rule); a dict of what was measured."""
     started = time.perf_counter()
-    outcome = simulate_verilator(system, plan, cache_dir=cache_dir, log=log,
-                                 total_messages=reference.total_messages)
+    report = run(RunOptions(algorithm=algorithm, graph=graph, pes=pes, cache_dir=cache_dir,
+                            hardware={"hazard_slots": hazard_slots}), log=log)
     wall = time.perf_counter() - started
-    ok, detail = algorithm.check(graph, {}, outcome.state, reference) if outcome.status == "done" \
-        else (False, outcome.status)
-    if ok and outcome.messages != reference.total_messages:
-        ok, detail = False, f"{outcome.messages} messages, reference {reference.total_messages}"
-    rank = bits_float(outcome.state["rank"]).astype(np.float64)
-    expected = reference.rank.astype(np.float64)
+    rank = bits_float(report.readback.state["rank"]).astype(np.float64)
+    expected = report.prepared.reference.rank.astype(np.float64)
     relative = np.abs(rank - expected) / np.maximum(np.abs(expected), np.finfo(np.float32).tiny)
-    busiest = max(outcome.per_pe, key=lambda counters: counters["messages"])
+    busiest = max(report.per_pe, key=lambda counters: counters["messages"])
     return {
-        "pes": pes, "hazard_slots": hazard_slots, "status": outcome.status, "verified": bool(ok),
-        "detail": detail, "supersteps": outcome.supersteps, "cycles": outcome.cycles,
-        "messages": outcome.messages,
+        "pes": pes, "hazard_slots": hazard_slots, "status": report.status, "verified": report.verified,
+        "detail": report.check_detail, "supersteps": report.supersteps, "cycles": report.cycles,
+        "messages": report.messages,
         # One PE: the PE's cycles are the run's cycles; with several, the busiest PE's messages.
-        "cpe": outcome.cycles / max(1, busiest["messages"]),
+        "cpe": report.cycles / max(1, busiest["messages"]),
         "bit_identical_vertices": int((rank == expected).sum()),
         "max_relative_difference": float(relative.max()) if relative.size else 0.0,
-        "stalls": outcome.stalls, "build_s": outcome.build_s, "run_s": outcome.run_s, "wall_s": wall,
+        "stalls": report.stalls, "build_s": report.build_s, "run_s": report.run_s, "wall_s": wall,
     }
 
 

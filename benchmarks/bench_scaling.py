@@ -2,7 +2,7 @@
 beside the model.
 
 For each FPGA count, algorithm (WCC, BFS), architecture (``gravfm``, ``gravf``) and graph
-(uniform, RMAT), this runs :func:`gravfm.run.run` on the compiled simulator (Verilator; one
+(uniform, RMAT), this runs :func:`gravfm.flow.run` on the compiled simulator (Verilator; one
 build per FPGA count, algorithm and architecture, shared by both graphs) with the platform's
 inter-FPGA links (``LinkConfig.from_platform``: bandwidth per link, 128-bit words, latency),
 verifies the answer and the message count against the software reference, and records:
@@ -43,8 +43,8 @@ from gravfm.hw import SystemConfig
 from gravfm.model import load_platform
 from gravfm.model.algorithm_params import params_from_layouts
 from gravfm.model.predict import predict
-from gravfm.partition import edge_stores, partition
-from gravfm.run import RunOptions, next_power_of_two, run
+from gravfm.flow import RunOptions, graph_capacities, run
+from gravfm.partition import partition
 
 ARCHITECTURES = ("gravfm", "gravf")
 
@@ -58,12 +58,11 @@ def graphs(scale, edge_factor, seed):
 
 
 def capacities(prepared_graphs, fpgas, pes, arch, method):
-    """(local_bits, edges_per_pe) that fit every graph: one build serves them all."""
-    parts = [partition(graph, fpgas, pes, method=method) for graph in prepared_graphs]
-    bits = max(p.min_local_bits for p in parts)
-    edges = max(int(edge_stores(graph, p, bits, layout=arch).edges_per_pe.max())
-                for graph, p in zip(prepared_graphs, parts))
-    return bits, next_power_of_two(max(edges, 1))
+    """(local_bits, edges_per_pe) that fit every graph (the plan's rule for each, the largest of
+    them): one build serves them all."""
+    sizes = [graph_capacities(graph, partition(graph, fpgas, pes, method=method), arch=arch)
+             for graph in prepared_graphs]
+    return max(bits for bits, _ in sizes), max(edges for _, edges in sizes)
 
 
 def model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing):
@@ -90,7 +89,7 @@ def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capa
     parts = partition(graph, fpgas, pes, method=method)
     crossing = float(np.mean(parts.fpga_of_vertex[graph.sources()] != parts.fpga_of_vertex[graph.targets])) \
         if graph.num_edges else 0.0
-    vertexid_bits = SystemConfig(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
+    vertexid_bits = SystemConfig.of(algorithm=algorithm, fpgas=fpgas, pes_per_fpga=pes, local_bits=local_bits,
                                  edges_per_pe=edges_per_pe).vertexid_bits
     model = model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing)
     links = report.links

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gravfm.run import RunOptions, run
+from gravfm.flow import RunOptions, run
 
 DEFAULT_GRAPH = "rmat:scale=14,ef=16,seed=1"
 DEFAULT_PES = (1, 4, 9)

@@ -77,12 +77,11 @@ HOP_DISTANCE = Algorithm(
 
 
 if __name__ == "__main__":
-    from gravfm.graph.tiny import tiny_graph
-    from gravfm.sim.amaranth_backend import run_amaranth
+    from gravfm.flow import RunOptions, run
 
-    result = run_amaranth(HOP_DISTANCE, tiny_graph("grid"), pes=2)
-    print(f"verified: {result.ok} {result.detail}")
-    print(f"distances: {result.state['distance'].tolist()}")
-    print(f"{result.sim.cycles} cycles, {result.supersteps} supersteps, "
-          f"messages per superstep {result.messages_per_superstep}")
-    raise SystemExit(0 if result.ok else 1)
+    report = run(RunOptions(algorithm=HOP_DISTANCE, graph="tiny:grid", pes=2, backend="amaranth"))
+    print(f"verified: {report.verified} {report.check_detail}")
+    print(f"distances: {report.readback.state['distance'].tolist()}")
+    print(f"{report.cycles} cycles, {report.supersteps} supersteps, "
+          f"messages per superstep {list(report.readback.messages_per_superstep)}")
+    raise SystemExit(0 if report.verified else 1)

@@ -1,7 +1,7 @@
 """gravfm: generate, simulate, verify and model vertex-centric graph accelerators for FPGAs.
 
 The front door. Graphs, partitions, algorithms and the model are pure Python (no Amaranth import);
-the hardware and simulation entry points (``RunOptions`` for :func:`gravfm.run.run`, ``System``, ``SystemConfig``)
+the hardware and simulation entry points (``RunOptions`` for :func:`gravfm.flow.run`, ``FpgaTop``, ``SystemConfig``)
 load on first use. The contracts between the parts are in ``docs/interfaces.md``.
 """
 
@@ -16,7 +16,7 @@ from .partition import gravfm_edge_stores, partition, partition_report
 __version__ = "0.1.0"
 
 # Names served lazily from modules that import Amaranth, so `import gravfm` stays light.
-_LAZY = {"RunOptions": "gravfm.run", "System": "gravfm.hw",
+_LAZY = {"RunOptions": "gravfm.flow", "run": "gravfm.flow", "FpgaTop": "gravfm.hw",
          "SystemConfig": "gravfm.hw", "build_system": "gravfm.hw.multi.build"}
 
 __all__ = ["__version__", "Graph", "load_graph", "tiny_graph", "partition", "partition_report",

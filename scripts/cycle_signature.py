@@ -53,6 +53,8 @@ def compare(old_file, new_file):
     same = True
     for name in CONFIGS:
         a, b = old.get(name), new.get(name)
+        if a is None and b is None:   # run in neither (--only)
+            continue
         if a == b:
             print(f"{name}: identical (cycles {a['cycles']}, verified {a['verified']})")
             continue

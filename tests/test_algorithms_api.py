@@ -12,14 +12,15 @@ from gravfm.algorithms import REGISTRY, WCC, Algorithm, get_algorithm
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import FpgaTop, KernelLayouts, SystemConfig, build_kernels
-from gravfm.sim.amaranth_backend import run_amaranth
+from gravfm.hw.config import NetworkConfig, PeConfig
+from conftest import check_run, run_flow
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_registered_algorithm_is_complete(name):
     algorithm = get_algorithm(name)
     assert algorithm.name == name
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
     layouts = KernelLayouts(algorithm, config)
     kernels = build_kernels(algorithm, layouts)
     assert set(kernels) == {"gather", "apply", "scatter"}
@@ -34,9 +35,7 @@ def test_registered_algorithm_is_complete(name):
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_registered_algorithm_runs_in_hardware(name):
     algorithm = get_algorithm(name)
-    result = run_amaranth(algorithm, tiny_graph("grid"), pes=2)
-    assert result.ok, result.detail
-    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+    check_run(run_flow(algorithm, tiny_graph("grid"), pes=2))
 
 
 def test_check_rejects_a_wrong_answer():
@@ -98,7 +97,7 @@ def _gather_with(layouts, *, state_layout=None, drop_output=False, flip_input=Fa
 def test_kernel_with_wrong_ports_is_rejected_when_the_system_is_built(kwargs, message):
     from amaranth.hdl import unsigned
     from amaranth.lib import data
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=4, edges_per_pe=8)  # vertexid 5 bits
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=4, edges_per_pe=8)  # vertexid 5 bits
     states = {
         "narrow": data.StructLayout({"label": unsigned(4), "active": unsigned(1)}),
         "missing": data.StructLayout({"label": unsigned(5)}),
@@ -114,23 +113,25 @@ def test_kernel_with_wrong_ports_is_rejected_when_the_system_is_built(kwargs, me
 def test_factory_must_return_a_component():
     broken = dataclasses.replace(WCC, scatter=lambda layouts: object())
     with pytest.raises(ConfigError, match="scatter factory returned object"):
-        FpgaTop(SystemConfig(algorithm=broken))
+        FpgaTop(SystemConfig.of(algorithm=broken))
 
 
 @pytest.mark.parametrize("field, value, message", [
     ("pes_per_fpga", 0, "SystemConfig.pes_per_fpga must be a positive integer, not 0"),
-    ("local_bits", "4", "SystemConfig.local_bits must be a positive integer, not '4'"),
+    ("local_bits", "4", "PeConfig.local_bits must be a positive integer, not '4'"),
     ("fpgas", 0, "SystemConfig.fpgas must be a positive integer, not 0"),
-    ("max_rounds", 1 << 17, "SystemConfig.max_rounds"),
+    ("max_rounds", 1 << 17, "PeConfig.max_rounds"),
+    ("link_fifo_depth", 0, "NetworkConfig.link_fifo_depth must be a positive integer, not 0"),
+    ("update_lanes", 3, "PeConfig.update_lanes must be one of"),
 ])
 def test_bad_system_config(field, value, message):
     with pytest.raises(ConfigError, match=message):
-        SystemConfig(algorithm=WCC, **{field: value})
+        SystemConfig.of(algorithm=WCC, **{field: value})
 
 
 def test_config_needs_an_algorithm():
     with pytest.raises(ConfigError, match="has no attribute"):
-        SystemConfig(algorithm="wcc")
+        SystemConfig.of(algorithm="wcc")
 
 
 def test_algorithm_is_an_algorithm():
@@ -140,6 +141,9 @@ def test_algorithm_is_an_algorithm():
 def test_config_from_dict_rejects_unknown_keys():
     config = SystemConfig.from_dict({"pes_per_fpga": 3, "local_bits": 4}, algorithm=WCC)
     assert (config.total_pes, config.vertexid_bits, config.pe_bits) == (3, 6, 2)
+    split = SystemConfig.of(WCC, arch="gravf", local_bits=4, hazard_slots=6, link_fifo_depth=9)
+    assert (split.arch, split.pe, split.network) == ("gravf", PeConfig(local_bits=4, hazard_slots=6),
+                                                     NetworkConfig(link_fifo_depth=9))
     assert hash(config) == hash(config)  # usable as a cache key
     with pytest.raises(ConfigError, match="unknown hardware configuration key 'pe_count'"):
         SystemConfig.from_dict({"pe_count": 3}, algorithm=WCC)

@@ -19,7 +19,7 @@ def layouts_of(vertex, update, message, edge=None):
     base = SSSP if edge else WCC
     algorithm = dataclasses.replace(base, name="blocks", vertex=vertex, update=update, message=message,
                                     edge=edge or {}, vertexid_fields=())
-    return KernelLayouts(algorithm, SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=8,
+    return KernelLayouts(algorithm, SystemConfig.of(algorithm=algorithm, pes_per_fpga=1, local_bits=8,
                                                  edges_per_pe=16))
 
 

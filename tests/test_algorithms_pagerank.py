@@ -12,71 +12,63 @@ from gravfm.algorithms import PAGERANK, make_pagerank
 from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, float_bits
 from gravfm.algorithms.reference import pagerank
 from gravfm.errors import ConfigError
-from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
-from gravfm.sim.amaranth_backend import run_amaranth
+from conftest import check_run, random_graph, run_flow
 
 SHORT = make_pagerank(supersteps=6)
 
 
-def check_pagerank_run(result):
-    assert result.ok, result.detail
-    reference = result.reference
-    assert result.supersteps == reference.supersteps
-    assert tuple(result.messages_per_superstep) == reference.messages_per_superstep
-    assert tuple(result.updates_per_superstep) == reference.updates_per_superstep
-    rank = bits_float(result.state["rank"])
+def check_pagerank_run(report):
+    """The suite's counts, ranks within tolerance, accumulators cleared; returns ``(report, rank)``."""
+    check_run(report)
+    state, reference = report.readback.state, report.prepared.reference
+    rank = bits_float(state["rank"])
     assert rank.dtype == np.float32
     assert np.allclose(rank, reference.rank, rtol=RANK_RTOL, atol=0)
     # The accumulator is left at +0 by the last apply.
-    assert (result.state["sum"] == 0).all()
-    return result
-
-
-def random_graph(seed, n, m):
-    rng = np.random.default_rng(seed)
-    return Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), num_vertices=n)
+    assert (state["sum"] == 0).all()
+    return report, rank
 
 
 @pytest.mark.parametrize("name", ["star", "cycle", "dag", "duplicates", "self_loop", "single_vertex"])
 def test_tiny_graphs_one_pe(name):
-    result = check_pagerank_run(run_amaranth(SHORT, tiny_graph(name), pes=1))
-    assert (bits_float(result.state["rank"]) == result.reference.rank).all()
+    report, rank = check_pagerank_run(run_flow(SHORT, tiny_graph(name), pes=1))
+    assert (rank == report.prepared.reference.rank).all()
 
 
 @pytest.mark.parametrize("pes", [2, 3, 4])
 def test_random_graph_several_pes(pes):
-    check_pagerank_run(run_amaranth(SHORT, random_graph(5, 14, 40), pes=pes))
+    check_pagerank_run(run_flow(SHORT, random_graph(14, 40, 5), pes=pes))
 
 
 def test_thirty_supersteps_one_pe_is_bit_identical():
     """The paper's configuration. On one PE messages arrive in sender order, the reference's
     summation order, and every unit rounds like numpy float32: the ranks are bit-identical."""
-    result = check_pagerank_run(run_amaranth(PAGERANK, random_graph(2, 12, 40), pes=1))
-    assert result.supersteps == 30
-    assert (bits_float(result.state["rank"]) == result.reference.rank).all()
+    report, rank = check_pagerank_run(run_flow(PAGERANK, random_graph(12, 40, 2), pes=1))
+    assert report.supersteps == 30
+    assert (rank == report.prepared.reference.rank).all()
 
 
 def test_dangling_vertices_emit_without_messages():
     """Leaves without out-edges send an update (counted) that reaches nobody."""
     graph = tiny_graph("out_star")
-    result = check_pagerank_run(run_amaranth(SHORT, graph, pes=2))
-    assert result.updates_per_superstep[0] == graph.num_vertices
-    assert result.messages_per_superstep[0] == graph.num_edges
+    report, _ = check_pagerank_run(run_flow(SHORT, graph, pes=2))
+    assert report.readback.updates_per_superstep[0] == graph.num_vertices
+    assert report.readback.messages_per_superstep[0] == graph.num_edges
 
 
 def test_one_superstep_keeps_the_initial_rank():
     graph = tiny_graph("cycle")
-    result = check_pagerank_run(run_amaranth(make_pagerank(supersteps=1), graph, pes=1))
-    assert result.supersteps == 1
-    assert (bits_float(result.state["rank"]) == np.float32(1 / graph.num_vertices)).all()
+    report, rank = check_pagerank_run(run_flow(make_pagerank(supersteps=1), graph, pes=1))
+    assert report.supersteps == 1
+    assert (rank == np.float32(1 / graph.num_vertices)).all()
 
 
 @pytest.mark.parametrize("damping", [0.5, 1.0])
 def test_other_damping_factors(damping):
     algorithm = make_pagerank(supersteps=4, damping=damping)
-    result = check_pagerank_run(run_amaranth(algorithm, tiny_graph("dag"), pes=2))
-    assert result.reference.damping == damping
+    report, _ = check_pagerank_run(run_flow(algorithm, tiny_graph("dag"), pes=2))
+    assert report.prepared.reference.damping == damping
 
 
 def test_full_hazard_window_sustains_one_message_per_cycle():
@@ -88,11 +80,11 @@ def test_full_hazard_window_sustains_one_message_per_cycle():
     vertices per round.
     """
     graph = tiny_graph("complete")
-    result = check_pagerank_run(run_amaranth(SHORT, graph, pes=1, hazard_slots=6))
-    rounds = result.supersteps
-    ideal = graph.num_edges * (rounds - 1) + rounds * result.config.vertices_per_pe
-    assert result.sim.counters["stall_hazard"].sum() <= rounds * graph.num_vertices
-    assert result.sim.cycles <= ideal + rounds * 58, (result.sim.cycles, ideal)
+    report, _ = check_pagerank_run(run_flow(SHORT, graph, pes=1, hazard_slots=6))
+    rounds = report.supersteps
+    ideal = graph.num_edges * (rounds - 1) + rounds * report.plan.config.pe.vertices_per_pe
+    assert report.stalls["stall_hazard"] <= rounds * graph.num_vertices
+    assert report.cycles <= ideal + rounds * 58, (report.cycles, ideal)
 
 
 def test_initial_state_carries_the_constants():
@@ -139,25 +131,12 @@ def test_no_runtime_parameters():
 
 
 @pytest.mark.slow
-def test_rmat_graph_in_the_compiled_simulator(tmp_path):
+def test_rmat_graph_in_the_compiled_simulator(build_cache):
     """A 64-vertex RMAT graph on 3 PEs through Verilator: ranks within tolerance, counts exact."""
-    from gravfm.graph import load_graph
-    from gravfm.hw import FpgaTop
-    from gravfm.partition import partition
-    from gravfm.run import plan_hardware, simulate_verilator
-    from gravfm.sim.loader import build_load
-
-    algorithm = make_pagerank(supersteps=10)
-    graph = algorithm.prepare(load_graph("rmat:scale=6,ef=8,seed=3"), {})
-    parts = partition(graph, 1, 3, method="greedy")
-    reference = algorithm.reference(graph, {})
-    config = plan_hardware(algorithm, graph, parts, reference.supersteps)
-    system = FpgaTop(config)
-    plan = build_load(algorithm, graph, parts, config, {}, data_bits=len(system.host_wr_data))
-    outcome = simulate_verilator(system, plan, cache_dir=tmp_path)
-    assert outcome.status == "done"
-    ok, detail = algorithm.check(graph, {}, outcome.state, reference)
-    assert ok, detail
-    assert outcome.supersteps == reference.supersteps
-    assert outcome.messages == reference.total_messages
-    assert [row.messages for row in outcome.rounds] == list(reference.messages_per_superstep)
+    report, _ = check_pagerank_run(run_flow(make_pagerank(supersteps=10), "rmat:scale=6,ef=8,seed=3", pes=3,
+                                            backend="verilator", cache_dir=build_cache))
+    reference = report.prepared.reference
+    assert report.status == "done"
+    assert report.supersteps == reference.supersteps
+    assert report.messages == reference.total_messages
+    assert [row.messages for row in report.rounds] == list(reference.messages_per_superstep)

@@ -9,66 +9,64 @@ from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
 from gravfm.partition import partition
-from gravfm.sim.amaranth_backend import run_amaranth
 from gravfm.hw.protocol import HostMem
 from gravfm.sim.loader import build_load
+from conftest import check_run, run_flow
 
 
-def check_sssp_run(result):
-    """The answer is exact and every superstep's counts match the reference."""
-    assert result.ok, result.detail
-    assert result.supersteps == result.reference.supersteps
-    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
-    assert tuple(result.updates_per_superstep) == result.reference.updates_per_superstep
-    return result
+def check_sssp_run(report):
+    """The answer is exact and every superstep's counts match the reference; returns
+    ``(report, state)``."""
+    check_run(report)
+    return report, report.readback.state
 
 
 @pytest.mark.parametrize("name, pes", [("weighted", 1), ("weighted", 2), ("dag", 3), ("path", 2)])
 def test_weights_from_the_graph(name, pes):
     graph = tiny_graph(name)
-    result = check_sssp_run(run_amaranth(SSSP, graph, pes=pes))
+    report, _ = check_sssp_run(run_flow(SSSP, graph, pes=pes))
     if graph.weights is not None:
         # The prepared graph keeps the file's weights (no generated ones).
-        assert np.array_equal(result.graph.weights, graph.weights)
+        assert np.array_equal(report.prepared.graph.weights, graph.weights)
 
 
 def test_weighted_tiny_graph_takes_the_cheaper_route():
-    result = check_sssp_run(run_amaranth(SSSP, tiny_graph("weighted"), pes=1))
+    report, state = check_sssp_run(run_flow(SSSP, tiny_graph("weighted"), pes=1))
     # 0 -> 2 -> 3 -> 4 costs 1 + 2 + 3 = 6, cheaper than 0 -> 1 -> 4 (5 + 6), though longer.
-    assert result.state["distance"][4] == 6
+    assert state["distance"][4] == 6
     # Vertex 4 is reached twice (11 after round 1, 6 after round 2), so it and 5 emit twice.
-    assert tuple(result.updates_per_superstep) == (1, 2, 2, 2, 1, 0)
+    assert report.readback.updates_per_superstep == (1, 2, 2, 2, 1, 0)
 
 
 @pytest.mark.parametrize("pes", [1, 3])
 def test_generated_weights_on_a_grid(pes):
-    result = check_sssp_run(run_amaranth(SSSP, tiny_graph("grid"), pes=pes,
-                                         params={"root": 5, "weight_seed": 7, "max_weight": 9}))
-    assert result.state["distance"][5] == 0
-    weights = result.graph.weights
+    report, state = check_sssp_run(run_flow(SSSP, tiny_graph("grid"), pes=pes,
+                                            params={"root": 5, "weight_seed": 7, "max_weight": 9}))
+    assert state["distance"][5] == 0
+    weights = report.prepared.graph.weights
     assert weights.min() >= 1 and weights.max() <= 9
 
 
 def test_unreachable_vertices_read_back_as_minus_one_in_the_check():
-    result = check_sssp_run(run_amaranth(SSSP, tiny_graph("isolated"), pes=2, params={"root": 1}))
-    assert (result.reference.distance == -1).tolist() == [True, False, True, False, True, True]
-    assert result.state["distance"][0] == UNREACHED
+    report, state = check_sssp_run(run_flow(SSSP, tiny_graph("isolated"), pes=2, params={"root": 1}))
+    assert (report.prepared.reference.distance == -1).tolist() == [True, False, True, False, True, True]
+    assert state["distance"][0] == UNREACHED
 
 
 def test_random_weighted_graph_several_pes():
     rng = np.random.default_rng(11)
     src, dst = rng.integers(0, 20, 70), rng.integers(0, 20, 70)
     graph = Graph.from_edges(src, dst, num_vertices=20, weights=rng.integers(0, 50, 70))
-    check_sssp_run(run_amaranth(SSSP, graph, pes=4, params={"root": 3}))
+    check_sssp_run(run_flow(SSSP, graph, pes=4, params={"root": 3}))
 
 
 def test_heavy_weights_saturate_instead_of_wrapping():
     """distance(1) + weight(1, 2) exceeds 32 bits: wrapped, it would beat the true 100."""
     far = UNREACHED - 10
     graph = Graph.from_edges([0, 1, 0, 2], [1, 2, 2, 3], num_vertices=4, weights=[far, 20, 100, 7])
-    result = check_sssp_run(run_amaranth(SSSP, graph, pes=2))
-    assert result.state["distance"].tolist() == [0, far, 100, 107]
-    assert result.state["parent"].tolist() == [0, 0, 0, 2]
+    _, state = check_sssp_run(run_flow(SSSP, graph, pes=2))
+    assert state["distance"].tolist() == [0, far, 100, 107]
+    assert state["parent"].tolist() == [0, 0, 0, 2]
 
 
 def test_a_wrong_answer_is_rejected():
@@ -96,11 +94,11 @@ def test_a_wrong_parent_is_rejected():
 def test_weights_are_written_beside_each_destination():
     graph = SSSP.prepare(tiny_graph("weighted"), SSSP.params())
     parts = partition(graph, 1, 1, method="roundrobin")
-    config = SystemConfig(algorithm=SSSP, local_bits=3, edges_per_pe=8)
+    config = SystemConfig.of(algorithm=SSSP, local_bits=3, edges_per_pe=8)
     plan = build_load(SSSP, graph, parts, config)
     edge_words = plan.data[plan.mem == HostMem.EDGES].astype(np.int64)
     # Edge word = {dst: local_bits, weight: WEIGHT_BITS}, LSB first; CSR order on one PE.
-    assert sorted((edge_words >> config.local_bits).tolist()) == sorted(graph.weights.tolist())
+    assert sorted((edge_words >> config.pe.local_bits).tolist()) == sorted(graph.weights.tolist())
 
 
 def test_generated_weights_depend_on_the_seed_only():
@@ -139,27 +137,15 @@ def test_distances_too_long_for_the_state_are_rejected():
 
 
 @pytest.mark.slow
-def test_weighted_rmat_graph_in_the_compiled_simulator(tmp_path):
+def test_weighted_rmat_graph_in_the_compiled_simulator(build_cache):
     """Generated weights on a 128-vertex RMAT graph, 2 PEs, through Verilator: exact distances."""
-    from gravfm.graph import load_graph
-    from gravfm.hw import FpgaTop
-    from gravfm.partition import partition
-    from gravfm.run import plan_hardware, simulate_verilator
-    from gravfm.sim.loader import build_load
-
-    params = SSSP.params({"root": 1, "weight_seed": 5, "max_weight": 1000})
-    graph = SSSP.prepare(load_graph("rmat:scale=7,ef=8,seed=2"), params)
-    parts = partition(graph, 1, 2, method="greedy")
-    reference = SSSP.reference(graph, params)
-    config = plan_hardware(SSSP, graph, parts, reference.supersteps)
-    system = FpgaTop(config)
-    plan = build_load(SSSP, graph, parts, config, params, data_bits=len(system.host_wr_data))
-    outcome = simulate_verilator(system, plan, cache_dir=tmp_path)
-    assert outcome.status == "done"
-    ok, detail = SSSP.check(graph, params, outcome.state, reference)
-    assert ok, detail
+    report, _ = check_sssp_run(run_flow(SSSP, "rmat:scale=7,ef=8,seed=2", pes=2, backend="verilator",
+                                        cache_dir=build_cache,
+                                        params={"root": 1, "weight_seed": 5, "max_weight": 1000}))
+    assert report.status == "done"
+    reference = report.prepared.reference
     assert (reference.distance == -1).any() and (reference.distance > 0).any()
-    assert outcome.messages == reference.total_messages
+    assert report.messages == reference.total_messages
 
 
 def test_sparse_apply_visits_only_reached_vertices():
@@ -167,9 +153,9 @@ def test_sparse_apply_visits_only_reached_vertices():
     import dataclasses
 
     graph = tiny_graph("binary_tree")
-    sparse = check_sssp_run(run_amaranth(SSSP, graph, pes=1))
-    dense = check_sssp_run(run_amaranth(dataclasses.replace(SSSP, sparse_apply=False), graph, pes=1))
-    assert np.array_equal(sparse.state["distance"], dense.state["distance"])
+    sparse, sparse_state = check_sssp_run(run_flow(SSSP, graph, pes=1))
+    dense, dense_state = check_sssp_run(run_flow(dataclasses.replace(SSSP, sparse_apply=False), graph, pes=1))
+    assert np.array_equal(sparse_state["distance"], dense_state["distance"])
     # A full pass costs vertices_per_pe (16) cycles per round; a sparse one, the touched vertices.
-    saved = dense.sim.cycles - sparse.sim.cycles
-    assert saved >= (sparse.supersteps - 1) * 4, (dense.sim.cycles, sparse.sim.cycles)
+    saved = dense.cycles - sparse.cycles
+    assert saved >= (sparse.supersteps - 1) * 4, (dense.cycles, sparse.cycles)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gravfm.graph.tiny import tiny_graph
-from gravfm.sim.amaranth_backend import run_amaranth
+from conftest import check_run, run_flow
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hop_distance.py"
 
@@ -23,9 +23,7 @@ def load_example(path=EXAMPLE, name="HOP_DISTANCE"):
 @pytest.mark.parametrize("name, pes, root", [("grid", 3, 0), ("binary_tree", 2, 3), ("two_components", 1, 6)])
 def test_user_algorithm_matches_its_reference(name, pes, root):
     algorithm = load_example()
-    result = run_amaranth(algorithm, tiny_graph(name), pes=pes, params={"root": root})
-    assert result.ok, result.detail
-    assert tuple(result.messages_per_superstep) == result.reference.messages_per_superstep
+    check_run(run_flow(algorithm, tiny_graph(name), pes=pes, params={"root": root}))
 
 
 def test_example_script_runs():

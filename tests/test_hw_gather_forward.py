@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import memory, wiring
-from amaranth.sim import Simulator
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,8 +15,8 @@ from gravfm.hw import KernelLayouts, SystemConfig
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.pe import ForwardingGatherUnit, GatherUnit
 from gravfm.hw.pe.gather_forward import build_gather_unit
-from gravfm.sim.amaranth_backend import run_amaranth
-from test_hw_system import check_run  # the suite's run checks (tests/ is on sys.path)
+from conftest import run_dut, run_flow
+from test_hw_system import check_run  # the suite's run checks with the cycle bound (tests/ is on sys.path)
 
 VERTICES = 4
 INITIAL_LABEL = 60
@@ -64,7 +63,7 @@ def software_gather(messages):
 def simulate(messages, gaps, write_latency):
     """Feed ``messages`` with ``gaps[i]`` idle cycles before message i; return the final labels,
     the touched vertices in report order and the cycles a valid message was refused."""
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=6, edges_per_pe=8)  # 7-bit labels
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=6, edges_per_pe=8)  # 7-bit labels
     layouts = KernelLayouts(WCC, config)
     gather = ForwardingGatherUnit(layouts=layouts, config=config, kernel=WCC.gather(layouts),
                                   write_latency=write_latency)
@@ -95,10 +94,7 @@ def simulate(messages, gaps, write_latency):
         assert not ctx.get(gather.active)
         labels.extend(ctx.get(harness.mem.data[v]).state.label for v in range(VERTICES))
 
-    sim = Simulator(harness)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+    run_dut(harness, bench)
     return labels, touched, refused[0]
 
 
@@ -135,7 +131,7 @@ def chosen_unit(**arguments):
 
 
 def test_only_combinational_kernels_forward():
-    config = SystemConfig(algorithm=PAGERANK, pes_per_fpga=1, local_bits=3, edges_per_pe=8)
+    config = SystemConfig.of(algorithm=PAGERANK, pes_per_fpga=1, local_bits=3, edges_per_pe=8)
     layouts = KernelLayouts(PAGERANK, config)
     kernel = build_kernels(PAGERANK, layouts)["gather"]
     assert isinstance(chosen_unit(layouts=layouts, config=config, kernel=kernel), GatherUnit)
@@ -145,7 +141,7 @@ def test_only_combinational_kernels_forward():
 
 @pytest.mark.parametrize("forwarding, unit", [(True, ForwardingGatherUnit), (False, GatherUnit)])
 def test_the_config_chooses_the_gather_stage(forwarding, unit):
-    config = SystemConfig(algorithm=BFS, pes_per_fpga=1, local_bits=3, edges_per_pe=8,
+    config = SystemConfig.of(algorithm=BFS, pes_per_fpga=1, local_bits=3, edges_per_pe=8,
                           gather_forwarding=forwarding)
     layouts = KernelLayouts(BFS, config)
     kernel = build_kernels(BFS, layouts)["gather"]
@@ -154,7 +150,7 @@ def test_the_config_chooses_the_gather_stage(forwarding, unit):
 
 def test_gather_forwarding_must_be_a_bool():
     with pytest.raises(ConfigError, match="gather_forwarding"):
-        SystemConfig(algorithm=WCC, gather_forwarding=1)
+        SystemConfig.of(algorithm=WCC, gather_forwarding=1)
 
 
 def test_self_loops_stream_with_forwarding_and_wait_without():
@@ -163,7 +159,7 @@ def test_self_loops_stream_with_forwarding_and_wait_without():
     graph = Graph.from_edges(np.zeros(25, dtype=np.int64), np.zeros(25, dtype=np.int64), num_vertices=1)
     cycles = {}
     for forwarding in (True, False):
-        result = check_run(run_amaranth(BFS, graph, pes=1, gather_forwarding=forwarding), pes=1)
-        cycles[forwarding] = result.sim.cycles
-        assert (result.sim.counters["stall_hazard"] > 0).all() != forwarding
+        result = check_run(run_flow(BFS, graph, pes=1, gather_forwarding=forwarding), pes=1)
+        cycles[forwarding] = result.cycles
+        assert (result.readback.counters["stall_hazard"] > 0).all() != forwarding
     assert cycles[False] - cycles[True] >= 2 * 24, cycles

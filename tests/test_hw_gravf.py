@@ -7,51 +7,25 @@ from gravfm.algorithms import BFS, WCC
 from gravfm.errors import ConfigError
 from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
-from gravfm.hw import SystemConfig
-from gravfm.hw import FpgaTop
+from gravfm.hw import FpgaTop, SystemConfig
 from gravfm.hw.multi import build_system
-from gravfm.partition import gravf_edge_stores, partition
-from gravfm.sim.amaranth_backend import run_amaranth, simulate
-from gravfm.sim.loader import build_load
+from conftest import check_run, run_flow
 
 
 def run_gravf(algorithm, graph, *, pes, params=None, **options):
-    """Simulate ``algorithm`` on a GraVF-baseline system; return (ok, detail, result dict)."""
-    params = algorithm.params(params)
-    prepared = algorithm.prepare(graph, params)
-    parts = partition(prepared, 1, pes, method="greedy")
-    local_bits = parts.min_local_bits
-    stores = gravf_edge_stores(prepared, parts, local_bits)
-    reference = algorithm.reference(prepared, params)
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
-                          edges_per_pe=max(1, int(stores.edges_per_pe.max())),
-                          max_rounds=max(4, reference.supersteps), arch="gravf", **options)
-    system = build_system(config)
-    assert isinstance(system, FpgaTop) and system.architecture.name == "gravf"
-    plan = build_load(algorithm, prepared, parts, config, params, data_bits=len(system.host_wr_data))
-    sim = simulate(system, plan, max_cycles=50_000)
-    state = plan.decode_states(sim.state_words)
-    ok, detail = algorithm.check(prepared, params, state, reference)
-    supersteps = int(sim.counters["supersteps"].max())
-    rounds = min(supersteps, config.max_rounds)
-    log = {name: [int(v) for v in sim.round_log[name][:, :rounds].sum(axis=0)]
-           for name in ("messages", "updates")}
-    assert (sim.counters["supersteps"] == supersteps).all()
-    return ok, detail, {"state": state, "reference": reference, "supersteps": supersteps,
-                        "messages": log["messages"], "updates": log["updates"],
-                        "counted_messages": int(sim.counters["messages"].sum()), "cycles": sim.cycles}
+    """Run ``algorithm`` on a one-FPGA GraVF-baseline system through the flow; return the report."""
+    report = run_flow(algorithm, graph, pes=pes, params=params, arch="gravf", max_cycles=50_000, **options)
+    assert report.plan.config.arch == "gravf" and report.plan.config.fpgas == 1
+    return report
 
 
-def check(result):
-    """Assert the answer, supersteps and per-superstep messages and updates equal the reference's."""
-    ok, detail, run = result
-    assert ok, detail
-    reference = run["reference"]
-    assert run["supersteps"] == reference.supersteps
-    assert run["messages"] == list(reference.messages_per_superstep)
-    assert run["updates"] == list(reference.updates_per_superstep)
-    assert run["counted_messages"] == sum(reference.messages_per_superstep)
-    return run
+def test_build_system_gives_the_gravf_top_for_one_fpga():
+    """The top run_gravf's runs get (build_system's choice for arch="gravf" on one FPGA)."""
+    from amaranth.hdl import Fragment
+
+    top = build_system(SystemConfig.of(algorithm=WCC, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch="gravf"))
+    assert isinstance(top, FpgaTop) and top.architecture.name == "gravf"
+    Fragment.get(top, None)
 
 
 TINY = ["path", "undirected_path", "star", "out_star", "cycle", "two_components", "self_loop",
@@ -61,7 +35,7 @@ TINY = ["path", "undirected_path", "star", "out_star", "cycle", "two_components"
 @pytest.mark.parametrize("name", TINY)
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=["wcc", "bfs"])
 def test_tiny_graphs_one_pe(algorithm, name):
-    check(run_gravf(algorithm, tiny_graph(name), pes=1))
+    check_run(run_gravf(algorithm, tiny_graph(name), pes=1))
 
 
 @pytest.mark.parametrize("name", ["path", "star", "out_star", "two_components", "complete", "grid"])
@@ -71,25 +45,24 @@ def test_tiny_graphs_several_pes(algorithm, name, pes):
     graph = tiny_graph(name)
     if graph.num_vertices < pes:
         pytest.skip("fewer vertices than PEs")
-    check(run_gravf(algorithm, graph, pes=pes))
+    check_run(run_gravf(algorithm, graph, pes=pes))
 
 
 def test_bfs_from_another_root_and_an_unreachable_part():
-    run = check(run_gravf(BFS, tiny_graph("two_components"), pes=2, params={"root": 1}))
-    assert np.asarray(run["state"]["visited"]).tolist() == [1, 1, 1, 0, 0, 0, 0]   # 3..6 unreached
+    report = check_run(run_gravf(BFS, tiny_graph("two_components"), pes=2, params={"root": 1}))
+    assert np.asarray(report.readback.state["visited"]).tolist() == [1, 1, 1, 0, 0, 0, 0]   # 3..6 unreached
 
 
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=["wcc", "bfs"])
 def test_same_answer_as_gravfm(algorithm):
     rng = np.random.default_rng(7)
     graph = Graph.from_edges(rng.integers(0, 20, 60), rng.integers(0, 20, 60), num_vertices=20)
-    baseline = check(run_gravf(algorithm, graph, pes=3))
-    gravfm = run_amaranth(algorithm, graph, pes=3)
-    assert gravfm.ok, gravfm.detail
-    assert gravfm.messages_per_superstep == baseline["messages"]
-    for name, values in gravfm.state.items():
+    baseline = check_run(run_gravf(algorithm, graph, pes=3))
+    gravfm = check_run(run_flow(algorithm, graph, pes=3))
+    assert gravfm.readback.messages_per_superstep == baseline.readback.messages_per_superstep
+    for name, values in gravfm.readback.state.items():
         if algorithm is WCC or name != "parent":   # BFS may pick another valid parent
-            assert np.array_equal(np.asarray(values), np.asarray(baseline["state"][name])), name
+            assert np.array_equal(np.asarray(values), np.asarray(baseline.readback.state[name])), name
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -100,17 +73,17 @@ def test_random_graphs_with_small_queues(seed):
     graph = Graph.from_edges(rng.integers(0, n, edges), rng.integers(0, n, edges), num_vertices=n)
     algorithm = (WCC, BFS)[seed % 2]
     params = {"root": int(rng.integers(0, n))} if algorithm is BFS else None
-    check(run_gravf(algorithm, graph, pes=1 + seed % 3, params=params,
+    check_run(run_gravf(algorithm, graph, pes=1 + seed % 3, params=params,
                     network_fifo_depth=1, message_fifo_depth=1))
 
 
 def test_bad_architecture_is_refused():
     with pytest.raises(ConfigError, match="arch"):
-        SystemConfig(algorithm=WCC, arch="gravx")
+        SystemConfig.of(algorithm=WCC, arch="gravx")
 
 
 def test_an_fpga_outside_the_system_is_refused():
-    config = SystemConfig(algorithm=WCC, fpgas=2, arch="gravf")
+    config = SystemConfig.of(algorithm=WCC, fpgas=2, arch="gravf")
     with pytest.raises(ConfigError, match="FPGA 2 does not exist in a system of 2"):
         FpgaTop(config, fpga=2)
 
@@ -132,7 +105,7 @@ def test_gravfm_run_reports_the_architecture(tmp_path):
 
 
 def test_run_options_refuse_a_bad_architecture():
-    from gravfm.run import RunOptions
+    from gravfm.flow import RunOptions
 
     with pytest.raises(ConfigError, match="architecture"):
         RunOptions(algorithm="wcc", graph="tiny:grid", arch="gravx")
@@ -142,4 +115,4 @@ def test_edge_data_travels_with_the_edge_list():
     from gravfm.algorithms import get_algorithm
 
     sssp = get_algorithm("sssp")
-    check(run_gravf(sssp, tiny_graph("weighted"), pes=2))
+    check_run(run_gravf(sssp, tiny_graph("weighted"), pes=2))

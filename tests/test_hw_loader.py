@@ -17,7 +17,7 @@ from gravfm.sim.loader import build_load
 def plan_for(algorithm, name, pes, **config):
     graph = algorithm.prepare(tiny_graph(name), algorithm.params())
     parts = partition(graph, 1, pes, method="roundrobin")
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, **config)
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, **config)
     return graph, parts, config, build_load(algorithm, graph, parts, config)
 
 
@@ -29,7 +29,7 @@ def test_writes_cover_registers_states_and_every_edge():
     assert (plan.mem == HostMem.EDGES).sum() == graph.num_edges
     # Index entries written = senders with at least one edge on that PE; lengths add up to E.
     index = plan.mem == HostMem.EDGE_INDEX
-    lengths = plan.data[index] >> np.uint64(config.edge_addr_bits)
+    lengths = plan.data[index] >> np.uint64(config.pe.edge_addr_bits)
     assert int(lengths.sum()) == graph.num_edges
 
 
@@ -37,7 +37,7 @@ def test_decoding_the_initial_states_gives_them_back():
     for algorithm, params in ((WCC, {}), (BFS, {"root": 4})):
         graph = algorithm.prepare(tiny_graph("binary_tree"), params)
         parts = partition(graph, 1, 3, method="greedy")
-        config = SystemConfig(algorithm=algorithm, pes_per_fpga=3, local_bits=3, edges_per_pe=32)
+        config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=3, local_bits=3, edges_per_pe=32)
         plan = build_load(algorithm, graph, parts, config, params)
         words = [[int(w) for w in plan.data[(plan.pe == g) & (plan.mem == HostMem.VERTEX)]]
                  for g in range(3)]
@@ -50,7 +50,7 @@ def test_decoding_the_initial_states_gives_them_back():
 def test_too_many_vertices_names_pe_and_excess():
     graph = tiny_graph("grid")  # 16 vertices
     parts = round_robin(graph, 1, 2)
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=2, local_bits=2, edges_per_pe=64)
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=2, local_bits=2, edges_per_pe=64)
     with pytest.raises(ConfigError, match=r"PE 0 gets 8 vertices but holds at most 4 .*: 4 too many"):
         build_load(WCC, graph, parts, config)
 
@@ -58,21 +58,21 @@ def test_too_many_vertices_names_pe_and_excess():
 def test_too_many_edges_names_pe_and_excess():
     graph = WCC.prepare(tiny_graph("complete"), {})  # 5 vertices, 20 edges
     parts = round_robin(graph, 1, 1)
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=1, local_bits=3, edges_per_pe=15)
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=3, edges_per_pe=15)
     with pytest.raises(ConfigError, match=r"PE 0 gets 20 edges but holds at most 15 .*: 5 too many"):
         build_load(WCC, graph, parts, config)
 
 
 def test_partition_must_match_the_system():
     graph = tiny_graph("grid")
-    config = SystemConfig(algorithm=WCC, pes_per_fpga=2, local_bits=4)
+    config = SystemConfig.of(algorithm=WCC, pes_per_fpga=2, local_bits=4)
     with pytest.raises(ConfigError, match="partition has 3 PEs but the system has 2"):
         build_load(WCC, graph, round_robin(graph, 1, 3), config)
 
 
 def test_bad_parameter_is_reported():
     graph = tiny_graph("grid")
-    config = SystemConfig(algorithm=BFS, pes_per_fpga=1, local_bits=4, edges_per_pe=64)
+    config = SystemConfig.of(algorithm=BFS, pes_per_fpga=1, local_bits=4, edges_per_pe=64)
     with pytest.raises(ConfigError, match="root 99 is out of range"):
         build_load(BFS, graph, round_robin(graph, 1, 1), config, {"root": 99})
 
@@ -95,7 +95,7 @@ def test_round0_apply_list_for_sparse_algorithms():
     """BFS names its root as the only vertex round 0 must apply: register 1 and memory 5."""
     graph = tiny_graph("grid")
     parts = round_robin(graph, 1, 2)
-    config = SystemConfig(algorithm=BFS, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
+    config = SystemConfig.of(algorithm=BFS, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
     plan = build_load(BFS, graph, parts, config, {"root": 5})
     listed = plan.mem == HostMem.APPLY_LIST
     assert listed.sum() == 1

@@ -17,12 +17,12 @@ from gravfm.hw.link import LinkConfig
 from gravfm.hw.multi import MultiFpgaSystem, build_system
 from gravfm.hw.protocol import peers_of
 from gravfm.hw.multi.link_report import bytes_per_edge_theory, crossing_fraction, diagnose_links
-from gravfm.hw.multi.simulate import run_multi_amaranth
 from gravfm.partition import partition
+from conftest import check_run as check_counts
+from conftest import random_graph, run_flow
 # The multi-FPGA suite's hostile link (reorders within 4 items, stalls 30% of the cycles, 3.5 bits
-# per cycle, 2 items of buffering) and random graphs (tests/ is on sys.path).
-from test_hw_multi_system import HOSTILE, random_graph
-from test_hw_multi_system import check_run as check_multi_run
+# per cycle, 2 items of buffering; tests/ is on sys.path).
+from test_hw_multi_system import HOSTILE
 
 
 def updates_per_vertex(algorithm, graph, params):
@@ -53,10 +53,10 @@ def crossing_messages(graph, counts, fpga_of_vertex, a, b):
     return int(counts[sources[crossing]].sum())
 
 
-def check_run(result):
-    """The multi-FPGA suite's check, for a GraVF-baseline run."""
-    assert result.config.arch == "gravf"
-    return check_multi_run(result)
+def check_run(report):
+    """The suite's check, for a GraVF-baseline run."""
+    assert report.plan.config.arch == "gravf"
+    return check_counts(report)
 
 
 def expected_link_messages(algorithm, graph, params, parts):
@@ -68,19 +68,19 @@ def expected_link_messages(algorithm, graph, params, parts):
                      for a in range(n)], dtype=np.int64).reshape(n, n - 1)
 
 
-def check_link_traffic(algorithm, result, params, method="greedy"):
+def check_link_traffic(algorithm, report, params, method="greedy"):
     """Link a->b: the traversed edges that cross from FPGA a to b, plus one barrier per round."""
-    graph, config = result.graph, result.config
+    graph, config = report.prepared.graph, report.plan.config
     parts = partition(graph, config.fpgas, config.pes_per_fpga, method=method)
-    counters = result.sim.counters
+    links = report.readback.links
     expected = expected_link_messages(algorithm, graph, params, parts)
-    assert (counters["link_items"] == expected + result.supersteps).all()
-    assert (counters["link_barriers_sent"] == result.supersteps).all()
-    assert (counters["link_barriers_delivered"] == result.supersteps).all()
-    assert (counters["link_delivered"] == counters["link_items"]).all()
+    assert (links["items"] == expected + report.supersteps).all()
+    assert (links["barriers_sent"] == report.supersteps).all()
+    assert (links["barriers_delivered"] == report.supersteps).all()
+    assert (links["delivered"] == links["items"]).all()
     item_bits = 2 * config.vertexid_bits + sum(
         config.vertexid_bits if w == "vertexid" else w for w in algorithm.message.values())
-    assert (counters["link_bits"] == counters["link_items"] * item_bits).all()
+    assert (links["bits"] == links["items"] * item_bits).all()
 
 
 @pytest.mark.parametrize("fpgas", [2, 3, 4])
@@ -91,37 +91,36 @@ def test_hostile_link_gives_exact_results_and_one_message_per_crossing_edge(algo
     params = {"root": seed} if algorithm is BFS else None
     link = LinkConfig(reorder_window=4, stall_probability=0.3, latency_cycles=9, fifo_depth=2,
                       bits_per_cycle=3.5, seed=seed)
-    result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=1, params=params, link=link,
+    result = check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=1, params=params, link=link,
                                           arch="gravf", network_fifo_depth=1, message_fifo_depth=1))
     check_link_traffic(algorithm, result, algorithm.params(params))
     if algorithm is WCC:   # every vertex sends in round 0: the slow links must have held it up
-        assert result.sim.counters["link_bound_cycles"].sum() > 0
+        assert result.readback.links["bound_cycles"].sum() > 0
 
 
 @pytest.mark.parametrize("name", ["grid", "binary_tree", "two_components"])
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
 def test_tiny_graphs_on_two_fpgas_of_two_pes(algorithm, name):
-    result = check_run(run_multi_amaranth(algorithm, tiny_graph(name), fpgas=2, pes=2, link=HOSTILE,
+    result = check_run(run_flow(algorithm, tiny_graph(name), fpgas=2, pes=2, link=HOSTILE,
                                           arch="gravf", network_fifo_depth=1))
     check_link_traffic(algorithm, result, algorithm.params(None))
 
 
 @pytest.mark.parametrize("method", ["roundrobin", "metis"])
 def test_other_fpga_partitions(method):
-    result = check_run(run_multi_amaranth(WCC, random_graph(18, 40, 3), fpgas=3, pes=1, link=HOSTILE,
-                                          partition_method=method, arch="gravf"))
+    result = check_run(run_flow(WCC, random_graph(18, 40, 3), fpgas=3, pes=1, link=HOSTILE,
+                                          partition=method, arch="gravf"))
     check_link_traffic(WCC, result, WCC.params(None), method=method)
 
 
 def test_gravf_sends_more_than_gravfm_on_a_dense_graph():
     """Per edge vs once per remote FPGA: GraVF-M's links carry fewer items on a graph of degree 6."""
     graph = random_graph(16, 96, 8)
-    gravf = check_run(run_multi_amaranth(WCC, graph, fpgas=2, pes=1, arch="gravf"))
-    gravfm = run_multi_amaranth(WCC, graph, fpgas=2, pes=1)
-    assert gravfm.ok, gravfm.detail
+    gravf = check_run(run_flow(WCC, graph, fpgas=2, pes=1, arch="gravf"))
+    gravfm = check_counts(run_flow(WCC, graph, fpgas=2, pes=1))
     barriers = 2 * gravf.supersteps
-    assert gravfm.sim.counters["link_items"].sum() - barriers < \
-        (gravf.sim.counters["link_items"].sum() - barriers) / 2
+    assert gravfm.readback.links["items"].sum() - barriers < \
+        (gravf.readback.links["items"].sum() - barriers) / 2
 
 
 @pytest.mark.slow
@@ -134,13 +133,13 @@ def test_random_graphs_and_links(seed):
                       latency_cycles=int(rng.integers(0, 12)), fifo_depth=int(rng.integers(1, 5)),
                       bits_per_cycle=[None, 2.0, 7.5][seed % 3], seed=seed)
     algorithm = (WCC, BFS)[seed % 2]
-    result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=int(rng.integers(1, 3)), link=link,
+    result = check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=int(rng.integers(1, 3)), link=link,
                                           arch="gravf", network_fifo_depth=1, message_fifo_depth=1))
     check_link_traffic(algorithm, result, algorithm.params(None))
 
 
 def test_build_system_gives_a_multi_fpga_gravf_top():
-    config = SystemConfig(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8, arch="gravf")
+    config = SystemConfig.of(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8, arch="gravf")
     top = build_system(config, platform="ac510x4")
     assert isinstance(top, MultiFpgaSystem) and top.config.arch == "gravf"
     # m_message: destination id + sender id + the message payload.
@@ -189,34 +188,20 @@ def test_bytes_per_edge_theory():
 
 # --- the compiled simulator -------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("gravf-multi-cache")
-
-
 @pytest.mark.parametrize("seed", [11, 12])
-def test_compiled_simulator_over_a_hostile_link(seed, cache):
+def test_compiled_simulator_over_a_hostile_link(seed, build_cache):
     """3 FPGAs x 2 PEs (one Verilator build for both graphs), reordering and stalling links, tiny FIFOs."""
-    from gravfm.run import simulate_verilator
-    from gravfm.sim.loader import build_load
-
-    graph = WCC.prepare(random_graph(30, 50, seed), {})
-    parts = partition(graph, 3, 2, method="greedy")
-    config = SystemConfig(algorithm=WCC, fpgas=3, pes_per_fpga=2, local_bits=3, edges_per_pe=64, max_rounds=64,
-                          arch="gravf", network_fifo_depth=1, message_fifo_depth=1)
-    system = MultiFpgaSystem(config, link=HOSTILE)
-    plan = build_load(WCC, graph, parts, config, {}, data_bits=len(system.host_wr_data))
-    outcome = simulate_verilator(system, plan, cache_dir=str(cache), watchdog_cycles=20_000)
-    reference = WCC.reference(graph, {})
-    assert outcome.status == "done", outcome.diagnosis
-    ok, detail = WCC.check(graph, {}, outcome.state, reference)
-    assert ok, detail
-    assert outcome.supersteps == reference.supersteps
-    assert [row.messages for row in outcome.rounds] == list(reference.messages_per_superstep)
-    expected = expected_link_messages(WCC, graph, {}, parts)
-    assert (outcome.links["items"] == expected + reference.supersteps).all()
-    assert (outcome.links["delivered"] == outcome.links["items"]).all()
-    assert outcome.links["bound_cycles"].sum() > 0
+    report = run_flow(WCC, random_graph(30, 50, seed), fpgas=3, pes=2, backend="verilator", link=HOSTILE,
+                      arch="gravf", local_bits=3, edges_per_pe=64, max_rounds=64, network_fifo_depth=1,
+                      message_fifo_depth=1, cache_dir=build_cache, watchdog_cycles=20_000)
+    assert report.status == "done", report.diagnosis
+    check_run(report)
+    graph, reference, links = report.prepared.graph, report.prepared.reference, report.readback.links
+    assert [row.messages for row in report.rounds] == list(reference.messages_per_superstep)
+    expected = expected_link_messages(WCC, graph, {}, report.plan.partition)
+    assert (links["items"] == expected + reference.supersteps).all()
+    assert (links["delivered"] == links["items"]).all()
+    assert links["bound_cycles"].sum() > 0
 
 
 def test_gravfm_run_on_two_fpgas_reports_link_figures(tmp_path):
@@ -246,22 +231,22 @@ def test_gravfm_run_on_two_fpgas_reports_link_figures(tmp_path):
 
 
 def test_a_stalled_run_names_the_link_it_waits_on():
-    """The run's stall diagnosis (gravfm.run) takes each FPGA's round from its PEs' counters and
-    adds the link lines after the PE lines."""
+    """The run's stall diagnosis (gravfm.sim.readback) takes each FPGA's round from its PEs'
+    counters and adds the link lines after the PE lines."""
     from types import SimpleNamespace
 
     from gravfm.hw.protocol import COUNTER_NAMES
-    from gravfm.run import _diagnose_stall
+    from gravfm.sim.readback import diagnose_stall
 
-    config = SystemConfig(algorithm=WCC, fpgas=2, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch="gravf")
+    config = SystemConfig.of(algorithm=WCC, fpgas=2, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch="gravf")
     rounds = {0: 3, 1: 4, 2: 3, 3: 3}          # every FPGA waits in round 3 for round 2's messages
     watch = {f"pe{g}.{name}": (rounds[g] if name == "supersteps" else 5) for g in rounds for name in COUNTER_NAMES}
     outcome = SimpleNamespace(watch=watch, watch_before=dict(watch), scan_gap_cycles=4096, superstep=3)
     links = {"items": np.array([[9], [7]]), "delivered": np.array([[9], [6]]),
              "barriers_sent": np.array([[3], [3]]), "barriers_delivered": np.array([[3], [2]])}
-    lines = _diagnose_stall(outcome, config, links)
+    lines = diagnose_stall(outcome, config, links)
     assert lines[0].startswith("no progress") and len(lines) == 1 + 4 + 1
     assert lines[-1] == ("link 1->0: 7 items sent, 6 received, 3 barriers sent, 2 received; 1 in flight; "
                          "barrier of round 2 from fpga 1 missing (sent, not delivered)")
     drained = {**links, "delivered": links["items"], "barriers_delivered": np.array([[3], [3]])}
-    assert _diagnose_stall(outcome, config, drained)[-1].startswith("every link is drained")
+    assert diagnose_stall(outcome, config, drained)[-1].startswith("every link is drained")

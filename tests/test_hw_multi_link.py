@@ -7,7 +7,7 @@ from gravfm.errors import ConfigError
 from gravfm.hw.link import LinkConfig, LinkModel
 from gravfm.model import load_platform
 
-from helpers_hw import stream_source
+from conftest import stream_source
 
 
 def drive(config, items, *, item_bits=8, budget=5000):

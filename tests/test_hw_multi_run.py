@@ -1,4 +1,5 @@
-"""``gravfm run --fpgas N``: the multi-FPGA top behind the one-call run, and its errors."""
+"""``gravfm run --fpgas N``: the multi-FPGA top behind the one-call run (the flow, with the
+platform's links), and its errors."""
 
 import pytest
 from amaranth.hdl import Fragment
@@ -8,7 +9,7 @@ from gravfm.errors import ConfigError
 from gravfm.hw import FpgaTop, SystemConfig
 from gravfm.hw.link import LinkConfig
 from gravfm.hw.multi import MultiFpgaSystem, build_system
-from gravfm.run import RunOptions, run
+from gravfm.flow import RunOptions, run
 
 
 def test_run_on_two_fpgas_with_the_amaranth_backend():
@@ -25,8 +26,8 @@ def test_platform_with_fewer_fpgas_than_asked():
 
 
 def test_build_system_picks_the_top():
-    single = build_system(SystemConfig(algorithm=WCC))
-    multi = build_system(SystemConfig(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8),
+    single = build_system(SystemConfig.of(algorithm=WCC))
+    multi = build_system(SystemConfig.of(algorithm=WCC, fpgas=3, local_bits=2, edges_per_pe=8),
                          platform="ac510x4")
     assert isinstance(single, FpgaTop) and isinstance(multi, MultiFpgaSystem)
     assert multi.link_config == LinkConfig.from_platform("ac510x4", 3)
@@ -36,10 +37,10 @@ def test_build_system_picks_the_top():
 
 
 def test_fpga_top_has_one_link_port_pair_per_peer():
-    single = FpgaTop(SystemConfig(algorithm=WCC))
+    single = FpgaTop(SystemConfig.of(algorithm=WCC))
     assert "link_out" not in single.signature.members
     Fragment.get(single, None)
-    top = FpgaTop(SystemConfig(algorithm=WCC, fpgas=3), fpga=1)
+    top = FpgaTop(SystemConfig.of(algorithm=WCC, fpgas=3), fpga=1)
     assert len(top.link_out) == len(top.link_in) == 2
     Fragment.get(top, None)   # elaborates alone (what one board holds)
 

@@ -5,45 +5,23 @@ superstep, supersteps, per-PE counters) and its link counters against what the n
 says each link must carry.
 """
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gravfm.algorithms import BFS, WCC, get_algorithm
 from gravfm.errors import ConfigError
-from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import SystemConfig
 from gravfm.hw.link import LinkConfig
 from gravfm.hw.multi import MultiFpgaSystem
 from gravfm.hw.protocol import peers_of
-from gravfm.hw.multi.simulate import run_multi_amaranth
 from gravfm.partition import neighbor_filter, partition
+from conftest import check_run, random_graph, run_flow
 
 # A link that reorders within 4 items, stalls a third of the cycles, is slow and shallow.
 HOSTILE = LinkConfig(reorder_window=4, stall_probability=0.3, latency_cycles=9, fifo_depth=2,
                      bits_per_cycle=3.5, seed=5)
-
-
-def random_graph(vertices, edges, seed):
-    rng = np.random.default_rng(seed)
-    return Graph.from_edges(rng.integers(0, vertices, edges), rng.integers(0, vertices, edges),
-                            num_vertices=vertices, name=f"random{seed}")
-
-
-def check_run(result):
-    """Assert that the run matches the reference; return it."""
-    reference = result.reference
-    assert result.ok, result.detail
-    assert result.supersteps == reference.supersteps
-    assert tuple(result.messages_per_superstep) == tuple(reference.messages_per_superstep)
-    assert tuple(result.updates_per_superstep) == tuple(reference.updates_per_superstep)
-    counters = result.sim.counters
-    assert counters["messages"].sum() == sum(reference.messages_per_superstep)
-    assert (counters["supersteps"] == reference.supersteps).all()
-    assert (counters["cycles"] <= result.sim.cycles).all()
-    return result
 
 
 @pytest.mark.parametrize("fpgas, pes", [(2, 1), (3, 1), pytest.param(2, 2, marks=pytest.mark.slow),
@@ -51,7 +29,7 @@ def check_run(result):
 @pytest.mark.parametrize("name", ["grid", "binary_tree", "two_components"])
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
 def test_tiny_graphs(algorithm, name, fpgas, pes):
-    check_run(run_multi_amaranth(algorithm, tiny_graph(name), fpgas=fpgas, pes=pes))
+    check_run(run_flow(algorithm, tiny_graph(name), fpgas=fpgas, pes=pes))
 
 
 @pytest.mark.parametrize("fpgas", [2, 3, 4])
@@ -61,10 +39,10 @@ def test_reordering_stalling_link_gives_exact_results(algorithm, seed, fpgas):
     graph = random_graph(20, 45, seed)
     link = LinkConfig(reorder_window=4, stall_probability=0.3, latency_cycles=9, fifo_depth=2,
                       bits_per_cycle=3.5, seed=seed)
-    result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=1, link=link,
+    result = check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=1, link=link,
                                           network_fifo_depth=1, link_fifo_depth=1, message_fifo_depth=1))
     if algorithm is WCC:   # every vertex updates in round 0: the links must have been the bottleneck
-        assert result.sim.counters["link_bound_cycles"].sum() > 0
+        assert result.readback.links["bound_cycles"].sum() > 0
 
 
 @pytest.mark.parametrize("fpgas, pes", [(2, 2), pytest.param(3, 2, marks=pytest.mark.slow)])
@@ -73,15 +51,15 @@ def test_two_update_lanes_give_exact_results(algorithm, fpgas, pes):
     """PEs taking two updates per cycle (most with empty edge lists here), over a hostile link;
     deep link FIFOs let the PEs run ahead of it."""
     graph = tiny_graph("weighted") if algorithm.name == "sssp" else random_graph(24, 50, 7)
-    result = check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=pes, link=HOSTILE,
+    result = check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=pes, link=HOSTILE,
                                           update_lanes=2, network_fifo_depth=1, link_fifo_depth=16,
                                           message_fifo_depth=1))
-    assert result.config.update_lanes == 2
+    assert result.plan.config.pe.update_lanes == 2
 
 
 @pytest.mark.parametrize("method", ["roundrobin", "greedy", "metis"])
 def test_fpga_level_partition_methods(method):
-    check_run(run_multi_amaranth(WCC, random_graph(18, 40, 3), fpgas=3, pes=1, partition_method=method,
+    check_run(run_flow(WCC, random_graph(18, 40, 3), fpgas=3, pes=1, partition=method,
                                  link=HOSTILE))
 
 
@@ -90,57 +68,59 @@ def test_bfs_link_traffic_is_what_the_filter_allows():
     with a neighbour on FPGA b, plus one barrier per superstep."""
     graph = BFS.prepare(random_graph(24, 40, 4), BFS.params({}))
     fpgas = 3
-    result = check_run(run_multi_amaranth(BFS, graph, fpgas=fpgas, pes=1))
+    result = check_run(run_flow(BFS, graph, fpgas=fpgas, pes=1))
     parts = partition(graph, fpgas, 1, method="greedy")
     bitmap = neighbor_filter(graph, parts).bitmap
-    reached = result.reference.level >= 0
-    items = result.sim.counters["link_items"]
+    reached = result.prepared.reference.level >= 0
+    links = result.readback.links
+    items = links["items"]
     for a in range(fpgas):
         for k, b in enumerate(peers_of(a, fpgas)):
             senders = reached & (parts.fpga_of_vertex == a) & bitmap[:, b]
             assert items[a, k] == senders.sum() + result.supersteps, (a, b)
-    vid = result.config.vertexid_bits
+    vid = result.plan.config.vertexid_bits
     item_bits = vid + sum(vid if width == "vertexid" else width for width in BFS.update.values())
-    assert (result.sim.counters["link_bits"] == items * item_bits).all()
-    assert (result.sim.counters["link_words"] == -(-items * item_bits // 128)).all()
+    assert (links["bits"] == items * item_bits).all()
+    # Items packed back to back into the link's 128-bit words.
+    assert [row["words"] for row in result.links["per_link"]] == list((-(-items * item_bits // 128)).ravel())
 
 
 def test_without_filter_every_update_crosses_every_link():
     graph = random_graph(16, 24, 6)
-    filtered = check_run(run_multi_amaranth(BFS, graph, fpgas=2, pes=1))
-    unfiltered = check_run(run_multi_amaranth(BFS, graph, fpgas=2, pes=1, use_filter=False))
-    updates = sum(unfiltered.reference.updates_per_superstep)
-    items = unfiltered.sim.counters["link_items"]
+    filtered = check_run(run_flow(BFS, graph, fpgas=2, pes=1))
+    unfiltered = check_run(run_flow(BFS, graph, fpgas=2, pes=1, use_filter=False))
+    updates = sum(unfiltered.prepared.reference.updates_per_superstep)
+    items = unfiltered.readback.links["items"]
     # Every update of FPGA a crosses a's link; the two FPGAs' updates add up to all of them.
     assert items.sum() == updates + 2 * unfiltered.supersteps
-    assert filtered.sim.counters["link_items"].sum() <= items.sum()
+    assert filtered.readback.links["items"].sum() <= items.sum()
 
 
 def test_one_fpga_multi_system_matches_the_reference():
-    check_run(run_multi_amaranth(WCC, tiny_graph("grid"), fpgas=1, pes=2))
+    check_run(run_flow(WCC, tiny_graph("grid"), fpgas=1, pes=2))
 
 
 def test_more_pes_than_vertices_is_refused():
-    with pytest.raises(ConfigError, match="more PEs than"):
-        run_multi_amaranth(WCC, tiny_graph("single_vertex"), fpgas=2, pes=1)
+    with pytest.raises(ConfigError, match="2 PEs is more than the graph's 1 vertices"):
+        run_flow(WCC, tiny_graph("single_vertex"), fpgas=2, pes=1)
 
 
 def test_multi_system_needs_a_system_config():
     with pytest.raises(TypeError, match="MultiFpgaSystem needs a SystemConfig"):
         MultiFpgaSystem({"fpgas": 2})
     with pytest.raises(TypeError, match="link must be a LinkConfig"):
-        MultiFpgaSystem(SystemConfig(algorithm=WCC, fpgas=2), link={"latency_cycles": 3})
+        MultiFpgaSystem(SystemConfig.of(algorithm=WCC, fpgas=2), link={"latency_cycles": 3})
 
 
 def test_sssp_with_edge_data_over_a_reordering_link():
-    check_run(run_multi_amaranth(get_algorithm("sssp"), tiny_graph("weighted"), fpgas=2, pes=1,
+    check_run(run_flow(get_algorithm("sssp"), tiny_graph("weighted"), fpgas=2, pes=1,
                                  link=LinkConfig(reorder_window=3, stall_probability=0.2)))
 
 
 @pytest.mark.slow
 def test_pagerank_on_three_fpgas():
     from gravfm.algorithms import get_algorithm
-    check_run(run_multi_amaranth(get_algorithm("pagerank"), tiny_graph("binary_tree"), fpgas=3, pes=1,
+    check_run(run_flow(get_algorithm("pagerank"), tiny_graph("binary_tree"), fpgas=3, pes=1,
                                  link=HOSTILE))
 
 
@@ -158,6 +138,6 @@ def test_random_graphs_and_links(data):
                       bits_per_cycle=data.draw(st.sampled_from([None, 2.0, 7.5])),
                       seed=data.draw(st.integers(0, 99)))
     algorithm = data.draw(st.sampled_from([WCC, BFS]))
-    check_run(run_multi_amaranth(algorithm, graph, fpgas=fpgas, pes=1, link=link, network_fifo_depth=1,
-                                 partition_method=data.draw(st.sampled_from(["greedy", "roundrobin"])),
+    check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=1, link=link, network_fifo_depth=1,
+                                 partition=data.draw(st.sampled_from(["greedy", "roundrobin"])),
                                  update_lanes=data.draw(st.sampled_from([1, 2]))))

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from gravfm.algorithms import BFS, WCC
 from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
-from gravfm.sim.amaranth_backend import run_amaranth
+from conftest import check_run as check_counts
+from conftest import run_flow
 
 # Cycles a superstep may cost beyond streaming its edges and its apply pass: pipeline fill of
 # input skid buffer (1) + scatter (4) + message FIFO (2) + skid buffer (1) + gather (3) +
@@ -36,9 +37,8 @@ HAZARD_WAIT = 3
 RANDOM_EXAMPLES = int(os.environ.get("GRAVFM_HYPOTHESIS_EXAMPLES", "12"))
 
 
-def senders_per_round(result, graph):
+def senders_per_round(reference, graph):
     """The vertices that emit in each superstep, from the software reference."""
-    reference = result.reference
     if hasattr(reference, "level"):  # BFS: level r emits in round r
         return [np.flatnonzero(reference.level == r) for r in range(reference.supersteps)]
     # WCC: every vertex in round 0, then those whose label the previous round lowered.
@@ -63,33 +63,22 @@ def repeated_destinations(graph, senders):
     return destinations.size - np.unique(destinations).size
 
 
-def check_run(result, *, pes):
-    """Assert everything a run must satisfy; return the run for further checks."""
-    reference = result.reference
-    assert result.ok, result.detail
-    assert result.supersteps == reference.supersteps
-    assert tuple(result.messages_per_superstep) == tuple(reference.messages_per_superstep)
-    assert tuple(result.updates_per_superstep) == tuple(reference.updates_per_superstep)
-    counters = result.sim.counters
-    assert counters["messages"].sum() == sum(reference.messages_per_superstep)
-    assert counters["updates"].sum() == sum(reference.updates_per_superstep)
-    assert (counters["supersteps"] == reference.supersteps).all()
-    # Per PE, the round log adds up to the counters.
-    assert (result.sim.round_log["messages"].sum(axis=1) == counters["messages"]).all()
-    assert (result.sim.round_log["updates"].sum(axis=1) == counters["updates"]).all()
+def check_run(report, *, pes):
+    """Assert everything a run must satisfy (the suite's counts, then the cycle bound); return it."""
+    check_counts(report)
+    readback, graph = report.readback, report.prepared.graph
     # Cycle bound: a PE streams one edge per cycle and applies one vertex per cycle; a message
     # to a vertex still in flight (a repeated destination) may wait HAZARD_WAIT cycles.
-    local = result.config.vertices_per_pe
-    per_round_edges = result.sim.round_log["messages"].max(axis=0)
-    hazard_waits = sum(repeated_destinations(result.graph, senders)
-                       for senders in senders_per_round(result, result.graph))
+    local = report.plan.config.pe.vertices_per_pe
+    per_round_edges = readback.round_log["messages"].max(axis=0)
+    hazard_waits = sum(repeated_destinations(graph, senders)
+                       for senders in senders_per_round(report.prepared.reference, graph))
     bound = (int(per_round_edges.sum()) + HAZARD_WAIT * hazard_waits
-             + result.supersteps * (local + SUPERSTEP_OVERHEAD + 4 * pes))
-    assert result.sim.cycles <= bound, (result.sim.cycles, bound)
+             + readback.supersteps * (local + SUPERSTEP_OVERHEAD + 4 * pes))
+    assert readback.cycles <= bound, (readback.cycles, bound)
     # And it cannot beat one edge per cycle per PE.
-    assert result.sim.cycles >= counters["messages"].max()
-    assert (counters["cycles"] <= result.sim.cycles).all()
-    return result
+    assert readback.cycles >= readback.counters["messages"].max()
+    return report
 
 
 TINY = ["path", "undirected_path", "star", "cycle", "two_components", "self_loop", "isolated",
@@ -99,7 +88,7 @@ TINY = ["path", "undirected_path", "star", "cycle", "two_components", "self_loop
 @pytest.mark.parametrize("name", TINY)
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
 def test_tiny_graphs_one_pe(algorithm, name):
-    check_run(run_amaranth(algorithm, tiny_graph(name), pes=1), pes=1)
+    check_run(run_flow(algorithm, tiny_graph(name), pes=1), pes=1)
 
 
 @pytest.mark.parametrize("pes", [2, 3, 4])
@@ -109,15 +98,15 @@ def test_tiny_graphs_several_pes(algorithm, name, pes):
     graph = tiny_graph(name)
     if pes > graph.num_vertices:
         pytest.skip("more PEs than vertices")
-    check_run(run_amaranth(algorithm, graph, pes=pes), pes=pes)
+    check_run(run_flow(algorithm, graph, pes=pes), pes=pes)
 
 
 @pytest.mark.parametrize("name", ["grid", "star", "complete"])
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
 def test_two_update_lanes(algorithm, name):
     """PEs taking two updates per cycle: same answers, same per-edge cycle bound."""
-    result = check_run(run_amaranth(algorithm, tiny_graph(name), pes=4, update_lanes=2), pes=4)
-    assert result.config.update_lanes == 2
+    result = check_run(run_flow(algorithm, tiny_graph(name), pes=4, update_lanes=2), pes=4)
+    assert result.plan.config.pe.update_lanes == 2
 
 
 def test_two_update_lanes_skip_updates_without_local_edges():
@@ -127,41 +116,41 @@ def test_two_update_lanes_skip_updates_without_local_edges():
     star = Graph.from_edges(np.zeros(63, dtype=int), np.arange(1, 64), num_vertices=64, name="star64")
     cycles = {}
     for lanes in (1, 2):
-        result = check_run(run_amaranth(BFS, star, pes=8, update_lanes=lanes), pes=8)
-        cycles[lanes] = result.sim.cycles
+        result = check_run(run_flow(BFS, star, pes=8, update_lanes=lanes), pes=8)
+        cycles[lanes] = result.cycles
     assert cycles[2] <= cycles[1] - 25, cycles
 
 
 @pytest.mark.parametrize("method", ["roundrobin", "greedy"])
 def test_partition_methods_give_the_same_answer(method):
-    check_run(run_amaranth(WCC, tiny_graph("binary_tree"), pes=3, partition_method=method), pes=3)
+    check_run(run_flow(WCC, tiny_graph("binary_tree"), pes=3, partition=method), pes=3)
 
 
 def test_bfs_from_another_root():
-    result = check_run(run_amaranth(BFS, tiny_graph("grid"), pes=2, params={"root": 5}), pes=2)
-    assert result.state["parent"][5] == 5
+    result = check_run(run_flow(BFS, tiny_graph("grid"), pes=2, params={"root": 5}), pes=2)
+    assert result.readback.state["parent"][5] == 5
 
 
 def test_one_edge_per_cycle_when_nothing_conflicts():
     """A dense random graph on one PE: cycles stay within 12% of edges + apply passes."""
     rng = np.random.default_rng(7)
     graph = Graph.from_edges(rng.integers(0, 24, 300), rng.integers(0, 24, 300), num_vertices=24)
-    result = check_run(run_amaranth(WCC, graph, pes=1), pes=1)
-    ideal = sum(result.messages_per_superstep) + result.supersteps * result.config.vertices_per_pe
-    assert result.sim.cycles <= 1.12 * ideal, (result.sim.cycles, ideal)
+    result = check_run(run_flow(WCC, graph, pes=1), pes=1)
+    ideal = result.messages + result.supersteps * result.plan.config.pe.vertices_per_pe
+    assert result.cycles <= 1.12 * ideal, (result.cycles, ideal)
 
 
 def test_several_pes_share_the_work():
     rng = np.random.default_rng(3)
     graph = Graph.from_edges(rng.integers(0, 24, 200), rng.integers(0, 24, 200), num_vertices=24)
-    one = check_run(run_amaranth(WCC, graph, pes=1), pes=1)
-    four = check_run(run_amaranth(WCC, graph, pes=4), pes=4)
-    assert four.sim.cycles < 0.5 * one.sim.cycles
+    one = check_run(run_flow(WCC, graph, pes=1), pes=1)
+    four = check_run(run_flow(WCC, graph, pes=4), pes=4)
+    assert four.cycles < 0.5 * one.cycles
 
 
 def test_small_queues_still_finish():
     """Depth-1 network and message FIFOs exercise backpressure everywhere."""
-    result = run_amaranth(WCC, tiny_graph("grid"), pes=3, network_fifo_depth=1, message_fifo_depth=1,
+    result = run_flow(WCC, tiny_graph("grid"), pes=3, network_fifo_depth=1, message_fifo_depth=1,
                           hazard_slots=1)
     check_run(result, pes=3)
 
@@ -193,7 +182,7 @@ def test_random_graphs(graph, pes, algorithm, data):
     params = {}
     if algorithm is BFS:
         params["root"] = data.draw(st.integers(0, graph.num_vertices - 1))
-    check_run(run_amaranth(algorithm, graph, pes=pes, params=params), pes=pes)
+    check_run(run_flow(algorithm, graph, pes=pes, params=params), pes=pes)
 
 
 @pytest.mark.parametrize("algorithm", [WCC, BFS], ids=lambda a: a.name)
@@ -203,16 +192,16 @@ def test_sparse_apply_visits_only_changed_vertices(algorithm, name):
     import dataclasses
     graph = tiny_graph(name)
     dense_algorithm = dataclasses.replace(algorithm, sparse_apply=False)
-    sparse = check_run(run_amaranth(algorithm, graph, pes=2), pes=2)
-    dense = check_run(run_amaranth(dense_algorithm, graph, pes=2), pes=2)
-    assert sparse.state["active"].tolist() == dense.state["active"].tolist()
-    assert sparse.sim.counters["apply_cycles"].sum() < dense.sim.counters["apply_cycles"].sum()
+    sparse = check_run(run_flow(algorithm, graph, pes=2), pes=2)
+    dense = check_run(run_flow(dense_algorithm, graph, pes=2), pes=2)
+    assert sparse.readback.state["active"].tolist() == dense.readback.state["active"].tolist()
+    assert sparse.stalls["apply_cycles"] < dense.stalls["apply_cycles"]
     # After round 0 a sparse pass visits only the vertices whose state a gather changed; for
     # WCC and BFS these are exactly the vertices that emit in the next round. Per pass and PE
     # add the barrier and a few pipeline cycles (6 since the touched list gained an input skid buffer
     # for timing: a vertex touched late in the round reaches apply a cycle later).
-    changed = sum(sparse.updates_per_superstep[1:])
+    changed = sum(sparse.readback.updates_per_superstep[1:])
     passes = sparse.supersteps * 2
     # Round 0 visits every vertex, or only the initially active ones when the algorithm names them.
     first = graph.num_vertices if algorithm.initially_active is None else 1
-    assert sparse.sim.counters["apply_cycles"].sum() <= first + changed + 6 * passes
+    assert sparse.stalls["apply_cycles"] <= first + changed + 6 * passes

@@ -16,8 +16,7 @@ from gravfm.hw.network import Endpoint
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
-
-from helpers_hw import insert_addresses, run
+from conftest import insert_addresses, run_dut as run
 
 
 class _Kernel:
@@ -43,7 +42,7 @@ def test_hazard_slots_reject_a_bad_latency(bad):
 
 @pytest.mark.parametrize(("algorithm", "expected"), [(WCC, 4), (PAGERANK, 7)])
 def test_gather_unit_sizes_its_hazard_unit_from_the_kernel(algorithm, expected):
-    config = SystemConfig(algorithm=algorithm, local_bits=5)
+    config = SystemConfig.of(algorithm=algorithm, local_bits=5)
     layouts = KernelLayouts(algorithm, config)
     kernel = build_kernels(algorithm, layouts)["gather"]
     gather = GatherUnit(layouts=layouts, config=config, kernel=kernel)
@@ -161,7 +160,7 @@ def test_hazard_unit_look_ahead_needs_the_remove_latency():
 
 
 def test_gather_unit_rejects_a_bad_write_latency():
-    config = SystemConfig(algorithm=WCC, local_bits=5)
+    config = SystemConfig.of(algorithm=WCC, local_bits=5)
     layouts = KernelLayouts(WCC, config)
     kernel = build_kernels(WCC, layouts)["gather"]
     kernel._MustUse__silence = True  # never elaborated: the gather unit is refused

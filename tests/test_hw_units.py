@@ -12,8 +12,7 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from gravfm.hw.network import Broadcaster, Endpoint
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.stream_fifo import BufferedFIFO, StreamFIFO
-
-from helpers_hw import insert_addresses, run
+from conftest import insert_addresses, run_dut as run
 
 
 @pytest.mark.parametrize("slots", [1, 3])

@@ -19,6 +19,7 @@ from gravfm.hw.verilog import (
     parse_verilog_module,
     verilog_sources,
 )
+from conftest import check_run, run_flow
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "verilog_wcc" / "wcc_verilog.py"
 
@@ -32,7 +33,7 @@ def load_example():
 
 def test_instances_use_the_paper_port_names():
     algorithm = load_example()
-    system = FpgaTop(SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
+    system = FpgaTop(SystemConfig.of(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
     assert len(system.verilog_sources) == 3
     text = verilog.convert(system, name="gravfm_top", emit_src=False)
     for module, ports in (("wcc_gather", ["level_in", "message_in_label", "state_in_active", "state_ack"]),
@@ -57,33 +58,10 @@ def test_missing_module_or_file_is_reported(tmp_path):
 
 
 @pytest.mark.slow
-def test_verilog_wcc_runs_in_verilator(tmp_path):
-    """Compile the system with the Verilog kernels and check WCC on a tiny graph."""
-    from gravfm.hw.protocol import COUNTER_NAMES, HostReadMem
-    from gravfm.partition import partition
-    from gravfm.sim import verilator as vl
-    from gravfm.sim.loader import build_load
-
-    algorithm = load_example()
-    graph = algorithm.prepare(tiny_graph("two_components"), {})
-    parts = partition(graph, 1, 2, method="greedy")
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=16)
-    system = FpgaTop(config)
-    build = vl.build_simulator(system, cache_dir=tmp_path / "cache")
-    plan = build_load(algorithm, graph, parts, config, data_bits=build.interface.data_bits)
-    writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
-    reads = [vl.ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
-    reads += [vl.ReadRegion(f"messages{g}", g, HostReadMem.COUNTERS, COUNTER_NAMES.index("messages"), 1)
-              for g in range(2)]
-    outcome = vl.run_simulator(build, writes, reads=reads, max_cycles=100_000)
-    assert outcome.status == "done"
-    mask = (1 << system.layouts.vertex.size) - 1
-    state = plan.decode_states([[int(w) & mask for w in outcome.reads[f"state{g}"]] for g in range(2)])
-    reference = algorithm.reference(graph, {})
-    ok, detail = algorithm.check(graph, {}, state, reference)
-    assert ok, detail
-    messages = sum(int(np.asarray(outcome.reads[f"messages{g}"])[0]) for g in range(2))
-    assert messages == sum(reference.messages_per_superstep)
+def test_verilog_wcc_runs_in_verilator(build_cache):
+    """Compile the system with the Verilog kernels and check WCC on a tiny graph (through the flow)."""
+    check_run(run_flow(load_example(), tiny_graph("two_components"), pes=2, backend="verilator",
+                       local_bits=3, edges_per_pe=16, cache_dir=build_cache))
 
 
 # --- parsing module headers and checking ports against the layouts ----------------------------
@@ -132,7 +110,7 @@ def test_verilog_1995_header_and_module_choice():
 
 
 def wcc_layouts(pes=2, local_bits=3):
-    return KernelLayouts(WCC, SystemConfig(algorithm=WCC, pes_per_fpga=pes, local_bits=local_bits,
+    return KernelLayouts(WCC, SystemConfig.of(algorithm=WCC, pes_per_fpga=pes, local_bits=local_bits,
                                            edges_per_pe=16))
 
 
@@ -158,7 +136,7 @@ def test_expected_ports_follow_the_layouts():
 
 def test_edge_data_becomes_edge_in_ports():
     from gravfm.algorithms import SSSP
-    layouts = KernelLayouts(SSSP, SystemConfig(algorithm=SSSP, pes_per_fpga=1, local_bits=3, edges_per_pe=8))
+    layouts = KernelLayouts(SSSP, SystemConfig.of(algorithm=SSSP, pes_per_fpga=1, local_bits=3, edges_per_pe=8))
     scatter = expected_ports("scatter", layouts)
     assert scatter["edge_in_weight"] == ("input", 32)
     assert scatter["update_in_distance"] == ("input", 32)
@@ -212,12 +190,12 @@ def test_example_ports_are_checked_when_the_system_is_built():
     source = EXAMPLE.parent / "wcc_gather.v"
     broken = dataclasses.replace(example, gather=verilog_kernel("gather", source, module="wcc_gather"))
     with pytest.raises(ConfigError, match=r"nodeid_in is input \[8\], expected input \[4\]"):
-        FpgaTop(SystemConfig(algorithm=broken, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
+        FpgaTop(SystemConfig.of(algorithm=broken, pes_per_fpga=2, local_bits=3, edges_per_pe=16))
 
 
 def test_every_output_port_is_connected_in_the_generated_verilog():
     algorithm = load_example()
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=3, edges_per_pe=16)
+    config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=1, local_bits=3, edges_per_pe=16)
     system = FpgaTop(config)
     text = verilog.convert(system, name="gravfm_top", emit_src=False)
     for kind in ("gather", "apply", "scatter"):
@@ -234,7 +212,7 @@ def test_simulator_sources_carry_the_kernels():
     from gravfm.sim import verilator as vl
 
     algorithm = load_example()
-    system = FpgaTop(SystemConfig(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
+    system = FpgaTop(SystemConfig.of(algorithm=algorithm, pes_per_fpga=1, local_bits=2, edges_per_pe=8))
     sources = vl.simulator_sources(system)
     assert system.verilog_sources
     for text in system.verilog_sources:
@@ -269,14 +247,10 @@ endmodule
 
 
 @pytest.mark.slow
-def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
+def test_verilog_scatter_with_edge_data_runs_in_verilator(build_cache):
     """A Verilog scatter reading edge weights (``edge_in_weight``) beside Amaranth gather/apply."""
     from gravfm.algorithms import SSSP
     from gravfm.graph import Graph
-    from gravfm.hw.protocol import HostReadMem
-    from gravfm.partition import partition
-    from gravfm.sim import verilator as vl
-    from gravfm.sim.loader import build_load
 
     algorithm = dataclasses.replace(SSSP, name="sssp_verilog_scatter",
                                     scatter=verilog_kernel("scatter", text=SSSP_SCATTER))
@@ -285,19 +259,6 @@ def test_verilog_scatter_with_edge_data_runs_in_verilator(tmp_path):
     src = np.concatenate([[0, 1, 0, 2], rng.integers(0, 12, 30)])
     dst = np.concatenate([[1, 2, 2, 3], rng.integers(0, 12, 30)])
     weights = np.concatenate([[far, 20, 100, 7], rng.integers(1, 50, 30)])
-    params = algorithm.params()
-    graph = algorithm.prepare(Graph.from_edges(src, dst, num_vertices=12, weights=weights), params)
-    parts = partition(graph, 1, 2, method="greedy")
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=2, local_bits=3, edges_per_pe=64)
-    system = FpgaTop(config)
-    plan = build_load(algorithm, graph, parts, config, params, data_bits=len(system.host_wr_data))
-    build = vl.build_simulator(system, cache_dir=tmp_path)
-    reference = algorithm.reference(graph, params)
-    writes = vl.HostWrites.from_values(plan.pe, plan.mem, plan.addr, plan.data, data_bits=build.interface.data_bits)
-    reads = [vl.ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(plan.num_local[g])) for g in range(2)]
-    result = vl.run_simulator(build, writes, reads=reads, max_cycles=100_000)
-    assert result.status == "done"
-    mask = (1 << system.layouts.vertex.size) - 1
-    state = plan.decode_states([[int(w) & mask for w in result.reads[f"state{g}"]] for g in range(2)])
-    ok, detail = algorithm.check(graph, params, state, reference)
-    assert ok, detail
+    graph = Graph.from_edges(src, dst, num_vertices=12, weights=weights)
+    check_run(run_flow(algorithm, graph, pes=2, backend="verilator", local_bits=3, edges_per_pe=64,
+                       cache_dir=build_cache))

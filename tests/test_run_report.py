@@ -12,7 +12,7 @@ from gravfm.cli import build_parser, main
 from gravfm.cli.run_cmd import load_algorithm, local_bits_of, print_report
 from gravfm.errors import ConfigError
 from gravfm.partition import Partition
-from gravfm.run import RunOptions, RunReport, SuperstepRow, choose_capacities, next_power_of_two
+from gravfm.flow import RunOptions, RunReport, SuperstepRow, choose_capacities, next_power_of_two
 
 REQUIRED_JSON_KEYS = ("algorithm", "graph.vertices", "graph.edges", "fpgas", "pes_per_fpga", "arch",
                       "verified", "supersteps", "cycles", "messages", "cpe", "f_clk_hz", "mteps",
@@ -135,3 +135,46 @@ def test_progress_display_shows_superstep_cycles_and_edges():
     with progress_display(quiet, enabled=False) as display:
         display.update(1, 0, 0, 0)
     assert quiet.file.getvalue() == ""
+
+
+def test_plan_applies_the_sizing_rules_and_takes_overrides():
+    from gravfm.flow import default_max_rounds, plan, prepare
+
+    prepared = prepare("wcc", "tiny:grid")
+    planned = plan(prepared, pes=2)
+    config = planned.config
+    assert planned.partition.pes_per_fpga == 2
+    assert config.pe.local_bits == planned.partition.min_local_bits
+    assert config.pe.edges_per_pe == next_power_of_two(config.pe.edges_per_pe)
+    assert config.pe.max_rounds == default_max_rounds(prepared.reference_supersteps) == 64
+    assert (config.network.fifo_depth, config.pe.update_lanes) == (4, 1)
+    small = plan(prepared, pes=2, edges_per_pe=30, max_rounds=8, hazard_slots=6).config
+    assert (small.pe.edges_per_pe, small.pe.max_rounds, small.pe.hazard_slots) == (30, 8, 6)
+    big = plan(prepare("wcc", "uniform:n=64,deg=2,seed=1"), fpgas=2, pes=4).config
+    assert (big.pe.update_lanes, big.network.fifo_depth, big.network.link_fifo_depth) == (2, 64, 1024)
+    with pytest.raises(ConfigError, match="unknown hardware option 'queue_depth'"):
+        plan(prepared, pes=2, queue_depth=3)
+
+
+def test_run_options_check_hardware_options_and_backends():
+    with pytest.raises(ConfigError, match="unknown hardware option 'fifo'"):
+        RunOptions(algorithm="wcc", graph="tiny:path", hardware={"fifo": 2})
+    with pytest.raises(ConfigError, match="backend must be a name or have a simulate method"):
+        RunOptions(algorithm="wcc", graph="tiny:path", backend=object())
+    assert RunOptions(algorithm="bfs", graph="tiny:path", root=2, params={"root": 1}).algorithm_params == {"root": 2}
+
+
+def test_verify_is_one_rule():
+    from types import SimpleNamespace
+
+    from gravfm.flow import prepare, verify
+
+    prepared = prepare("wcc", "tiny:path")
+    reference = prepared.reference
+    right = {"label": reference.labels, "active": np.zeros(prepared.graph.num_vertices)}
+    done = SimpleNamespace(status="done", state=right, messages=prepared.reference_messages)
+    assert verify(prepared, done).ok
+    assert verify(prepared, SimpleNamespace(**{**done.__dict__, "status": "stalled"})).detail == \
+        "simulation did not terminate: stalled"
+    extra = verify(prepared, SimpleNamespace(**{**done.__dict__, "messages": done.messages + 1}))
+    assert not extra.ok and "sent" in extra.detail

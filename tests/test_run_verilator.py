@@ -14,19 +14,14 @@ import pytest
 from gravfm import datasets
 from gravfm.algorithms import WCC
 from gravfm.cli import main
-from gravfm.run import RunOptions, run
+from gravfm.flow import RunOptions, run
 
 #: Capacities shared by every small run, so they all use one build.
 SMALL = dict(pes=2, local_bits=5, edges_per_pe=512)
 
 
-@pytest.fixture(scope="session")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("gravfm-run-cache")
-
-
-def small_run(algorithm, graph, cache, **changes):
-    return run(RunOptions(algorithm=algorithm, graph=graph, cache_dir=str(cache), **{**SMALL, **changes}))
+def small_run(algorithm, graph, build_cache, **changes):
+    return run(RunOptions(algorithm=algorithm, graph=graph, cache_dir=str(build_cache), **{**SMALL, **changes}))
 
 
 def check_figures(report):
@@ -45,15 +40,15 @@ def check_figures(report):
 
 @pytest.mark.parametrize("graph", ["tiny:grid", "tiny:two_components", "tiny:isolated",
                                    "uniform:n=40,deg=3,seed=2", "rmat:scale=5,ef=4,seed=3"])
-def test_wcc_is_verified(graph, cache):
-    report = small_run("wcc", graph, cache)
+def test_wcc_is_verified(graph, build_cache):
+    report = small_run("wcc", graph, build_cache)
     assert report.verified, report.check_detail
     check_figures(report)
 
 
-def test_another_graph_reuses_the_build(cache):
-    first = small_run("wcc", "tiny:star", cache)
-    second = small_run("wcc", "uniform:n=50,deg=2,seed=5", cache)
+def test_another_graph_reuses_the_build(build_cache):
+    first = small_run("wcc", "tiny:star", build_cache)
+    second = small_run("wcc", "uniform:n=50,deg=2,seed=5", build_cache)
     assert first.verified and second.verified
     assert second.build_cached and second.build_key == first.build_key
     assert second.to_dict()["sim"]["build_cached"] is True
@@ -69,9 +64,9 @@ def _wrong_start(graph, params):
 WRONG_START = dataclasses.replace(WCC, name="wcc_wrong_start", initial_state=_wrong_start)
 
 
-def test_wrong_answer_is_not_verified(cache):
-    right = small_run("wcc", "tiny:grid", cache)
-    report = small_run(WRONG_START, "tiny:grid", cache)
+def test_wrong_answer_is_not_verified(build_cache):
+    right = small_run("wcc", "tiny:grid", build_cache)
+    report = small_run(WRONG_START, "tiny:grid", build_cache)
     assert report.status == "done"
     assert right.verified and not report.verified
     assert "labels differ" in report.check_detail
@@ -79,7 +74,7 @@ def test_wrong_answer_is_not_verified(cache):
     assert report.build_cached and report.build_key == right.build_key
 
 
-def test_cli_exits_nonzero_when_verification_fails(cache, tmp_path, capsys):
+def test_cli_exits_nonzero_when_verification_fails(build_cache, tmp_path, capsys):
     source = tmp_path / "broken.py"
     source.write_text("import dataclasses\nimport numpy as np\nfrom gravfm.algorithms import WCC\n"
                       "def start(graph, params):\n"
@@ -89,7 +84,7 @@ def test_cli_exits_nonzero_when_verification_fails(cache, tmp_path, capsys):
                       "BROKEN = dataclasses.replace(WCC, name='broken', initial_state=start)\n")
     out = tmp_path / "r.json"
     common = ["--graph", "tiny:grid", "--pes", "2", "--vertices-per-pe", "32", "--edges-per-pe", "512",
-              "--cache", str(cache), "--quiet", "--json", str(out)]
+              "--cache", str(build_cache), "--quiet", "--json", str(out)]
     assert main(["run", f"{source}:BROKEN", *common]) == 1
     assert json.loads(out.read_text())["verified"] is False
     assert main(["run", "wcc", *common]) == 0
@@ -98,9 +93,9 @@ def test_cli_exits_nonzero_when_verification_fails(cache, tmp_path, capsys):
     assert "verified against the software reference" in " ".join(capsys.readouterr().out.split())
 
 
-def test_amaranth_and_verilator_agree_cycle_for_cycle(cache):
-    compiled = small_run("wcc", "tiny:grid", cache)
-    interpreted = small_run("wcc", "tiny:grid", cache, backend="amaranth")
+def test_amaranth_and_verilator_agree_cycle_for_cycle(build_cache):
+    compiled = small_run("wcc", "tiny:grid", build_cache)
+    interpreted = small_run("wcc", "tiny:grid", build_cache, backend="amaranth")
     assert compiled.verified and interpreted.verified
     assert compiled.cycles == interpreted.cycles
     assert compiled.per_pe == interpreted.per_pe
@@ -112,8 +107,8 @@ def test_amaranth_and_verilator_agree_cycle_for_cycle(cache):
 @pytest.mark.slow
 @pytest.mark.parametrize("graph,root", [("tiny:binary_tree", 0), ("tiny:dag", 1),
                                         ("uniform:n=40,deg=3,seed=2", 7)])
-def test_bfs_is_verified(graph, root, cache):
-    report = small_run("bfs", graph, cache, root=root)
+def test_bfs_is_verified(graph, root, build_cache):
+    report = small_run("bfs", graph, build_cache, root=root)
     assert report.verified, report.check_detail
     check_figures(report)
 
@@ -161,17 +156,17 @@ def _stuck_gather(layouts):
 
 
 @pytest.mark.slow
-def test_broken_kernel_is_not_verified(cache):
+def test_broken_kernel_is_not_verified(build_cache):
     broken = dataclasses.replace(WCC, name="wcc_max", gather=_max_gather)
-    report = small_run(broken, "tiny:grid", cache)
+    report = small_run(broken, "tiny:grid", build_cache)
     assert not report.verified
     assert not report.build_cached
 
 
 @pytest.mark.slow
-def test_deadlock_is_stopped_and_explained(cache, tmp_path):
+def test_deadlock_is_stopped_and_explained(build_cache, tmp_path):
     stuck = dataclasses.replace(WCC, name="wcc_stuck", gather=_stuck_gather)
-    report = small_run(stuck, "tiny:grid", cache, watchdog_cycles=5000)
+    report = small_run(stuck, "tiny:grid", build_cache, watchdog_cycles=5000)
     assert report.status == "stalled"
     assert not report.verified and "did not terminate: stalled" in report.check_detail
     assert report.cycles < 5000 + 2 * 1250 + 1000

@@ -99,6 +99,6 @@ def test_pagerank_top_synthesises_for_xcu(tmp_path):
     from gravfm.hw.config import SystemConfig
     from gravfm.hw.fpga import FpgaTop
 
-    config = SystemConfig(algorithm=get_algorithm("pagerank"), pes_per_fpga=1, local_bits=8, edges_per_pe=4096)
+    config = SystemConfig.of(algorithm=get_algorithm("pagerank"), pes_per_fpga=1, local_bits=8, edges_per_pe=4096)
     result = synthesize(FpgaTop(config), target="xcu", workdir=tmp_path)
     assert result.luts > 1000 and result.dsps >= 1

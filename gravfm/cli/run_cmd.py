@@ -86,7 +86,7 @@ def local_bits_of(vertices_per_pe):
 
 
 def options_from_args(args, algorithm, graph, pes):
-    from ..run import RunOptions
+    from ..flow import RunOptions
     return RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=pes,
                       platform=args.platform, partition=args.partition, root=args.root,
                       backend=args.backend, local_bits=local_bits_of(args.vertices_per_pe),
@@ -138,7 +138,7 @@ def _figure(value, digits=3):
 
 
 def print_report(report, console):
-    """The human-readable report of a :class:`gravfm.run.RunReport`."""
+    """The human-readable report of a :class:`gravfm.flow.RunReport`."""
     from rich.table import Table
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
@@ -221,7 +221,7 @@ def execute(options, args):
     """Run with a progress display, print the report, write JSON; exit status 1 unless verified."""
     from rich.console import Console
 
-    from ..run import run
+    from ..flow import run
 
     console = Console()
     with progress_display(console, enabled=not args.quiet) as display:

@@ -58,8 +58,8 @@ class GravfmArchitecture(Architecture):
 
     def network(self, *, config, layouts, fpga):
         return Network(layout=layouts.net_update, pes=config.pes_per_fpga, remotes=config.fpgas - 1,
-                       fifo_depth=config.network_fifo_depth, link_fifo_depth=config.link_fifo_depth,
-                       count_bits=config.count_bits, lanes=config.update_lanes)
+                       fifo_depth=config.network.fifo_depth, link_fifo_depth=config.network.link_fifo_depth,
+                       count_bits=config.count_bits, lanes=config.pe.update_lanes)
 
     def pe_core(self, *, config, layouts, pe_index, kernel):
         return ReceiverScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)
@@ -82,8 +82,8 @@ class GravfArchitecture(Architecture):
 
     def network(self, *, config, layouts, fpga):
         from .gravf import GravfNetwork
-        return GravfNetwork(layout=layouts.net_message, pes=config.pes_per_fpga, local_bits=config.local_bits,
-                            fifo_depth=config.network_fifo_depth, link_fifo_depth=config.link_fifo_depth,
+        return GravfNetwork(layout=layouts.net_message, pes=config.pes_per_fpga, local_bits=config.pe.local_bits,
+                            fifo_depth=config.network.fifo_depth, link_fifo_depth=config.network.link_fifo_depth,
                             fpga=fpga, fpgas=config.fpgas)
 
     def pe_core(self, *, config, layouts, pe_index, kernel):

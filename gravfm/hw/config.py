@@ -1,27 +1,35 @@
-"""Build-time configuration of the generated hardware.
+"""Build-time configuration of the generated hardware, one frozen dataclass per concern.
 
-One frozen dataclass, :class:`SystemConfig`, fixes everything the RTL depends on: the algorithm,
-the number of FPGAs and PEs, and the capacities (vertices per PE, edges per PE, queue depths).
-The graph itself is *not* part of the configuration: it is loaded through the host interface
-before ``start`` (see :mod:`gravfm.sim.loader`), so one build serves every graph that fits.
+* :class:`PeConfig` — one PE: its capacities (vertices, edges, rounds logged) and queues, its
+  update lanes and gather forwarding;
+* :class:`NetworkConfig` — the on-chip network's FIFOs (per destination, per link);
+* :class:`SystemConfig` — the algorithm, the architecture, FPGAs and PEs, and the two above.
+
+The links between FPGAs are a :class:`gravfm.hw.link.LinkConfig`, given to
+:func:`gravfm.hw.multi.build_system` beside the system configuration. The graph itself is *not*
+part of the configuration: it is loaded through the host interface before ``start`` (see
+:mod:`gravfm.sim.loader`), so one build serves every graph that fits. The sizing rules that
+choose these numbers for a graph live in the plan stage of the run pipeline (:mod:`gravfm.flow`).
 
 Derived widths (all in bits):
 
 * ``pe_bits``       = max(1, ceil(log2(total PEs)))  — width of a global PE index;
 * ``vertexid_bits`` = ``pe_bits + local_bits``        — hardware vertex id
   ``hw_id = (global_pe << local_bits) | local_index`` (docs/interfaces.md §4);
-* ``edge_addr_bits`` = ceil(log2(edges_per_pe)), ``count_bits`` = ``local_bits + 1``.
+* ``edge_addr_bits`` = ceil(log2(edges_per_pe)), ``count_bits`` = ``local_bits + 1`` (one FPGA).
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from ..errors import ConfigError
 
-__all__ = ["SystemConfig", "ARCHITECTURES"]
+__all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES"]
 
-#: Architectures a configuration can build: GraVF-M, and the GraVF baseline.
+#: Architectures a configuration can build: GraVF-M, and the GraVF baseline (:mod:`gravfm.hw.arch`).
 ARCHITECTURES = ("gravfm", "gravf")
 UPDATE_LANES = (1, 2)
+#: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.
+_NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_fifo_depth"}
 
 
 def _bits_for(count):
@@ -29,31 +37,25 @@ def _bits_for(count):
     return max(1, (count - 1).bit_length())
 
 
+def _check_positive(config, names):
+    for name in names:
+        value = getattr(config, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{type(config).__name__}.{name} must be a positive integer, not {value!r}")
+
+
 @dataclass(frozen=True)
-class SystemConfig:
-    """Configuration of one generated system.
+class PeConfig:
+    """What the RTL of one PE depends on.
 
     Parameters
     ----------
-    algorithm : gravfm.algorithms.Algorithm
-        The algorithm whose kernels the PEs run.
-    pes_per_fpga : int
-        Processing elements per FPGA.
     local_bits : int
         log2 of the vertex capacity of one PE (vertices per PE = ``2**local_bits``).
     edges_per_pe : int
         Capacity of one PE's edge array.
-    fpgas : int
-        Number of FPGAs (more than one: build :class:`gravfm.hw.multi.MultiFpgaSystem`).
     message_fifo_depth : int
         Buffer between a PE's scatter and gather stages.
-    network_fifo_depth : int
-        Depth of each per-source input FIFO of a destination endpoint.
-    link_fifo_depth : int
-        Depth of each local PE's FIFO towards each outgoing link (several FPGAs). A link takes
-        one update per cycle from the whole FPGA, and a local update leaves its PE only when
-        every local PE and every link FIFO has taken it: deep link FIFOs let the local PEs run
-        ahead of the link instead of at its pace.
     hazard_slots : int
         Vertices that may be in flight in the gather pipeline (size of the hazard CAM); bounds
         the gather kernel latency that can be sustained at one message per cycle.
@@ -73,77 +75,30 @@ class SystemConfig:
         instead of waiting for its write-back (:mod:`gravfm.hw.pe.gather_forward`): one message
         per cycle even on a power-law graph's hub vertices. Off: every kernel waits in the
         hazard unit (the paper's behaviour).
-    arch : str
-        ``"gravfm"`` (broadcast updates, receiver-side scatter) or ``"gravf"`` (the GraVF
-        baseline: unicast messages, sender-side scatter; :mod:`gravfm.hw.gravf`).
     """
 
-    algorithm: object
-    pes_per_fpga: int = 1
     local_bits: int = 5
     edges_per_pe: int = 256
-    fpgas: int = 1
     message_fifo_depth: int = 4
-    network_fifo_depth: int = 4
-    link_fifo_depth: int = 4
     hazard_slots: int = 4
     round_bits: int = 16
     max_rounds: int = 64
     update_lanes: int = 1
     gather_forwarding: bool = True
-    arch: str = "gravfm"
 
     def __post_init__(self):
-        for name in ("pes_per_fpga", "local_bits", "edges_per_pe", "fpgas", "message_fifo_depth",
-                     "network_fifo_depth", "link_fifo_depth", "hazard_slots", "round_bits", "max_rounds"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"SystemConfig.{name} must be a positive integer, not {value!r}")
+        _check_positive(self, ("local_bits", "edges_per_pe", "message_fifo_depth", "hazard_slots",
+                               "round_bits", "max_rounds"))
         if self.update_lanes not in UPDATE_LANES:
-            raise ConfigError(f"SystemConfig.update_lanes must be one of {UPDATE_LANES}, not {self.update_lanes!r}")
+            raise ConfigError(f"PeConfig.update_lanes must be one of {UPDATE_LANES}, not {self.update_lanes!r}")
         if not isinstance(self.gather_forwarding, bool):
-            raise ConfigError(f"SystemConfig.gather_forwarding must be true or false, not {self.gather_forwarding!r}")
-        if self.arch not in ARCHITECTURES:
-            raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, "
-                              f"not {self.arch!r}")
-        if self.update_lanes > 1 and self.arch != "gravfm":
-            raise ConfigError(f"SystemConfig.update_lanes = {self.update_lanes}: only the gravfm architecture "
-                              f"has update lanes (GraVF delivers messages, one per cycle)")
+            raise ConfigError(f"PeConfig.gather_forwarding must be true or false, not {self.gather_forwarding!r}")
         if self.local_bits > 24:
-            raise ConfigError(f"SystemConfig.local_bits = {self.local_bits} exceeds 24 (16M vertices per PE)")
+            raise ConfigError(f"PeConfig.local_bits = {self.local_bits} exceeds 24 (16M vertices per PE)")
         if self.round_bits > 32:
-            raise ConfigError(f"SystemConfig.round_bits = {self.round_bits} exceeds 32")
+            raise ConfigError(f"PeConfig.round_bits = {self.round_bits} exceeds 32")
         if self.max_rounds > 2 ** self.round_bits:
-            raise ConfigError(f"SystemConfig.max_rounds = {self.max_rounds} exceeds 2**round_bits")
-        for name in ("vertex", "update", "message", "edge", "name", "gather", "apply", "scatter"):
-            if not hasattr(self.algorithm, name):
-                raise ConfigError(f"SystemConfig.algorithm has no attribute {name!r}; "
-                                  f"pass a gravfm.algorithms.Algorithm")
-
-    @classmethod
-    def from_dict(cls, values, *, algorithm):
-        """Build from a mapping (e.g. a TOML table); an unknown key raises ConfigError naming it."""
-        known = {f.name for f in fields(cls)} - {"algorithm"}
-        for key in values:
-            if key not in known:
-                raise ConfigError(f"unknown hardware configuration key {key!r} "
-                                  f"(known: {', '.join(sorted(known))})")
-        return cls(algorithm=algorithm, **values)
-
-    @property
-    def total_pes(self):
-        """Number of PEs in the whole system."""
-        return self.fpgas * self.pes_per_fpga
-
-    @property
-    def pe_bits(self):
-        """Width of a global PE index."""
-        return _bits_for(self.total_pes)
-
-    @property
-    def vertexid_bits(self):
-        """Width of a hardware vertex id."""
-        return self.pe_bits + self.local_bits
+            raise ConfigError(f"PeConfig.max_rounds = {self.max_rounds} exceeds 2**round_bits")
 
     @property
     def vertices_per_pe(self):
@@ -161,14 +116,6 @@ class SystemConfig:
         return self.edges_per_pe.bit_length()
 
     @property
-    def count_bits(self):
-        """Width of a per-round update count (0 .. vertices_per_pe; with several FPGAs, a remote
-        FPGA's barrier counts all its PEs' updates: 0 .. pes_per_fpga * vertices_per_pe)."""
-        if self.fpgas > 1:
-            return self.local_bits + self.pes_per_fpga.bit_length() + 1
-        return self.local_bits + 1
-
-    @property
     def update_queue_depth(self):
         """Depth of a PE's update queue: one update per local vertex, the barrier, and room for
         the previous round's barrier.
@@ -179,3 +126,112 @@ class SystemConfig:
         slower destinations) and nothing of round r+1 yet.
         """
         return self.vertices_per_pe + 2
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The on-chip network's FIFOs.
+
+    Parameters
+    ----------
+    fifo_depth : int
+        Depth of each per-source input FIFO of a destination endpoint.
+    link_fifo_depth : int
+        Depth of each local PE's FIFO towards each outgoing link (several FPGAs). A link takes
+        one update per cycle from the whole FPGA, and a local update leaves its PE only when
+        every local PE and every link FIFO has taken it: deep link FIFOs let the local PEs run
+        ahead of the link instead of at its pace.
+    """
+
+    fifo_depth: int = 4
+    link_fifo_depth: int = 4
+
+    def __post_init__(self):
+        _check_positive(self, ("fifo_depth", "link_fifo_depth"))
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    """Configuration of one generated system.
+
+    Parameters
+    ----------
+    algorithm : gravfm.algorithms.Algorithm
+        The algorithm whose kernels the PEs run.
+    arch : str
+        ``"gravfm"`` (broadcast updates, receiver-side scatter) or ``"gravf"`` (the GraVF
+        baseline: unicast messages, sender-side scatter).
+    fpgas : int
+        Number of FPGAs.
+    pes_per_fpga : int
+        Processing elements per FPGA.
+    pe : PeConfig
+    network : NetworkConfig
+
+    :meth:`of` builds one from the fields of all three by name.
+    """
+
+    algorithm: object
+    arch: str = "gravfm"
+    fpgas: int = 1
+    pes_per_fpga: int = 1
+    pe: PeConfig = field(default_factory=PeConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+
+    def __post_init__(self):
+        _check_positive(self, ("fpgas", "pes_per_fpga"))
+        if self.arch not in ARCHITECTURES:
+            raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, not {self.arch!r}")
+        for name, kind in (("pe", PeConfig), ("network", NetworkConfig)):
+            if not isinstance(getattr(self, name), kind):
+                raise ConfigError(f"SystemConfig.{name} must be a {kind.__name__}, not {getattr(self, name)!r}")
+        if self.pe.update_lanes > 1 and self.arch != "gravfm":
+            raise ConfigError(f"PeConfig.update_lanes = {self.pe.update_lanes}: only the gravfm architecture "
+                              f"has update lanes (GraVF delivers messages, one per cycle)")
+        for name in ("vertex", "update", "message", "edge", "name", "gather", "apply", "scatter"):
+            if not hasattr(self.algorithm, name):
+                raise ConfigError(f"SystemConfig.algorithm has no attribute {name!r}; "
+                                  f"pass a gravfm.algorithms.Algorithm")
+
+    @classmethod
+    def of(cls, algorithm, **values):
+        """A configuration from fields by name: this class's, :class:`PeConfig`'s, and
+        :class:`NetworkConfig`'s as ``network_fifo_depth`` and ``link_fifo_depth``; an unknown
+        name raises ConfigError naming it."""
+        own = {f.name for f in fields(cls)} - {"algorithm", "pe", "network"}
+        pe_names = {f.name for f in fields(PeConfig)}
+        known = own | pe_names | set(_NETWORK_NAMES)
+        for key in values:
+            if key not in known:
+                raise ConfigError(f"unknown hardware configuration key {key!r} (known: {', '.join(sorted(known))})")
+        return cls(algorithm=algorithm, **{k: v for k, v in values.items() if k in own},
+                   pe=PeConfig(**{k: v for k, v in values.items() if k in pe_names}),
+                   network=NetworkConfig(**{_NETWORK_NAMES[k]: v for k, v in values.items() if k in _NETWORK_NAMES}))
+
+    @classmethod
+    def from_dict(cls, values, *, algorithm):
+        """Build from a mapping (e.g. a TOML table) of the names :meth:`of` takes."""
+        return cls.of(algorithm, **values)
+
+    @property
+    def total_pes(self):
+        """Number of PEs in the whole system."""
+        return self.fpgas * self.pes_per_fpga
+
+    @property
+    def pe_bits(self):
+        """Width of a global PE index."""
+        return _bits_for(self.total_pes)
+
+    @property
+    def vertexid_bits(self):
+        """Width of a hardware vertex id."""
+        return self.pe_bits + self.pe.local_bits
+
+    @property
+    def count_bits(self):
+        """Width of a per-round update count (0 .. vertices_per_pe; with several FPGAs, a remote
+        FPGA's barrier counts all its PEs' updates: 0 .. pes_per_fpga * vertices_per_pe)."""
+        if self.fpgas > 1:
+            return self.pe.local_bits + self.pes_per_fpga.bit_length() + 1
+        return self.pe.local_bits + 1

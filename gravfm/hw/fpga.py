@@ -21,9 +21,10 @@ from .config import SystemConfig
 from .host import HostGeometry, host_ports
 from .host_read import pe_read_request, select_registered
 from .kernels import build_kernels
-from .memory_ports import NO_READ_DURING_WRITE
 from .link import LinkReceiver, LinkSender, link_word_layout
+from .memory_ports import NO_READ_DURING_WRITE
 from .pe import ProcessingElement
+from .pe.gather_forward import forwards
 from .protocol import HOST_READ_LATENCY, HostMem, peers_of
 
 __all__ = ["FpgaTop"]
@@ -38,7 +39,7 @@ class FpgaTop(wiring.Component):
     fpga : int
         This FPGA's index (0 for a single FPGA).
     receiver_depth : int, optional
-        Depth of each parity FIFO of a link receiver (default ``config.network_fifo_depth``).
+        Depth of each parity FIFO of a link receiver (default ``config.network.fifo_depth``).
     use_filter : bool
         GraVF-M: send an update only to the peers that host a neighbour of its sender.
 
@@ -76,7 +77,7 @@ class FpgaTop(wiring.Component):
             raise ConfigError(f"{config.fpgas} FPGAs: the filter word does not fit the "
                               f"{geometry.wr_data_bits}-bit host data")
         self.fpga = fpga
-        self._receiver_depth = receiver_depth or config.network_fifo_depth
+        self._receiver_depth = receiver_depth or config.network.fifo_depth
         self._use_filter = use_filter
         # Built (and checked) now, so a bad kernel fails at construction.
         self._kernels = [build_kernels(config.algorithm, layouts) for _ in range(config.pes_per_fpga)]
@@ -87,6 +88,11 @@ class FpgaTop(wiring.Component):
             members["link_in"] = In(word).array(config.fpgas - 1)
         super().__init__(members)
         self._MustUse__silence = False
+
+    @property
+    def gather_forwarding(self):
+        """Whether this top's PEs forward gather results (:func:`~gravfm.hw.pe.gather_forward.forwards`)."""
+        return bool(self._kernels) and forwards(self.config, self._kernels[0]["gather"])
 
     @property
     def verilog_sources(self):
@@ -157,7 +163,7 @@ class FpgaTop(wiring.Component):
         gets its own one-bit memory with one read port, looked up by the update entering that FIFO.
         """
         config = self.config
-        p, local_bits = config.pes_per_fpga, config.local_bits
+        p, local_bits = config.pes_per_fpga, config.pe.local_bits
         peers = peers_of(self.fpga, config.fpgas)
         for i in range(p):
             for k, peer in enumerate(peers):

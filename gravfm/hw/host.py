@@ -34,11 +34,11 @@ class HostGeometry:
         link_counters = len(LINK_COUNTER_NAMES) * (config.fpgas - 1)
         return cls(
             pe_bits=config.pe_bits,
-            addr_bits=max(config.vertexid_bits, config.edge_addr_bits, config.local_bits,
-                          (config.max_rounds - 1).bit_length(), (len(COUNTER_NAMES) - 1).bit_length(),
+            addr_bits=max(config.vertexid_bits, config.pe.edge_addr_bits, config.pe.local_bits,
+                          (config.pe.max_rounds - 1).bit_length(), (len(COUNTER_NAMES) - 1).bit_length(),
                           (link_counters - 1).bit_length(), 1),
             wr_data_bits=max(layouts.vertex.size, layouts.edge_index.size, layouts.edge_word.size,
-                             config.local_bits + 1, 1),
+                             config.pe.local_bits + 1, 1),
             rd_data_bits=max(layouts.vertex.size, COUNTER_BITS, LOG_BITS))
 
 

@@ -68,7 +68,7 @@ class KernelLayouts:
         this destination in the round; valid with barrier), sent_any.
     pe_updates : ShapeLike
         What an endpoint hands its PE per cycle: ``net_update`` with one update lane; with
-        ``config.update_lanes`` > 1, ``lanes`` (that many ``net_update`` s) and ``valid`` (one
+        ``config.pe.update_lanes`` > 1, ``lanes`` (that many ``net_update`` s) and ``valid`` (one
         bit per lane; lane 0 is always valid, a barrier travels alone in lane 0).
     edge_index : StructLayout
         One edge-index word: start, length.
@@ -82,14 +82,14 @@ class KernelLayouts:
     def __init__(self, algorithm, config):
         vid = config.vertexid_bits
         self.vertexid_bits = vid
-        self.round_bits = config.round_bits
-        self.local_bits = config.local_bits
+        self.round_bits = config.pe.round_bits
+        self.local_bits = config.pe.local_bits
         self.vertex = resolve_layout(algorithm.vertex, vid)
         self.update = resolve_layout(algorithm.update, vid)
         self.message = resolve_layout(algorithm.message, vid)
         self.edge = resolve_layout(algorithm.edge, vid)
         vertexid = unsigned(vid)
-        rnd = unsigned(config.round_bits)
+        rnd = unsigned(config.pe.round_bits)
         self.gather_in = data.StructLayout({
             "level": rnd, "nodeid": vertexid, "sender": vertexid,
             "message": self.message, "state": self.vertex})
@@ -101,14 +101,14 @@ class KernelLayouts:
             "update": self.update, "sender": vertexid, "round": rnd, "barrier": 1})
         self.scatter_in = data.StructLayout({
             "update": self.update, "sender": vertexid, "round": rnd, "barrier": 1,
-            "neighbor": vertexid, "num_neighbors": unsigned(config.edge_len_bits), "edge": self.edge})
+            "neighbor": vertexid, "num_neighbors": unsigned(config.pe.edge_len_bits), "edge": self.edge})
         self.scatter_out = data.StructLayout({
             "message": self.message, "neighbor": vertexid, "sender": vertexid, "round": rnd, "barrier": 1})
         self.net_update = data.StructLayout({
             "sender": vertexid, "update": self.update, "barrier": 1,
             "count": unsigned(config.count_bits), "sent_any": 1})
-        self.pe_updates = lanes_layout(self.net_update, config.update_lanes)
+        self.pe_updates = lanes_layout(self.net_update, config.pe.update_lanes)
         self.edge_index = data.StructLayout({
-            "start": unsigned(config.edge_addr_bits), "length": unsigned(config.edge_len_bits)})
-        self.edge_word = data.StructLayout({"dst": unsigned(config.local_bits), "edge": self.edge})
+            "start": unsigned(config.pe.edge_addr_bits), "length": unsigned(config.pe.edge_len_bits)})
+        self.edge_word = data.StructLayout({"dst": unsigned(config.pe.local_bits), "edge": self.edge})
         self.vertex_word = data.StructLayout({"state": self.vertex, "touched": 1})

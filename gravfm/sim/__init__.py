@@ -1,8 +1,9 @@
 """Simulation back-ends and the host-side loader shared by them.
 
-``gravfm.sim.loader`` (no Amaranth import) builds host writes and decodes states;
-``gravfm.sim.amaranth_backend`` runs a system in Amaranth's simulator; the compiled back-end
-lives in ``gravfm.sim.verilator``.
+``gravfm.sim.loader`` (no Amaranth import) builds host writes and decodes states. The back-ends,
+``gravfm.sim.amaranth_backend.AmaranthBackend`` (Amaranth's simulator) and
+``gravfm.sim.verilator_backend.VerilatorBackend`` (the compiled simulator of
+``gravfm.sim.verilator``), return one read-back type, ``gravfm.sim.readback.Readback``.
 """
 
 from .loader import LoadPlan, build_load

@@ -1,23 +1,23 @@
-"""Run a generated system in Amaranth's own simulator, through the host interface.
+"""The Amaranth-simulator back-end: drive a system top through its host interface, read it back.
 
-:func:`simulate` drives a :class:`~gravfm.hw.System` exactly as a board's host would: it applies
-the :class:`~gravfm.sim.loader.LoadPlan` writes one per cycle, pulses ``start``, waits for
-``done``, then reads states, counters and the per-round log. :func:`run_amaranth` does the whole
-job for an algorithm and a graph: prepare, partition, size the build, load, simulate, decode
-and check against the software reference.
+:class:`AmaranthBackend` runs a top exactly as a board's host would: it applies the
+:class:`~gravfm.sim.loader.LoadPlan` writes one per cycle, pulses ``start``, waits for ``done``,
+then reads the counters, the per-round log of the supersteps run, the vertex states and (several
+FPGAs) the link counters, and returns a :class:`~gravfm.sim.readback.Readback`.
 
 Amaranth's simulator runs about a thousand cycles per second: keep graphs tiny (tens of vertices).
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..hw.protocol import COUNTER_NAMES, HOST_READ_LATENCY, ROUND_LOGS, HostReadMem
-from .loader import build_load
+from .readback import Readback, link_counter_reads, logged_rounds
 
-__all__ = ["SimResult", "RunResult", "simulate", "run_amaranth", "SimulationTimeout"]
+__all__ = ["AmaranthBackend", "SimulationTimeout"]
 
 
 class SimulationTimeout(RuntimeError):
@@ -25,173 +25,104 @@ class SimulationTimeout(RuntimeError):
 
 
 @dataclass(frozen=True)
-class SimResult:
-    """What the host reads after a run.
-
-    Attributes
-    ----------
-    cycles : int
-        Cycles from ``start`` to ``done``.
-    state_words : list of list of int
-        Vertex-state words per PE (local indices ``0 .. num_local-1``).
-    counters : dict of str to np.ndarray
-        Per-PE counter values, by name (``gravfm.hw.protocol.COUNTER_NAMES``).
-    round_log : dict of str to np.ndarray
-        ``messages``, ``updates``, ``cycle``: arrays of shape (PEs, rounds read).
-    """
-
-    cycles: int
-    state_words: list
-    counters: dict
-    round_log: dict
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """Outcome of :func:`run_amaranth`.
-
-    Attributes
-    ----------
-    ok : bool
-        The answer passed the algorithm's check against the reference.
-    detail : str
-        Why not, when not ok.
-    state : dict of str to np.ndarray
-        Final vertex state per field, original vertex order.
-    reference : object
-        The software reference's result.
-    sim : SimResult
-    messages_per_superstep, updates_per_superstep : list of int
-        Summed over PEs from the round log, ``supersteps`` entries.
-    supersteps : int
-    """
-
-    ok: bool
-    detail: str
-    state: dict
-    reference: object
-    sim: SimResult
-    messages_per_superstep: list
-    updates_per_superstep: list
-    supersteps: int
-    config: object
-    graph: object
-
-
-def simulate(system, plan, *, max_cycles=200_000, log_rounds=None, extra_reads=None):
-    """Load, start and read back one run of ``system`` in Amaranth's simulator.
+class AmaranthBackend:
+    """Amaranth's own simulator (slow: tiny graphs only; no build, no watchdog).
 
     Parameters
     ----------
-    system : gravfm.hw.System
-    plan : gravfm.sim.loader.LoadPlan
-    max_cycles : int
-        Cycle budget after ``start``; exceeding it raises :class:`SimulationTimeout`.
-    log_rounds : int, optional
-        Rounds of the round log to read (default: all ``max_rounds`` entries).
-    extra_reads : dict of str to list of (pe, mem, addr), optional
-        Further host reads after the run (e.g. a multi-FPGA system's link counters); each
-        name becomes an entry of ``counters`` holding the values read, in order.
+    max_cycles : int, optional
+        Cycle budget after ``start`` (default 200 000); a run that exceeds it raises
+        :class:`~gravfm.errors.ConfigError`.
+    """
+
+    max_cycles: int | None = None
+
+    name = "amaranth"
+
+    def __post_init__(self):
+        if self.max_cycles is not None and (isinstance(self.max_cycles, bool) or
+                                            not isinstance(self.max_cycles, int) or self.max_cycles < 1):
+            raise ConfigError(f"max_cycles must be a positive integer, not {self.max_cycles!r}")
+
+    def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0):
+        """Load, run and read back ``top`` (``log`` and ``on_progress`` are not called)."""
+        budget = self.max_cycles or 200_000
+        started = time.perf_counter()
+        try:
+            words = drive(top, load, max_cycles=budget)
+        except SimulationTimeout as error:
+            raise ConfigError(f"amaranth simulation: {error}; raise --max-cycles or use --backend verilator") \
+                from None
+        config = top.config
+        links = {name: words["links"][name].reshape(config.fpgas, config.fpgas - 1)
+                 for name in words["links"]}
+        return Readback(status="done", cycles=words["cycles"], load_cycles=len(load),
+                        state=load.decode_states(words["states"]), counters=words["counters"],
+                        round_log=words["log"], links=links, run_s=time.perf_counter() - started)
+
+
+def drive(top, load, *, max_cycles):
+    """Apply ``load``'s host writes, start, wait for ``done`` and read everything back.
 
     Returns
     -------
-    SimResult
+    dict
+        ``cycles`` (``start`` to ``done``), ``states`` (vertex-state words per PE), ``counters``
+        and ``log`` (arrays as in :class:`~gravfm.sim.readback.Readback`), ``links`` (link
+        counters by name, flat, FPGA by FPGA).
     """
     from amaranth.sim import Simulator
 
-
-    config = system.config
-    if plan.data_bits > len(system.host_wr_data):
-        raise ConfigError(f"load words are {plan.data_bits} bits, host_wr_data is {len(system.host_wr_data)}")
-    log_rounds = config.max_rounds if log_rounds is None else min(log_rounds, config.max_rounds)
+    config = top.config
+    if load.data_bits > len(top.host_wr_data):
+        raise ConfigError(f"load words are {load.data_bits} bits, host_wr_data is {len(top.host_wr_data)}")
     pes = config.total_pes
-    outcome = {}
+    words = {}
 
     async def bench(ctx):
-        for pe, mem, addr, data in zip(plan.pe, plan.mem, plan.addr, plan.data):
-            ctx.set(system.host_wr_en, 1)
-            ctx.set(system.host_wr_pe, int(pe))
-            ctx.set(system.host_wr_mem, int(mem))
-            ctx.set(system.host_wr_addr, int(addr))
-            ctx.set(system.host_wr_data, int(data))
+        for pe, mem, addr, data in zip(load.pe, load.mem, load.addr, load.data):
+            ctx.set(top.host_wr_en, 1)
+            ctx.set(top.host_wr_pe, int(pe))
+            ctx.set(top.host_wr_mem, int(mem))
+            ctx.set(top.host_wr_addr, int(addr))
+            ctx.set(top.host_wr_data, int(data))
             await ctx.tick()
-        ctx.set(system.host_wr_en, 0)
-        ctx.set(system.start, 1)
+        ctx.set(top.host_wr_en, 0)
+        ctx.set(top.start, 1)
         await ctx.tick()
-        ctx.set(system.start, 0)
+        ctx.set(top.start, 0)
         cycles = 1
-        while not ctx.get(system.done):
+        while not ctx.get(top.done):
             if cycles >= max_cycles:
-                raise SimulationTimeout(f"no done after {max_cycles} cycles (superstep {ctx.get(system.superstep)})")
+                raise SimulationTimeout(f"no done after {max_cycles} cycles (superstep {ctx.get(top.superstep)})")
             await ctx.tick()
             cycles += 1
-        outcome["cycles"] = cycles
+        words["cycles"] = cycles
 
         async def read(pe, mem, addr):
-            ctx.set(system.host_rd_pe, pe)
-            ctx.set(system.host_rd_mem, mem)
-            ctx.set(system.host_rd_addr, addr)
+            ctx.set(top.host_rd_pe, pe)
+            ctx.set(top.host_rd_mem, mem)
+            ctx.set(top.host_rd_addr, addr)
             await ctx.tick().repeat(HOST_READ_LATENCY)
-            return ctx.get(system.host_rd_data)
+            return ctx.get(top.host_rd_data)
 
-        vertex_mask = (1 << system.layouts.vertex.size) - 1
-        outcome["states"] = [[(await read(g, HostReadMem.VERTEX, a)) & vertex_mask
-                              for a in range(int(plan.num_local[g]))] for g in range(pes)]
-        outcome["counters"] = {name: np.array([await read(g, HostReadMem.COUNTERS, k) for g in range(pes)],
-                                              dtype=np.int64)
-                               for k, name in enumerate(COUNTER_NAMES)}
-        outcome["log"] = {name: np.array([[await read(g, code, r) for r in range(log_rounds)]
-                                          for g in range(pes)], dtype=np.int64)
-                          for name, code in ROUND_LOGS.items()}
-        for name, reads in (extra_reads or {}).items():
-            outcome["counters"][name] = np.array([await read(*where) for where in reads], dtype=np.int64)
+        async def read_all(where):
+            return np.array([await read(*place) for place in where], dtype=np.int64)
 
-    sim = Simulator(system)
+        counters = {name: await read_all([(g, HostReadMem.COUNTERS, k) for g in range(pes)])
+                    for k, name in enumerate(COUNTER_NAMES)}
+        # Only the rounds run: the rest of the log is empty, and each read costs simulated cycles.
+        rounds = logged_rounds(counters, config.pe.max_rounds)
+        words["counters"] = counters
+        words["log"] = {name: (await read_all([(g, code, r) for g in range(pes) for r in range(rounds)]))
+                        .reshape(pes, rounds) for name, code in ROUND_LOGS.items()}
+        vertex_mask = (1 << top.layouts.vertex.size) - 1
+        words["states"] = [[(await read(g, HostReadMem.VERTEX, a)) & vertex_mask
+                            for a in range(int(load.num_local[g]))] for g in range(pes)]
+        words["links"] = {name: await read_all(where) for name, where in link_counter_reads(config).items()}
+
+    sim = Simulator(top)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    return SimResult(cycles=outcome["cycles"], state_words=outcome["states"],
-                     counters=outcome["counters"], round_log=outcome["log"])
-
-
-def run_amaranth(algorithm, graph, *, params=None, pes=1, partition_method="greedy", local_bits=None,
-                 edges_per_pe=None, max_cycles=200_000, **config_options):
-    """Run ``algorithm`` on ``graph`` in a system of ``pes`` PEs and check it against the reference.
-
-    The build is sized to fit the graph unless ``local_bits``/``edges_per_pe`` are given.
-    Extra keyword arguments go to :class:`~gravfm.hw.SystemConfig` (queue depths, ...).
-
-    Returns
-    -------
-    RunResult
-    """
-    from ..hw import FpgaTop, SystemConfig
-    from ..partition import gravfm_edge_stores, partition
-
-    params = algorithm.params(params)
-    prepared = algorithm.prepare(graph, params)
-    parts = partition(prepared, 1, pes, method=partition_method)
-    if local_bits is None:
-        local_bits = parts.min_local_bits
-    if edges_per_pe is None:
-        stores = gravfm_edge_stores(prepared, parts, local_bits)
-        edges_per_pe = max(1, int(stores.edges_per_pe.max()))
-    rounds_needed = None
-    reference = algorithm.reference(prepared, params)
-    if hasattr(reference, "supersteps"):
-        rounds_needed = reference.supersteps
-    config_options.setdefault("max_rounds", max(4, rounds_needed or 4))
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
-                          edges_per_pe=edges_per_pe, **config_options)
-    system = FpgaTop(config)
-    plan = build_load(algorithm, prepared, parts, config, params, data_bits=len(system.host_wr_data))
-    sim = simulate(system, plan, max_cycles=max_cycles)
-    state = plan.decode_states(sim.state_words)
-    ok, detail = algorithm.check(prepared, params, state, reference)
-    supersteps = int(sim.counters["supersteps"].max()) if pes else 0
-    rounds = min(supersteps, config.max_rounds)
-    return RunResult(
-        ok=ok, detail=detail, state=state, reference=reference, sim=sim,
-        messages_per_superstep=[int(v) for v in sim.round_log["messages"][:, :rounds].sum(axis=0)],
-        updates_per_superstep=[int(v) for v in sim.round_log["updates"][:, :rounds].sum(axis=0)],
-        supersteps=supersteps, config=config, graph=prepared)
+    return words

@@ -167,25 +167,25 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")
     if partition.num_vertices != graph.num_vertices:
         raise ConfigError(f"partition covers {partition.num_vertices} vertices, graph has {graph.num_vertices}")
-    capacity = config.vertices_per_pe
+    capacity = config.pe.vertices_per_pe
     busiest = int(partition.vertices_per_pe.max()) if graph.num_vertices else 0
     if busiest > capacity:
         g = int(np.argmax(partition.vertices_per_pe))
         raise ConfigError(f"PE {g} gets {busiest} vertices but holds at most {capacity} "
-                          f"(local_bits={config.local_bits}): {busiest - capacity} too many")
+                          f"(local_bits={config.pe.local_bits}): {busiest - capacity} too many")
     vid = config.vertexid_bits
     # GraVF-M: per PE, every sender's edges into it (index by sender hw id, dst = local index);
     # GraVF baseline: per PE, its own vertices' full lists (index by local index, dst = hw id).
     build_stores = gravf_edge_stores if gravf else gravfm_edge_stores
-    stores = build_stores(graph, partition, config.local_bits, weights=_edge_data(algorithm, graph, vid))
-    dst_bits = vid if gravf else config.local_bits
+    stores = build_stores(graph, partition, config.pe.local_bits, weights=_edge_data(algorithm, graph, vid))
+    dst_bits = vid if gravf else config.pe.local_bits
     most_edges = int(stores.edges_per_pe.max()) if len(stores) else 0
-    if most_edges > config.edges_per_pe:
+    if most_edges > config.pe.edges_per_pe:
         g = int(np.argmax(stores.edges_per_pe))
-        raise ConfigError(f"PE {g} gets {most_edges} edges but holds at most {config.edges_per_pe} "
-                          f"(edges_per_pe): {most_edges - config.edges_per_pe} too many")
+        raise ConfigError(f"PE {g} gets {most_edges} edges but holds at most {config.pe.edges_per_pe} "
+                          f"(edges_per_pe): {most_edges - config.pe.edges_per_pe} too many")
 
-    hw_id = partition.hw_ids(config.local_bits)
+    hw_id = partition.hw_ids(config.pe.local_bits)
     state = algorithm.initial_state_arrays(graph, params)
     # "No vertex" (-1) is stored as the all-ones id, which decodes back to -1 unless a vertex
     # happens to have that hardware id (the last slot of the last PE of a power-of-two system).
@@ -199,13 +199,13 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     vertex_offsets, vertex_bits = field_offsets(algorithm.vertex, vid)
     for name, (_, width) in vertex_offsets.items():
         _check_fits(f"initial state field {name!r}", state[name], width)
-    index_offsets = {"start": (0, config.edge_addr_bits),
-                     "length": (config.edge_addr_bits, config.edge_len_bits)}
+    index_offsets = {"start": (0, config.pe.edge_addr_bits),
+                     "length": (config.pe.edge_addr_bits, config.pe.edge_len_bits)}
     edge_field_offsets, _ = field_offsets(algorithm.edge, vid)
     edge_offsets = {"dst": (0, dst_bits)}
     edge_offsets.update({name: (dst_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
-    widest = max(vertex_bits, config.edge_addr_bits + config.edge_len_bits,
-                 dst_bits + sum(w for _, w in edge_field_offsets.values()), config.local_bits + 1)
+    widest = max(vertex_bits, config.pe.edge_addr_bits + config.pe.edge_len_bits,
+                 dst_bits + sum(w for _, w in edge_field_offsets.values()), config.pe.local_bits + 1)
     data_bits = widest if data_bits is None else data_bits
     if data_bits < widest:
         raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
@@ -238,7 +238,7 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         if entries.size:
             words = _pack({"start": store.start[entries], "length": store.length[entries]}, index_offsets)
             # The GraVF index is by local index; the hardware addresses it by the sender's hw id.
-            addresses = (g << config.local_bits) | entries if gravf else entries
+            addresses = (g << config.pe.local_bits) | entries if gravf else entries
             parts.append((g, HostMem.EDGE_INDEX, addresses, words))
         if store.num_edges:
             columns = {"dst": store.destination}
@@ -267,7 +267,7 @@ def _filter_writes(graph, partition, config):
     bitmap = neighbor_filter(graph, partition)
     parts = []
     for g in range(config.total_pes):
-        words = bitmap.words_of_pe(partition, g, config.local_bits)
+        words = bitmap.words_of_pe(partition, g, config.pe.local_bits)
         entries = np.flatnonzero(words)
         if entries.size:
             parts.append((g, HostMem.FILTER, entries, words[entries].astype(np.uint64)))

@@ -357,7 +357,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
     Parameters
     ----------
     top : amaranth.lib.wiring.Component or SimulatorSources
-        System top with the host interface of docs/interfaces.md §5 (one ``sync`` domain), or
+        :class:`~gravfm.hw.FpgaTop` with the host interface of docs/interfaces.md §5 (one ``sync`` domain), or
         its already generated sources.
     cache_dir : path-like, optional
         Cache folder; default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``.

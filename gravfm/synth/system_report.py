@@ -10,7 +10,7 @@ vertex of the graph in the GraVF-M layout — and its edge array.
 import math
 from dataclasses import dataclass
 
-from ..hw.config import SystemConfig
+from ..flow.planning import stated_capacity, system_config
 from ..hw.layouts import KernelLayouts
 from ..hw.fpga import FpgaTop
 from .report import synthesize
@@ -28,23 +28,21 @@ class GraphCapacity:
 
 
 def _capacity_config(algorithm, fpgas, pes, capacity):
-    total = fpgas * pes
-    local_bits = max(1, math.ceil(math.log2(max(2, math.ceil(capacity.vertices / total)))))
-    edges_per_pe = max(2, math.ceil(capacity.edges / total))
-    return SystemConfig(algorithm=algorithm, pes_per_fpga=pes, local_bits=local_bits,
-                        edges_per_pe=edges_per_pe)
+    """One FPGA of ``pes`` PEs sized for its share of ``capacity`` (a graph spread over all FPGAs)."""
+    local_bits, edges_per_pe = stated_capacity(capacity.vertices, capacity.edges, fpgas * pes)
+    return system_config(algorithm, fpgas=1, pes=pes, local_bits=local_bits, edges_per_pe=edges_per_pe)
 
 
 def pe_memory_bits(algorithm, *, fpgas, pes, capacity):
     """Bits of each on-chip memory of one PE for ``capacity``: {name: (depth, width)}."""
     config = _capacity_config(algorithm, fpgas, pes, capacity)
     layouts = KernelLayouts(algorithm, config)
-    per_pe = config.vertices_per_pe
+    per_pe = config.pe.vertices_per_pe
     return {
         "vertex_state": (per_pe, layouts.vertex.size),
-        "update_queue": (config.update_queue_depth, layouts.net_update.size),
+        "update_queue": (config.pe.update_queue_depth, layouts.net_update.size),
         "edge_index": (config.total_pes * per_pe, layouts.edge_index.size),
-        "edge_array": (config.edges_per_pe, layouts.edge_word.size),
+        "edge_array": (config.pe.edges_per_pe, layouts.edge_word.size),
     }
 
 
@@ -93,14 +91,10 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     placement seed; ``router``: nextpnr's router (``router1`` or ``router2``).
     """
     from ..hw.multi import MultiFpgaSystem
-    from ..run import default_link_fifo_depth, default_network_fifo_depth, default_update_lanes
 
-    if update_lanes is None:
-        update_lanes = default_update_lanes("gravfm", fpgas, pes)
-    config = SystemConfig(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=build_local_bits,
-                          edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
-                          network_fifo_depth=default_network_fifo_depth(fpgas, pes),
-                          link_fifo_depth=default_link_fifo_depth(fpgas, pes))
+    config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
+                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes)
+    update_lanes = config.pe.update_lanes
     if fpgas == 1:
         top = FpgaTop(config)
     else:
@@ -119,8 +113,8 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     return {
         "algorithm": algorithm.name, "target": target, "description": get_target(target).description,
         "pes": pes, "fpgas": fpgas, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe,
-                              "update_lanes": update_lanes, "network_fifo_depth": config.network_fifo_depth,
-                              "link_fifo_depth": config.link_fifo_depth if fpgas > 1 else None},
+                              "update_lanes": update_lanes, "network_fifo_depth": config.network.fifo_depth,
+                              "link_fifo_depth": config.network.link_fifo_depth if fpgas > 1 else None},
         "fpga": result.to_dict(),
         "per_pe": {"luts": round(result.luts / pes, 1), "flip_flops": round(result.flip_flops / pes, 1),
                    "bram_blocks": round(result.bram_blocks / pes, 2)},

@@ -21,8 +21,8 @@ def gravf_count_bits(config):
     (and a link must never wrap the count: its receiver waits until the counted messages are in).
     """
     if config.fpgas > 1:
-        return max(config.count_bits, (config.pes_per_fpga * config.edges_per_pe).bit_length())
-    return max(config.count_bits, config.edge_len_bits)
+        return max(config.count_bits, (config.pes_per_fpga * config.pe.edges_per_pe).bit_length())
+    return max(config.count_bits, config.pe.edge_len_bits)
 
 
 class GravfLayouts(KernelLayouts):

@@ -64,7 +64,7 @@ class MultiFpgaSystem(wiring.Component):
         self.config = config
         self.link_config = link
         self.use_filter = use_filter
-        depth = max(link.reorder_window + 1, config.network_fifo_depth)
+        depth = max(link.reorder_window + 1, config.network.fifo_depth)
         self.tops = [FpgaTop(config, fpga=f, receiver_depth=depth, use_filter=use_filter)
                       for f in range(config.fpgas)]
         for top in self.tops:   # used when this system is: only the system warns if it is not
@@ -80,6 +80,11 @@ class MultiFpgaSystem(wiring.Component):
         """Bits one item costs on a link: GraVF-M sender id + update payload (the model's
         m_update); GraVF destination id + sender id + message payload (the model's m_message)."""
         return self.tops[0].architecture.item_bits(self.config, self.layouts)
+
+    @property
+    def gather_forwarding(self):
+        """Whether the PEs forward gather results (the same on every FPGA)."""
+        return self.tops[0].gather_forwarding
 
     @property
     def verilog_sources(self):

@@ -75,16 +75,16 @@ class ApplyUnit(wiring.Component):
         self._kernel = kernel
         super().__init__({
             "start": In(1),
-            "num_local": In(config.local_bits + 1),
-            "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
-            "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
-            "touched": In(stream.Signature(config.local_bits)),
+            "num_local": In(config.pe.local_bits + 1),
+            "rd": Out(read_port_signature(config.pe.local_bits, layouts.vertex_word)),
+            "wr": Out(write_port_signature(config.pe.local_bits, layouts.vertex_word)),
+            "touched": In(stream.Signature(config.pe.local_bits)),
             "touched_pending": In(1),
             "sparse_round0": In(1),
             "updates": Out(stream.Signature(layouts.net_update)),
             "busy": Out(1),
             "done": Out(1),
-            "round": Out(config.round_bits),
+            "round": Out(config.pe.round_bits),
             "round_updates": Out(config.count_bits),
             "update_strobe": Out(1),
         })
@@ -92,13 +92,13 @@ class ApplyUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         layouts, config = self._layouts, self._config
-        local_bits = config.local_bits
+        local_bits = config.pe.local_bits
         m.submodules.kernel = kernel = self._kernel
 
         busy = Signal()
         index = Signal(local_bits + 1)
         barrier_issued = Signal()
-        rnd = Signal(config.round_bits)
+        rnd = Signal(config.pe.round_bits)
         count = Signal(config.count_bits)
 
         # Generator -> read stage -> kernel. A full pass counts 0 .. num_local (the barrier);

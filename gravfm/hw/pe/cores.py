@@ -27,13 +27,18 @@ __all__ = ["ReceiverScatter", "SenderScatter"]
 
 
 class _Core:
-    """What both cores share: their construction and the update queue."""
+    """What both cores share: their construction, the update queue and the message FIFO.
 
-    def __init__(self, *, layouts, config, pe_index, kernel):
+    ``in_signature`` and ``out_signature`` are the streams of the PE's network ports.
+    """
+
+    def __init__(self, *, layouts, config, pe_index, kernel, in_layout, out_layout):
         self.layouts = layouts
         self.config = config
         self.pe_index = pe_index
         self.kernel = kernel
+        self.in_signature = stream.Signature(in_layout)
+        self.out_signature = stream.Signature(out_layout)
 
     def _update_queue(self, m, apply):
         """Apply's updates through a registered stage into the update queue; returns the queue.
@@ -44,7 +49,7 @@ class _Core:
         m.submodules.updates_out_buffer = buffer = SkidBuffer(shape=self.layouts.net_update)
         wiring.connect(m, apply.updates, buffer.i)
         m.submodules.update_queue = queue = StreamFIFO(
-            shape=self.layouts.net_update, depth=self.config.update_queue_depth, output_register=True)
+            shape=self.layouts.net_update, depth=self.config.pe.update_queue_depth, output_register=True)
         wiring.connect(m, buffer.o, queue.i)
         return queue
 
@@ -57,7 +62,7 @@ class _Core:
         """
         layout = self.layouts.scatter_out
         m.submodules.messages_in_buffer = into = SkidBuffer(shape=layout)
-        m.submodules.message_fifo = fifo = StreamFIFO(shape=layout, depth=self.config.message_fifo_depth)
+        m.submodules.message_fifo = fifo = StreamFIFO(shape=layout, depth=self.config.pe.message_fifo_depth)
         m.submodules.messages_buffer = out = SkidBuffer(shape=layout)
         wiring.connect(m, source, into.i)
         wiring.connect(m, into.o, fifo.i)
@@ -67,15 +72,14 @@ class _Core:
 
 
 class ReceiverScatter(_Core):
-    """GraVF-M: scatter the updates this PE receives; its own updates go to the network."""
+    """GraVF-M: scatter the updates this PE receives; its own updates go to the network.
 
-    def in_signature(self):
-        """The network's deliveries: updates (``config.update_lanes`` per cycle)."""
-        return stream.Signature(self.layouts.pe_updates)
+    In: updates (``config.pe.update_lanes`` per cycle); out: this PE's updates.
+    """
 
-    def out_signature(self):
-        """To the network: this PE's updates."""
-        return stream.Signature(self.layouts.net_update)
+    def __init__(self, *, layouts, config, pe_index, kernel):
+        super().__init__(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel,
+                         in_layout=layouts.pe_updates, out_layout=layouts.net_update)
 
     def build(self, m, *, net_in, net_out, gather, apply):
         m.submodules.scatter = scatter = ScatterUnit(
@@ -93,15 +97,15 @@ class ReceiverScatter(_Core):
 
 
 class SenderScatter(_Core):
-    """GraVF: scatter this PE's own updates; the messages go to the network, routed by destination."""
+    """GraVF: scatter this PE's own updates; the messages go to the network, routed by destination.
 
-    def in_signature(self):
-        """The network's deliveries: messages for this PE's vertices, one barrier per round."""
-        return stream.Signature(self.layouts.net_message)
+    In: messages for this PE's vertices, one barrier per round; out: messages, then the round's
+    barrier with ``sent_any``.
+    """
 
-    def out_signature(self):
-        """To the network: messages, then the round's barrier with ``sent_any``."""
-        return stream.Signature(self.layouts.net_message)
+    def __init__(self, *, layouts, config, pe_index, kernel):
+        super().__init__(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel,
+                         in_layout=layouts.net_message, out_layout=layouts.net_message)
 
     def build(self, m, *, net_in, net_out, gather, apply):
         layouts = self.layouts

@@ -44,9 +44,9 @@ def gather_ports(layouts, config):
     """The ports of a gather stage (see :class:`GatherUnit`)."""
     return {
         "messages": In(stream.Signature(layouts.scatter_out)),
-        "rd": Out(read_port_signature(config.local_bits, layouts.vertex_word)),
-        "wr": Out(write_port_signature(config.local_bits, layouts.vertex_word)),
-        "touch": Out(stream.Signature(config.local_bits)),
+        "rd": Out(read_port_signature(config.pe.local_bits, layouts.vertex_word)),
+        "wr": Out(write_port_signature(config.pe.local_bits, layouts.vertex_word)),
+        "touch": Out(stream.Signature(config.pe.local_bits)),
         "apply_start": Out(1),
         "apply_done": In(1),
         "hazard_stall": Out(1),
@@ -132,7 +132,7 @@ class GatherUnit(wiring.Component):
     Attributes
     ----------
     hazard_slots : int
-        Size of the hazard CAM, :func:`hazard_slots_for` of ``config.hazard_slots``.
+        Size of the hazard CAM, :func:`hazard_slots_for` of ``config.pe.hazard_slots``.
 
     Ports
     -----
@@ -162,20 +162,20 @@ class GatherUnit(wiring.Component):
         self._layouts = layouts
         self._config = config
         self._kernel = kernel
-        self.hazard_slots = hazard_slots_for(config.hazard_slots, kernel)
+        self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
         super().__init__(gather_ports(layouts, config))
 
     def elaborate(self, platform):
         m = Module()
         layouts, config = self._layouts, self._config
-        local_bits = config.local_bits
+        local_bits = config.pe.local_bits
         m.submodules.kernel = kernel = self._kernel
         m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
                                                   payload=layouts.vertex_word, remove_latency=1,
                                                   lookahead=3)
 
         paused = Signal(init=1)
-        level = Signal(config.round_bits)
+        level = Signal(config.pe.round_bits)
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 

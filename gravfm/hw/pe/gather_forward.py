@@ -35,7 +35,7 @@ from amaranth.lib import wiring
 from .gather import (GatherUnit, check_write_latency, gather_ports, kernel_inputs, newest_write,
                      read_data_register)
 
-__all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards", "system_forwards"]
+__all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
 
 def is_combinational(kernel):
@@ -45,17 +45,8 @@ def is_combinational(kernel):
 
 def forwards(config, kernel):
     """Whether the gather stage for ``kernel`` forwards results (:class:`ForwardingGatherUnit`):
-    the kernel declares itself combinational and ``config.gather_forwarding`` is on."""
-    return config.gather_forwarding and is_combinational(kernel)
-
-
-def system_forwards(config):
-    """Whether the PEs of a system built from ``config`` forward gather results."""
-    from ..layouts import KernelLayouts
-
-    kernel = config.algorithm.gather(KernelLayouts(config.algorithm, config))
-    kernel._MustUse__silence = True  # built only to read its declaration
-    return forwards(config, kernel)
+    the kernel declares itself combinational and ``config.pe.gather_forwarding`` is on."""
+    return config.pe.gather_forwarding and is_combinational(kernel)
 
 
 def build_gather_unit(*, layouts, config, kernel, write_latency=0):
@@ -99,11 +90,11 @@ class ForwardingGatherUnit(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         layouts, config = self._layouts, self._config
-        local_bits = config.local_bits
+        local_bits = config.pe.local_bits
         m.submodules.kernel = kernel = self._kernel
 
         paused = Signal(init=1)
-        level = Signal(config.round_bits)
+        level = Signal(config.pe.round_bits)
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 

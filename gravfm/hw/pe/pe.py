@@ -49,9 +49,9 @@ class ProcessingElement(wiring.Component):
 
     Ports
     -----
-    net_in : In(stream, ``core.in_signature()``)
+    net_in : In(``core.in_signature``)
         From this PE's network endpoint: updates (GraVF-M) or messages (GraVF).
-    net_out : Out(stream, ``core.out_signature()``)
+    net_out : Out(``core.out_signature``)
         To the network.
     start : In(1)
         Pulse: run round 0's apply.
@@ -73,21 +73,21 @@ class ProcessingElement(wiring.Component):
         self._kernels = kernels
         self._core = core
         super().__init__({
-            "net_in": In(core.in_signature()),
-            "net_out": Out(core.out_signature()),
+            "net_in": In(core.in_signature),
+            "net_out": Out(core.out_signature),
             "start": In(1),
             "terminated": In(1),
             "waiting": In(1),
             "wr_en": In(1), "wr_mem": In(HOST_MEM_BITS), "wr_addr": In(geometry.addr_bits),
             "wr_data": In(geometry.wr_data_bits),
             "rd_mem": In(HOST_MEM_BITS), "rd_addr": In(geometry.addr_bits), "rd_data": Out(geometry.rd_data_bits),
-            "round": Out(config.round_bits),
+            "round": Out(config.pe.round_bits),
         })
 
     def elaborate(self, platform):
         m = Module()
         layouts, config = self._layouts, self._config
-        local_bits = config.local_bits
+        local_bits = config.pe.local_bits
         vertex_bits = layouts.vertex.size
 
         # Host writes and start are registered on entry: from the top they fan out to every PE's
@@ -117,7 +117,7 @@ class ProcessingElement(wiring.Component):
             # Room for every local vertex: gather reports each vertex at most once per round,
             # and apply drains the list before gather runs again. (+1: a buffered FIFO briefly
             # refuses a write while an item moves into its output register.)
-            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.vertices_per_pe + 1,
+            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.pe.vertices_per_pe + 1,
                                                         output_register=True)
             # Before start the host may fill the list with the vertices round 0 must visit.
             host_list = host_write[HostMem.APPLY_LIST]
@@ -138,7 +138,7 @@ class ProcessingElement(wiring.Component):
             m.submodules.touched_out = touched_out = SkidBuffer(shape=local_bits)
             wiring.connect(m, touched.o, touched_out.i)
             wiring.connect(m, touched_out.o, apply.touched)
-            pending = Signal(range(config.vertices_per_pe + 1))
+            pending = Signal(range(config.pe.vertices_per_pe + 1))
             pushed = touched.i.valid & touched.i.ready
             popped = apply.touched.valid & apply.touched.ready
             with m.If(pushed & ~popped):
@@ -244,7 +244,7 @@ class ProcessingElement(wiring.Component):
             with m.If(count):
                 m.d.sync += counter.eq(counter + 1)
 
-        log_reads = round_logs(m, depth=config.max_rounds, scatter=scatter, apply=apply,
+        log_reads = round_logs(m, depth=config.pe.max_rounds, scatter=scatter, apply=apply,
                                cycles=counters["cycles"], rd_addr=self.rd_addr)
 
         # Host reads (registered, HOST_READ_LATENCY cycles; see gravfm.hw.host_read).

@@ -51,7 +51,7 @@ class ScatterUnit(wiring.Component):
     -----
     updates : In(stream pe_updates)
         Updates and barriers for this PE, in round order (``count``/``sent_any`` ignored); with
-        ``config.update_lanes`` > 1, that many per cycle (each lane has its own edge-index read).
+        ``config.pe.update_lanes`` > 1, that many per cycle (each lane has its own edge-index read).
     messages : Out(stream scatter_out)
         The scatter kernel's messages, barrier included.
     index_wr : In(write port, edge_index)
@@ -82,10 +82,10 @@ class ScatterUnit(wiring.Component):
             "updates": In(stream.Signature(layouts.pe_updates)),
             "messages": Out(stream.Signature(layouts.scatter_out)),
             "index_wr": In(write_port_signature(config.vertexid_bits, layouts.edge_index)),
-            "edge_wr": In(write_port_signature(config.edge_addr_bits, layouts.edge_word)),
+            "edge_wr": In(write_port_signature(config.pe.edge_addr_bits, layouts.edge_word)),
             "edge_strobe": Out(1),
             "round_end": Out(1),
-            "round": Out(config.round_bits),
+            "round": Out(config.pe.round_bits),
             "round_messages": Out(32),
             "stall": Out(1),
             "active": Out(1),
@@ -98,8 +98,8 @@ class ScatterUnit(wiring.Component):
         m.submodules.index_mem = index_mem = memory.Memory(
             shape=layouts.edge_index, depth=2 ** config.vertexid_bits, init=[], attrs=NO_READ_DURING_WRITE)
         m.submodules.edge_mem = edge_mem = memory.Memory(
-            shape=layouts.edge_word, depth=config.edges_per_pe, init=[], attrs=NO_READ_DURING_WRITE)
-        lanes = config.update_lanes
+            shape=layouts.edge_word, depth=config.pe.edges_per_pe, init=[], attrs=NO_READ_DURING_WRITE)
+        lanes = config.pe.update_lanes
         # With several lanes the last lane's index read shares its address with the host write
         # port (the host writes only before start), so synthesis can map the index to one
         # true-dual-port block RAM instead of a copy per lane.
@@ -135,7 +135,7 @@ class ScatterUnit(wiring.Component):
         a2_item = Signal(layouts.pe_updates)
         a2_starts = [Signal.like(index_rd.data.start, reset_less=True, name=f"a2_start{lane}")
                      for lane, index_rd in enumerate(index_rds)]
-        a2_lengths = [Signal(config.edge_len_bits, reset_less=True, name=f"a2_length{lane}")
+        a2_lengths = [Signal(config.pe.edge_len_bits, reset_less=True, name=f"a2_length{lane}")
                       for lane in range(lanes)]
         with m.If(a2_advance):
             m.d.sync += [a2_valid.eq(a_valid), a2_item.eq(a_item)]
@@ -148,7 +148,7 @@ class ScatterUnit(wiring.Component):
         # several updates per cycle but never loses a cycle on them.
         a_ready = Signal()
         entry = data.StructLayout({"item": layouts.net_update, "start": len(a2_starts[0]),
-                                   "length": config.edge_len_bits})
+                                   "length": config.pe.edge_len_bits})
         if lanes == 1:
             # The generator's ``ready`` (from the kernel's and the message path's) would
             # otherwise ripple through A2 and A into the PE's input buffer.
@@ -178,11 +178,11 @@ class ScatterUnit(wiring.Component):
         # Stage B: address generator. ``left`` counts the edges still to issue; its tests
         # (nonzero, one) are kept in registers so that ``fire`` is shallow logic.
         busy = Signal()
-        address = Signal(config.edge_addr_bits)
-        left = Signal(config.edge_len_bits)
+        address = Signal(config.pe.edge_addr_bits)
+        left = Signal(config.pe.edge_len_bits)
         left_nonzero = Signal()
         left_one = Signal()
-        length = Signal(config.edge_len_bits)
+        length = Signal(config.pe.edge_len_bits)
         is_barrier = Signal()
         current = Signal(layouts.net_update)
         c_advance = Signal()
@@ -196,7 +196,7 @@ class ScatterUnit(wiring.Component):
                 edges = ~next_item.barrier
                 m.d.sync += [
                     address.eq(next_start),
-                    left.eq(next_length & edges.replicate(config.edge_len_bits)),
+                    left.eq(next_length & edges.replicate(config.pe.edge_len_bits)),
                     left_nonzero.eq(edges & (next_length != 0)),
                     left_one.eq(edges & (next_length == 1)),
                     length.eq(next_length),
@@ -207,7 +207,7 @@ class ScatterUnit(wiring.Component):
             m.d.sync += [address.eq(address + 1), left.eq(left - 1),
                          left_nonzero.eq(~left_one), left_one.eq(left == 2)]
 
-        rnd = Signal(config.round_bits)
+        rnd = Signal(config.pe.round_bits)
         edge_fire = fire & ~is_barrier
         barrier_fire = fire & is_barrier
         with m.If(barrier_fire):
@@ -217,7 +217,7 @@ class ScatterUnit(wiring.Component):
         # 32-bit counter.
         edge_fired = Signal()
         barrier_fired = Signal()
-        log_round = Signal(config.round_bits)
+        log_round = Signal(config.pe.round_bits)
         round_messages = Signal(32)
         m.d.sync += [edge_fired.eq(edge_fire), barrier_fired.eq(barrier_fire)]
         with m.If(barrier_fired):
@@ -234,12 +234,12 @@ class ScatterUnit(wiring.Component):
         # message path; one cycle more per superstep), then the kernel.
         c_valid = Signal()
         c_item = Signal(layouts.net_update)
-        c_round = Signal(config.round_bits)
-        c_length = Signal(config.edge_len_bits)
+        c_round = Signal(config.pe.round_bits)
+        c_length = Signal(config.pe.edge_len_bits)
         d_valid = Signal()
         d_item = Signal(layouts.net_update)
-        d_round = Signal(config.round_bits)
-        d_length = Signal(config.edge_len_bits)
+        d_round = Signal(config.pe.round_bits)
+        d_length = Signal(config.pe.edge_len_bits)
         d_edge = Signal(layouts.edge_word, reset_less=True)
         d_advance = ~d_valid | kernel.i.ready
         m.d.comb += [c_advance.eq(~c_valid | d_advance),

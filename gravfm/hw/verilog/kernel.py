@@ -172,7 +172,7 @@ class VerilogKernel(wiring.Component):
         The Verilog module's name.
     verilog_module : VerilogModule
     verilog_source : str
-        Text to compile beside the exported system (:attr:`gravfm.hw.System.verilog_sources`).
+        Text to compile beside the exported system (:attr:`gravfm.hw.FpgaTop.verilog_sources`).
     parameters : dict
         Every parameter set on the instance.
 

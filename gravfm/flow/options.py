@@ -1,0 +1,121 @@
+"""What to run: :class:`RunOptions`, checked when made."""
+
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+
+__all__ = ["RunOptions", "DEFAULT_PLATFORM", "ARCHITECTURES"]
+
+DEFAULT_PLATFORM = "ac510x4"
+#: gravfm.hw.config.ARCHITECTURES, spelled here so that checking options imports no Amaranth.
+ARCHITECTURES = ("gravfm", "gravf")
+
+
+def _positive(name, value, *, optional=False, zero=False):
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
+        kind = "non-negative" if zero else "positive"
+        raise ConfigError(f"{name} must be a {kind} integer, not {value!r}")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to run.
+
+    Parameters
+    ----------
+    algorithm, graph
+        As :func:`gravfm.flow.prepare` takes them (names, specs or objects).
+    fpgas, pes : int
+        FPGAs and PEs per FPGA.
+    platform : str
+        Platform name or file: its clock converts cycles to seconds, its links join the FPGAs
+        (unless ``link``), and the model predicts for it.
+    partition : str
+        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``).
+    root : int, optional
+        Root vertex (algorithms with a ``root`` parameter, e.g. BFS).
+    params : dict, optional
+        Further runtime parameters of the algorithm (``root`` overrides its entry).
+    backend : {"verilator", "amaranth"} or a back-end object
+        See :mod:`gravfm.flow.simulation`.
+    local_bits, edges_per_pe : int, optional
+        Capacities of a PE; by default the graph's needs rounded up to powers of two, so similar
+        graphs share a build (:mod:`gravfm.flow.planning`).
+    max_cycles : int, optional
+        Stop the simulation after this many cycles.
+    watchdog_cycles : int
+        Stop a run that makes no progress for this many cycles (it is reported as a deadlock).
+    cache_dir : str, optional
+        Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
+    arch : {"gravfm", "gravf"}
+        GraVF-M (broadcast updates) or the GraVF baseline (unicast messages, one per edge).
+    update_lanes : int, optional
+        Updates a GraVF-M PE takes per cycle (1 or 2); by default the plan's rule.
+    gather_forwarding : bool
+        Forward in-flight gather results to later messages for the same vertex (combinational
+        gather kernels only; :mod:`gravfm.hw.pe.gather_forward`). False: messages wait in the
+        hazard unit, as in the paper.
+    hardware : dict
+        Further :class:`~gravfm.hw.SystemConfig` fields (``hazard_slots``, FIFO depths,
+        ``max_rounds``; :data:`gravfm.flow.planning.HARDWARE_OPTIONS`).
+    link : gravfm.hw.link.LinkConfig, optional
+        Several FPGAs: the simulated links (default: the platform's).
+    use_filter : bool
+        Several FPGAs (GraVF-M): the neighbor filter in front of each link.
+    """
+
+    algorithm: object
+    graph: object
+    fpgas: int = 1
+    pes: int = 1
+    platform: str = DEFAULT_PLATFORM
+    partition: str = "greedy"
+    root: int | None = None
+    params: dict | None = None
+    backend: object = "verilator"
+    local_bits: int | None = None
+    edges_per_pe: int | None = None
+    max_cycles: int | None = None
+    watchdog_cycles: int = 1 << 20
+    cache_dir: str | None = None
+    arch: str = "gravfm"
+    update_lanes: int | None = None
+    gather_forwarding: bool = True
+    hardware: dict = field(default_factory=dict)
+    link: object = None
+    use_filter: bool = True
+
+    def __post_init__(self):
+        from .planning import HARDWARE_OPTIONS
+        from .simulation import BACKENDS
+
+        _positive("fpgas", self.fpgas)
+        _positive("pes", self.pes)
+        if self.arch not in ARCHITECTURES:
+            raise ConfigError(f"unknown architecture {self.arch!r} (known: {', '.join(ARCHITECTURES)})")
+        if self.update_lanes is not None and (self.update_lanes not in (1, 2) or
+                                              (self.update_lanes > 1 and self.arch != "gravfm")):
+            raise ConfigError(f"update_lanes must be 1 or 2 (2 only with the gravfm architecture), "
+                              f"not {self.update_lanes!r}")
+        if isinstance(self.backend, str) and self.backend not in BACKENDS:
+            raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
+        if not isinstance(self.backend, str) and not hasattr(self.backend, "simulate"):
+            raise ConfigError(f"backend must be a name or have a simulate method, not {self.backend!r}")
+        _positive("edges_per_pe", self.edges_per_pe, optional=True)
+        _positive("local_bits", self.local_bits, optional=True, zero=True)
+        _positive("max_cycles", self.max_cycles, optional=True)
+        if self.watchdog_cycles < 1:
+            raise ConfigError(f"watchdog_cycles must be positive, not {self.watchdog_cycles!r}")
+        unknown = sorted(set(self.hardware) - set(HARDWARE_OPTIONS))
+        if unknown:
+            raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
+
+    @property
+    def algorithm_params(self):
+        """``params`` with ``root`` in it (when given)."""
+        given = dict(self.params or {})
+        if self.root is not None:
+            given["root"] = self.root
+        return given

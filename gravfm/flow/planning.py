@@ -1,0 +1,187 @@
+"""Stage 2, plan: the partition and the hardware configuration, with every sizing rule.
+
+Capacities come from the graph's needs rounded up to powers of two, so that similar graphs map
+to the same hardware and share a build; the round log holds a power of two of rounds (at least
+64) for the same reason. The structural defaults (update lanes, FIFO depths) depend on the
+system's size only. Explicit capacities and :class:`~gravfm.hw.SystemConfig` fields override the
+rules (tests size tiny builds; benchmarks share one build across graphs). Synthesis uses
+:func:`system_config` and :func:`stated_capacity` for graphs it does not hold.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+
+__all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capacities", "stated_capacity",
+           "next_power_of_two", "default_max_rounds", "default_update_lanes", "default_network_fifo_depth",
+           "default_link_fifo_depth", "LARGE_SYSTEM_PES", "HARDWARE_OPTIONS"]
+
+#: From this many PEs in the system on, the defaults add a second update lane and deep FIFOs.
+LARGE_SYSTEM_PES = 8
+#: :class:`~gravfm.hw.SystemConfig` fields a plan may set beyond the ones it chooses.
+HARDWARE_OPTIONS = ("message_fifo_depth", "network_fifo_depth", "link_fifo_depth", "hazard_slots",
+                    "round_bits", "max_rounds")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where every vertex goes and what hardware holds it.
+
+    Attributes
+    ----------
+    partition : gravfm.partition.Partition
+    config : gravfm.hw.SystemConfig
+    """
+
+    partition: object = field(repr=False)
+    config: object
+
+
+def next_power_of_two(value):
+    """Smallest power of two >= ``value`` (1 for values below 1)."""
+    return 1 << max(0, int(value) - 1).bit_length()
+
+
+def default_max_rounds(supersteps):
+    """Round-log depth: the supersteps rounded up to a power of two, at least 64."""
+    return max(64, next_power_of_two(supersteps))
+
+
+def default_update_lanes(arch, fpgas, pes_per_fpga):
+    """Two update lanes for a GraVF-M system of :data:`LARGE_SYSTEM_PES` PEs or more, else one.
+
+    Every PE sees every update that reaches its FPGA but holds only the edges to its own
+    vertices, about ``|E| / (|V| n p)`` per update: once ``n p`` nears the average degree a PE
+    taking one update per cycle idles its edge pipeline. (A structural rule, so that the build
+    does not depend on the graph.)
+    """
+    return 2 if arch == "gravfm" and fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1
+
+
+def default_network_fifo_depth(fpgas, pes_per_fpga):
+    """Per-(source, destination) network FIFO depth: 64 from :data:`LARGE_SYSTEM_PES` PEs on, else 4.
+
+    A broadcast moves on when every destination took it, so shallow FIFOs lock the PEs into
+    step and each waits for whichever is busiest at the moment. On a 2 x 9-PE system (WCC,
+    uniform graph, 0.9 edges per PE per update) depth 4 -> 32 -> 128 gave CPE 1.25 -> 1.15 ->
+    1.12 (128 with an 8-deep list queue); 64 is the compromise in LUT RAM.
+    """
+    return 64 if fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 4
+
+
+def default_link_fifo_depth(fpgas, pes_per_fpga):
+    """Per-(local PE, link) FIFO depth: 1024 (one block RAM) from :data:`LARGE_SYSTEM_PES` PEs on.
+
+    A link takes one update per cycle from all the FPGA's PEs, which in an update-heavy superstep
+    emit several per cycle; with shallow FIFOs each local update then waits for the link before
+    the local PEs see it. On 2 x 9 PEs (BFS, RMAT scale 16, edge factor 32) the update-heavy
+    superstep (35k updates, 396k edges) took 35.6k cycles with 64-deep link FIFOs, 32.0k with
+    2048-deep ones, and 28.8k with 1024-deep ones and the neighbor filter moved in front of the
+    link's merger (1 FPGA x 18 PEs: 27.6k).
+    """
+    return 1024 if fpgas > 1 and fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else default_network_fifo_depth(
+        fpgas, pes_per_fpga)
+
+
+def choose_capacities(partition, edges_needed, *, local_bits=None, edges_per_pe=None):
+    """PE capacities ``(local_bits, edges_per_pe)``: given ones checked, others from the graph.
+
+    The graph's needs (most vertices on a PE, most edges in a PE's edge array) are rounded up to
+    powers of two so that similar graphs map to the same hardware and share a build.
+    """
+    needed_bits = partition.min_local_bits
+    if local_bits is None:
+        local_bits = needed_bits
+    elif local_bits < needed_bits:
+        raise ConfigError(f"local_bits={local_bits} holds {1 << local_bits} vertices per PE, but a PE "
+                          f"needs {int(partition.vertices_per_pe.max())}; use at least {needed_bits}")
+    if edges_per_pe is None:
+        edges_per_pe = next_power_of_two(max(1, edges_needed))
+    elif edges_per_pe < edges_needed:
+        raise ConfigError(f"edges_per_pe={edges_per_pe} is too small: a PE needs {edges_needed} edges")
+    return int(local_bits), int(edges_per_pe)
+
+
+def graph_capacities(graph, partition, *, arch="gravfm", local_bits=None, edges_per_pe=None):
+    """:func:`choose_capacities` for ``graph`` placed by ``partition``.
+
+    Edges per PE depend on the layout: GraVF-M stores edges at their destination's PE, the GraVF
+    baseline at their source's.
+    """
+    from ..partition import edge_stores
+
+    bits = partition.min_local_bits if local_bits is None else max(local_bits, partition.min_local_bits)
+    stores = edge_stores(graph, partition, bits, layout=arch)
+    edges_needed = int(stores.edges_per_pe.max()) if len(stores) else 1
+    return choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe)
+
+
+def stated_capacity(vertices, edges, total_pes):
+    """``(local_bits, edges_per_pe)`` for a graph of ``vertices`` and ``edges`` spread evenly over
+    ``total_pes`` (a graph that is stated, not held: synthesis estimates)."""
+    local_bits = max(1, math.ceil(math.log2(max(2, math.ceil(vertices / total_pes)))))
+    return local_bits, max(2, math.ceil(edges / total_pes))
+
+
+def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="gravfm", update_lanes=None,
+                  gather_forwarding=True, **hardware):
+    """The :class:`~gravfm.hw.SystemConfig` of these capacities, with the structural defaults.
+
+    Parameters
+    ----------
+    update_lanes : int, optional
+        Default :func:`default_update_lanes`.
+    **hardware
+        Further fields (:data:`HARDWARE_OPTIONS`); the FIFO depths default to
+        :func:`default_network_fifo_depth` and :func:`default_link_fifo_depth`.
+    """
+    from ..hw import SystemConfig
+
+    unknown = sorted(set(hardware) - set(HARDWARE_OPTIONS))
+    if unknown:
+        raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
+    hardware.setdefault("network_fifo_depth", default_network_fifo_depth(fpgas, pes))
+    hardware.setdefault("link_fifo_depth", default_link_fifo_depth(fpgas, pes))
+    if update_lanes is None:
+        update_lanes = default_update_lanes(arch, fpgas, pes)
+    return SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=local_bits,
+                           edges_per_pe=edges_per_pe, arch=arch, update_lanes=update_lanes,
+                           gather_forwarding=gather_forwarding, **hardware)
+
+
+def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_bits=None, edges_per_pe=None,
+         update_lanes=None, gather_forwarding=True, **hardware):
+    """Partition the prepared graph and size the hardware for it.
+
+    Parameters
+    ----------
+    prepared : gravfm.flow.Prepared
+    fpgas, pes : int
+        FPGAs and PEs per FPGA.
+    partition : str
+        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``).
+    arch : {"gravfm", "gravf"}
+    local_bits, edges_per_pe : int, optional
+        Capacities of a PE (checked against the graph); by default :func:`graph_capacities`.
+    update_lanes : int, optional
+    gather_forwarding : bool
+    **hardware
+        Further :class:`~gravfm.hw.SystemConfig` fields (:data:`HARDWARE_OPTIONS`); ``max_rounds``
+        defaults to :func:`default_max_rounds` of the reference's supersteps.
+
+    Returns
+    -------
+    Plan
+    """
+    from ..partition import partition as make_partition
+
+    parts = make_partition(prepared.graph, fpgas, pes, partition)
+    bits, edges = graph_capacities(prepared.graph, parts, arch=arch, local_bits=local_bits,
+                                   edges_per_pe=edges_per_pe)
+    hardware.setdefault("max_rounds", default_max_rounds(prepared.reference_supersteps))
+    config = system_config(prepared.algorithm, fpgas=parts.fpgas, pes=parts.pes_per_fpga, local_bits=bits,
+                           edges_per_pe=edges, arch=arch, update_lanes=update_lanes,
+                           gather_forwarding=gather_forwarding, **hardware)
+    return Plan(partition=parts, config=config)
+

@@ -1,0 +1,210 @@
+"""Stage 7, report: the measured figures beside the analytical model's prediction.
+
+:class:`RunReport` is everything ``gravfm run`` prints; :meth:`RunReport.to_dict` is its
+``--json`` form (keys documented in docs/interfaces.md §7). The prediction is the model's for
+the same configuration, printed beside the measurement, never mixed with it.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+from ..errors import GravfmError
+
+__all__ = ["RunReport", "report", "predict_run"]
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """Everything ``gravfm run`` prints; :meth:`to_dict` is its ``--json`` form.
+
+    ``verified`` is the :func:`gravfm.flow.verify` rule. ``links`` (several FPGAs) holds the
+    measured link figures of :func:`gravfm.hw.multi.link_report.link_figures`. ``prepared``,
+    ``plan`` and ``readback`` are the stage results behind the figures, for callers that check
+    more than them (tests); they are not part of the JSON.
+    """
+
+    algorithm: str
+    graph_name: str
+    vertices: int
+    edges: int
+    fpgas: int
+    pes_per_fpga: int
+    arch: str
+    partition: str
+    local_bits: int
+    edges_per_pe: int
+    update_lanes: int
+    gather_forwarding: bool
+    backend: str
+    status: str
+    verified: bool
+    check_detail: str
+    supersteps: int
+    cycles: int
+    messages: int
+    reference_supersteps: int
+    reference_messages: int
+    f_clk_hz: float
+    platform: str
+    rounds: tuple = ()
+    stalls: dict = field(default_factory=dict)
+    per_pe: tuple = ()
+    diagnosis: tuple = ()
+    prediction: object = None
+    prediction_note: str = ""
+    build_s: float = 0.0
+    build_cached: bool = False
+    build_key: str = ""
+    run_s: float = 0.0
+    load_cycles: int = 0
+    links: dict = field(default_factory=dict)
+    prepared: object = field(default=None, repr=False, compare=False)
+    plan: object = field(default=None, repr=False, compare=False)
+    readback: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def total_pes(self):
+        """PEs of the whole system."""
+        return self.fpgas * self.pes_per_fpga
+
+    @property
+    def cpe(self):
+        """PE cycles per edge: cycles x total PEs / messages (inf without messages)."""
+        return self.cycles * self.total_pes / self.messages if self.messages else math.inf
+
+    @property
+    def seconds(self):
+        """Run time at the platform clock."""
+        return self.cycles / self.f_clk_hz
+
+    @property
+    def mteps(self):
+        """Measured million traversed edges per second at the platform clock."""
+        return self.messages / self.seconds / 1e6 if self.cycles else 0.0
+
+    @property
+    def cycles_per_s(self):
+        """Simulator speed: simulated cycles per wall-clock second."""
+        return self.cycles / self.run_s if self.run_s > 0 else 0.0
+
+    @property
+    def edges_per_s(self):
+        """Simulator speed: traversed edges per wall-clock second."""
+        return self.messages / self.run_s if self.run_s > 0 else 0.0
+
+    def to_dict(self):
+        """Plain-data form for ``--json``."""
+        prediction = self.prediction
+        return {
+            "algorithm": self.algorithm,
+            "graph": {"name": self.graph_name, "vertices": self.vertices, "edges": self.edges},
+            "fpgas": self.fpgas,
+            "pes_per_fpga": self.pes_per_fpga,
+            "arch": self.arch,
+            "partition": self.partition,
+            "capacity": {"vertices_per_pe": 1 << self.local_bits, "edges_per_pe": self.edges_per_pe},
+            "update_lanes": self.update_lanes,
+            "gather_forwarding": self.gather_forwarding,
+            "backend": self.backend,
+            "status": self.status,
+            "verified": self.verified,
+            "check_detail": self.check_detail,
+            "supersteps": self.supersteps,
+            "cycles": self.cycles,
+            "messages": self.messages,
+            "reference": {"supersteps": self.reference_supersteps, "messages": self.reference_messages},
+            "cpe": None if math.isinf(self.cpe) else self.cpe,
+            "f_clk_hz": self.f_clk_hz,
+            "platform": self.platform,
+            "mteps": self.mteps,
+            "per_superstep": [row.__dict__ for row in self.rounds],
+            "stalls": dict(self.stalls),
+            "per_pe": [dict(pe) for pe in self.per_pe],
+            "diagnosis": list(self.diagnosis),
+            "links": dict(self.links),
+            "model": {
+                "kind": "prediction",
+                "mteps": prediction.t_sys_mteps if prediction is not None else None,
+                "bottleneck": prediction.bottleneck if prediction is not None else None,
+                "cpe": prediction.cpe if prediction is not None else None,
+                "note": self.prediction_note,
+                "detail": prediction.to_dict() if prediction is not None else None,
+            },
+            "sim": {
+                "backend": self.backend,
+                "build_s": self.build_s,
+                "build_cached": self.build_cached,
+                "build_key": self.build_key,
+                "run_s": self.run_s,
+                "cycles_per_s": self.cycles_per_s,
+                "edges_per_s": self.edges_per_s,
+                "load_cycles": self.load_cycles,
+            },
+        }
+
+
+def predict_run(prepared, config, platform):
+    """The model's prediction for this configuration on ``platform``, or (None, the reason)."""
+    try:
+        from ..model.algorithm_params import algorithm_params, builtin_algorithm_params, params_from_layouts
+        from ..model.predict import predict
+    except ImportError as error:  # the model is optional for a run
+        return None, f"model unavailable: {error}"
+    algorithm, graph = prepared.algorithm, prepared.graph
+    if algorithm.name in builtin_algorithm_params():
+        params = algorithm_params(algorithm.name)
+    else:
+        params = params_from_layouts(algorithm.name, vertex=algorithm.vertex, update=algorithm.update,
+                                     message=algorithm.message, edge=algorithm.edge,
+                                     vertexid_bits=config.vertexid_bits)
+    if graph.num_vertices == 0 or graph.num_edges == 0:
+        return None, "no prediction for a graph without edges"
+    try:
+        prediction = predict(platform, params, graph.num_vertices, graph.num_edges,
+                             fpgas=config.fpgas, pes=config.pes_per_fpga, arch=config.arch)
+    except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
+        return None, f"no prediction: {error}"
+    return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"
+
+
+def _link_figures(prepared, plan, top, readback):
+    """Measured link figures beside the bytes per traversed edge the model expects."""
+    from ..hw.multi.link_report import bytes_per_edge_theory, crossing_fraction, link_figures
+
+    config, graph = plan.config, prepared.graph
+    theory = bytes_per_edge_theory(config.arch, fpgas=config.fpgas, vertices=graph.num_vertices,
+                                   edges=graph.num_edges, item_bits=top.item_bits,
+                                   crossing=crossing_fraction(graph, plan.partition.fpga_of_vertex))
+    return link_figures(readback.links, fpgas=config.fpgas, item_bits=top.item_bits,
+                        word_bits=top.link_config.word_bits, messages=readback.messages, theory=theory)
+
+
+def report(prepared, plan, top, readback, verdict, *, platform, backend, partition):
+    """The :class:`RunReport` of a run.
+
+    Parameters
+    ----------
+    prepared, plan, top, readback, verdict
+        The results of the earlier stages.
+    platform : gravfm.model.platform.Platform
+        Its clock turns cycles into seconds; the model predicts for it.
+    backend, partition : str
+        Names of the back-end and the partitioning method, as reported.
+    """
+    config, graph = plan.config, prepared.graph
+    prediction, note = predict_run(prepared, config, platform)
+    return RunReport(
+        algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
+        edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,
+        partition=partition, local_bits=config.pe.local_bits, edges_per_pe=config.pe.edges_per_pe,
+        update_lanes=config.pe.update_lanes, gather_forwarding=top.gather_forwarding, backend=backend,
+        status=readback.status, verified=verdict.ok, check_detail=verdict.detail,
+        supersteps=readback.supersteps, cycles=readback.cycles, messages=readback.messages,
+        reference_supersteps=prepared.reference_supersteps, reference_messages=prepared.reference_messages,
+        f_clk_hz=platform.fpga.f_clk_hz, platform=platform.name, rounds=readback.rounds,
+        stalls=readback.stalls, per_pe=readback.per_pe, diagnosis=readback.diagnosis,
+        prediction=prediction, prediction_note=note, build_s=readback.build_s,
+        build_cached=readback.build_cached, build_key=readback.build_key, run_s=readback.run_s,
+        load_cycles=readback.load_cycles,
+        links=_link_figures(prepared, plan, top, readback) if readback.links else {},
+        prepared=prepared, plan=plan, readback=readback)

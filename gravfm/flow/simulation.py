@@ -1,0 +1,44 @@
+"""Stage 5, simulate: run a loaded top on a back-end and read it back.
+
+A back-end is an object with ``simulate(top, load, *, log, on_progress, total_messages)``
+returning a :class:`gravfm.sim.readback.Readback`: :class:`gravfm.sim.verilator_backend.VerilatorBackend`
+(compiled, cached builds) or :class:`gravfm.sim.amaranth_backend.AmaranthBackend` (Amaranth's
+simulator). :data:`BACKENDS` names them for the command line.
+"""
+
+import importlib
+
+from ..errors import ConfigError
+
+__all__ = ["simulate", "make_backend", "BACKENDS"]
+
+#: Back-end name -> "module:class".
+BACKENDS = {"verilator": "gravfm.sim.verilator_backend:VerilatorBackend",
+            "amaranth": "gravfm.sim.amaranth_backend:AmaranthBackend"}
+
+
+def make_backend(name, **options):
+    """The back-end called ``name``, made with ``options`` (those it does not take are dropped:
+    the Amaranth simulator has no build cache and no watchdog)."""
+    if name not in BACKENDS:
+        raise ConfigError(f"unknown backend {name!r} (known: {', '.join(BACKENDS)})")
+    module, cls = BACKENDS[name].split(":")
+    backend = getattr(importlib.import_module(module), cls)
+    taken = backend.__dataclass_fields__
+    return backend(**{key: value for key, value in options.items() if key in taken})
+
+
+def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0):
+    """Run ``load`` on ``top`` with ``backend``; return its :class:`~gravfm.sim.readback.Readback`.
+
+    Parameters
+    ----------
+    log : callable, optional
+        One-line messages (build time or cache use, ...).
+    on_progress : callable, optional
+        ``on_progress(cycle, superstep, messages, total_messages)`` while simulating (compiled
+        back-end).
+    total_messages : int
+        Messages the run should send (the reference's), for the progress display.
+    """
+    return backend.simulate(top, load, log=log, on_progress=on_progress, total_messages=total_messages)

@@ -1,0 +1,91 @@
+"""The compiled back-end: build (or reuse) a top's Verilator simulator, run it, read it back.
+
+:class:`VerilatorBackend` turns a :class:`~gravfm.sim.loader.LoadPlan` into the harness's host
+writes, asks for the vertex states, the round logs and (several FPGAs) the link counters after
+the run, watches the PE counters while it runs (progress display, watchdog) and returns a
+:class:`~gravfm.sim.readback.Readback`; a stalled run carries its diagnosis.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..hw.protocol import COUNTER_NAMES, LINK_COUNTER_NAMES, ROUND_LOGS, HostReadMem
+from .readback import PROGRESS_COUNTERS, Readback, diagnose_stall, logged_rounds
+
+__all__ = ["VerilatorBackend"]
+
+
+@dataclass(frozen=True)
+class VerilatorBackend:
+    """Verilator with the gravfm C++ harness (one thread).
+
+    Parameters
+    ----------
+    cache_dir : str, optional
+        Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
+    max_cycles : int, optional
+        Stop the simulation after this many cycles (status ``max_cycles``).
+    watchdog_cycles : int
+        Stop a run that makes no progress for this many cycles (status ``stalled``).
+    """
+
+    cache_dir: str | None = None
+    max_cycles: int | None = None
+    watchdog_cycles: int = 1 << 20
+
+    name = "verilator"
+
+    def __post_init__(self):
+        if isinstance(self.watchdog_cycles, bool) or not isinstance(self.watchdog_cycles, int) \
+                or self.watchdog_cycles < 1:
+            raise ConfigError(f"watchdog_cycles must be positive, not {self.watchdog_cycles!r}")
+
+    def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0):
+        """Build (or reuse) the simulator of ``top``, run ``load`` and read everything back.
+
+        ``on_progress(cycle, superstep, messages, total_messages)`` is called at every progress scan.
+        """
+        from .verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
+
+        config = top.config
+        pes, n = config.total_pes, config.fpgas
+        build = build_simulator(top, cache_dir=self.cache_dir, log=log)
+        writes = HostWrites.from_values(load.pe, load.mem, load.addr, load.data,
+                                        data_bits=build.interface.data_bits)
+        reads = [ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(load.num_local[g])) for g in range(pes)]
+        reads += [ReadRegion(f"log.{name}{g}", g, code, 0, config.pe.max_rounds)
+                  for name, code in ROUND_LOGS.items() for g in range(pes)]
+        # Link counters: one region per sending FPGA, through its first PE.
+        reads += [ReadRegion(f"links{a}", a * config.pes_per_fpga, HostReadMem.LINK_COUNTERS, 0,
+                             len(LINK_COUNTER_NAMES) * (n - 1)) for a in range(n) if n > 1]
+        watch = [WatchItem(f"pe{g}.{name}", g, HostReadMem.COUNTERS, k, progress=name in PROGRESS_COUNTERS)
+                 for g in range(pes) for k, name in enumerate(COUNTER_NAMES)]
+
+        def progress(cycle, superstep, values):
+            if on_progress is not None:
+                sent = sum(values[f"pe{g}.messages"] for g in range(pes))
+                on_progress(cycle, superstep, sent, total_messages)
+
+        # Scan often enough that the watchdog fires soon after its window (and progress stays lively).
+        progress_cycles = max(256, min(1 << 16, self.watchdog_cycles // 4))
+        outcome = run_simulator(build, writes, reads=reads, watch=watch, max_cycles=self.max_cycles,
+                                watchdog_cycles=self.watchdog_cycles, progress_cycles=progress_cycles,
+                                on_progress=progress)
+        vertex_mask = (1 << top.layouts.vertex.size) - 1
+        words = [[int(w) & vertex_mask for w in outcome.reads[f"state{g}"]] for g in range(pes)]
+        counters = {name: np.array([outcome.watch[f"pe{g}.{name}"] for g in range(pes)], dtype=np.int64)
+                    for name in COUNTER_NAMES}
+        rounds = logged_rounds(counters, config.pe.max_rounds)
+        round_log = {name: np.array([outcome.reads[f"log.{name}{g}"][:rounds] for g in range(pes)],
+                                    dtype=np.int64).reshape(pes, rounds) for name in ROUND_LOGS}
+        links = {}
+        if n > 1:
+            table = np.array([outcome.reads[f"links{a}"] for a in range(n)], dtype=np.int64).reshape(n, n - 1, -1)
+            links = {name: table[:, :, c] for c, name in enumerate(LINK_COUNTER_NAMES)}
+        diagnosis = diagnose_stall(outcome, config, links) if outcome.status == "stalled" else ()
+        return Readback(status=outcome.status, cycles=outcome.cycles, load_cycles=outcome.load_cycles,
+                        state=load.decode_states(words), counters=counters, round_log=round_log, links=links,
+                        diagnosis=diagnosis, build_s=build.build_s, build_cached=build.cached,
+                        build_key=build.key, run_s=outcome.run_s)

@@ -1,0 +1,112 @@
+"""Helpers shared by the test files (tests/ is on sys.path: ``from conftest import run_flow``).
+
+* :func:`run_dut`: a block under Amaranth's simulator with its testbenches; :func:`stream_source`
+  and :func:`insert_addresses`, testbench pieces the block tests share.
+* :func:`run_flow`: a whole system through the same stages as ``gravfm run`` (:mod:`gravfm.flow`),
+  on the Amaranth back-end unless told otherwise; it returns the :class:`~gravfm.flow.RunReport`.
+* :func:`assert_verified`, :func:`check_run`: what every whole-system run must satisfy.
+* :func:`random_graph`: a seeded random multigraph.
+* the ``build_cache`` fixture: one Verilator build cache for the session.
+"""
+
+import numpy as np
+import pytest
+
+from gravfm.graph import Graph
+
+
+def run_dut(dut, *benches, period=1e-8):
+    """Simulate ``dut`` with a clock until every testbench returns."""
+    from amaranth.sim import Simulator
+
+    sim = Simulator(dut)
+    sim.add_clock(period)
+    for bench in benches:
+        sim.add_testbench(bench)
+    sim.run()
+
+
+def stream_source(port, items):
+    """A testbench offering ``items`` in order on the stream ``port``, each until it is taken."""
+    async def source(ctx):
+        for item in items:
+            ctx.set(port.valid, 1)
+            ctx.set(port.payload, item)
+            await ctx.tick().until(port.ready)
+        ctx.set(port.valid, 0)
+
+    return source
+
+
+async def insert_addresses(ctx, hazard_unit, addresses):
+    """Insert ``addresses`` into a hazard unit, one per cycle; ``insert`` is low afterwards."""
+    for address in addresses:
+        ctx.set(hazard_unit.insert, 1)
+        ctx.set(hazard_unit.insert_addr, address)
+        await ctx.tick()
+    ctx.set(hazard_unit.insert, 0)
+
+
+def random_graph(vertices, edges, seed, *, name=None):
+    """``edges`` random edges (repeats and self-loops allowed) among ``vertices`` vertices."""
+    rng = np.random.default_rng(seed)
+    return Graph.from_edges(rng.integers(0, vertices, edges), rng.integers(0, vertices, edges),
+                            num_vertices=vertices, name=name)
+
+
+@pytest.fixture(scope="session")
+def build_cache(tmp_path_factory):
+    """A Verilator build cache shared by the session's compiled runs."""
+    return str(tmp_path_factory.mktemp("gravfm-build-cache"))
+
+
+_IDEAL = object()
+
+
+def run_flow(algorithm, graph, *, fpgas=1, pes=1, backend="amaranth", link=_IDEAL, **options):
+    """Run ``algorithm`` on ``graph`` through :func:`gravfm.flow.run`; return its report.
+
+    Parameters
+    ----------
+    link : gravfm.hw.link.LinkConfig or None
+        Several FPGAs: the simulated links. By default ideal ones (the platform's 300-cycle
+        latency would only slow the Amaranth simulation); None: the platform's.
+    **options
+        :class:`~gravfm.flow.RunOptions` fields (``params``, ``partition``, ``arch``,
+        ``local_bits``, ``update_lanes``, ``cache_dir``, ...) and
+        :data:`~gravfm.flow.planning.HARDWARE_OPTIONS` (``hazard_slots=6``, FIFO depths, ...).
+    """
+    from gravfm.flow import HARDWARE_OPTIONS, RunOptions, run
+    from gravfm.hw.link import LinkConfig
+
+    hardware = {key: options.pop(key) for key in list(options) if key in HARDWARE_OPTIONS}
+    return run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, backend=backend,
+                          link=LinkConfig() if link is _IDEAL else link, hardware=hardware, **options))
+
+
+def assert_verified(report):
+    """The flow's one rule held: terminated, the answer matches, as many messages as the reference."""
+    assert report.verified, f"{report.status}: {report.check_detail}"
+
+
+def check_run(report):
+    """Assert that a run matches the reference in every count the hardware keeps; return it.
+
+    The answer (through the algorithm's check), the supersteps of every PE, the messages and
+    updates of every superstep (round log), the per-PE counters against the round log, and no
+    PE counting more cycles than the run took.
+    """
+    assert_verified(report)
+    reference, readback = report.prepared.reference, report.readback
+    counters, log = readback.counters, readback.round_log
+    assert readback.supersteps == reference.supersteps
+    assert readback.messages_per_superstep == tuple(reference.messages_per_superstep)
+    assert readback.updates_per_superstep == tuple(reference.updates_per_superstep)
+    assert counters["messages"].sum() == sum(reference.messages_per_superstep)
+    assert counters["updates"].sum() == sum(reference.updates_per_superstep)
+    assert (counters["supersteps"] == reference.supersteps).all()
+    # Per PE, the round log adds up to the counters.
+    assert (log["messages"].sum(axis=1) == counters["messages"]).all()
+    assert (log["updates"].sum(axis=1) == counters["updates"]).all()
+    assert (counters["cycles"] <= readback.cycles).all()
+    return report
