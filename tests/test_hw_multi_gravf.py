@@ -26,7 +26,7 @@ from test_hw_multi_system import HOSTILE
 
 
 def updates_per_vertex(algorithm, graph, params):
-    """How often each vertex emits an update over the run (SPEC superstep semantics), recomputed
+    """How often each vertex emits an update over the run (the superstep semantics of docs/interfaces.md), recomputed
     here so that the traversed edges of every vertex are known (the reference counts per round)."""
     n = graph.num_vertices
     sources, targets = graph.sources(), graph.targets

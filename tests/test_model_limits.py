@@ -1,4 +1,4 @@
-"""The limits of SPEC §5 against values computed by hand, and their shape in n (hypothesis)."""
+"""The limits of the performance model (paper §5) against values computed by hand, and their shape in n (hypothesis)."""
 
 import math
 

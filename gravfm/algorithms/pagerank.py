@@ -1,4 +1,4 @@
-"""PageRank in Pregel form with IEEE-754 binary32 arithmetic (SPEC §4, docs/interfaces.md §2).
+"""PageRank in Pregel form with IEEE-754 binary32 arithmetic (docs/interfaces.md §2).
 
 Round 0: every vertex holds ``rank = 1/N`` and emits ``rank / out_degree``. Round ``r >= 1``:
 ``rank = (1-d)/N + d * sum`` where ``sum`` adds the messages of round ``r - 1``, and the vertex

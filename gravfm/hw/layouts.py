@@ -2,7 +2,7 @@
 
 Every stream payload in :mod:`gravfm.hw` is one of the ``StructLayout`` s built here.
 :class:`KernelLayouts` is what a kernel factory receives; its attributes name the payload of
-each kernel port (SPEC §2, the paper's Listings 1-3):
+each kernel port (the paper's Listings 1-3):
 
 =========== ======================= =============================================================
 kernel      port (direction)        payload

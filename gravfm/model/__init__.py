@@ -1,4 +1,4 @@
-"""The analytical performance model of GraVF-M (SPEC §5), its platforms and parameters.
+"""The analytical performance model of GraVF-M (paper §5; gravfm/model/README.md), its platforms and parameters.
 
 ``predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm")``
 returns a :class:`Prediction`: every throughput limit, T_sys, the bottleneck and, when not given,

@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..algorithms.base import VERTEXID
 from ..errors import ConfigError, SpecError
 from .schema import FromDict
 
@@ -24,8 +25,6 @@ __all__ = [
 ]
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "algorithm_params.toml"
-
-VERTEXID = "vertexid"
 
 
 @dataclass(frozen=True)

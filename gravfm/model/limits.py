@@ -1,4 +1,4 @@
-"""The throughput limits of SPEC §5 as plain functions of numbers.
+"""The throughput limits of the GraVF-M performance model (paper §5, gravfm/model/README.md) as plain functions of numbers.
 
 Every function returns a limit on the system throughput T_sys in edges per second (traversed
 edges: messages produced by the scatter kernels). Arguments are in SI units: Hz, bits, bits per

@@ -1,6 +1,6 @@
 """Platforms: the hardware a prediction is made for, described by a TOML data file.
 
-A platform file holds the measured or estimated figures of SPEC §5/§6 — clock, PEs per FPGA,
+A platform file holds the measured or estimated figures of the paper's model and evaluation — clock, PEs per FPGA,
 memory size and bandwidth, network bandwidth per number of peers, latencies — and the PE cycles
 per edge (CPE) measured for each algorithm. Built-in files live in ``gravfm/model/platforms``;
 users pass a path to their own file without touching code (``--platform NAME|PATH``).

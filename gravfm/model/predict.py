@@ -1,11 +1,11 @@
 """Predicting a platform's throughput for a graph: T_sys = min(L_PE, L_mem, L_if, L_net) (9).
 
 :func:`predict` is the library entry point (``gravfm run`` prints its answer beside the measured
-throughput). It evaluates every limit of SPEC §5 for a configuration of n FPGAs with p PEs each,
+throughput). It evaluates every limit of the paper's model for a configuration of n FPGAs with p PEs each,
 and, when n or p is not given, chooses them: first the n that maximizes T_sys with the most PEs
 per FPGA, then the fewest PEs that keep that T_sys (p >= T_sys CPE / (n f)).
 
-The SPEC finds n at the crossing of min(L_PE max, L_mem) with the network limits, compared with
+The paper finds n at the crossing of min(L_PE max, L_mem) with the network limits, compared with
 n = 1. Here every integer n from 1 to the platform's FPGA count is evaluated instead: that finds
 the same optimum for the paper's monotone limits, and stays right when the per-peer interface
 bandwidth table makes L_if non-monotone in n (as the AC-510's does).
@@ -109,7 +109,7 @@ class Prediction:
         """Plain-data form for JSON (limits in MTEPS; infinite limits are left out)."""
         return {
             "kind": "prediction",
-            "model": "GraVF-M analytical performance model (SPEC section 5)",
+            "model": "GraVF-M analytical performance model (Engelhardt & So, TRETS 2019, section 5)",
             "platform": self.platform,
             "algorithm": self.algorithm,
             "arch": self.arch,

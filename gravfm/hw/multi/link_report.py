@@ -17,7 +17,7 @@ def crossing_fraction(graph, fpga_of_vertex):
 
 
 def bytes_per_edge_theory(arch, *, fpgas, vertices, edges, item_bits, crossing):
-    """Inter-FPGA bytes per traversed edge that the model expects (SPEC §5).
+    """Inter-FPGA bytes per traversed edge that the model expects (gravfm.model).
 
     GraVF-M: every update to every other FPGA, ``m_update (n-1) |V|/|E|`` (an upper bound: the
     neighbor filter only lowers it; exact when every vertex is active as often as the average).

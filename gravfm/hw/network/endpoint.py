@@ -7,7 +7,7 @@ barrier (a virtual channel per round, without extra buffers). Barriers are not f
 endpoint records each source's ``count`` and ``sent_any`` and counts the updates it received.
 When every source's barrier is in and the counts match, it sends ONE barrier to its PE and
 starts the next round — unless no source sent anything, in which case it raises ``terminated``
-instead (SPEC §3: every PE detects termination on its own).
+instead (every PE detects termination on its own, as in the paper).
 
 With two lanes the endpoint hands over up to two updates per cycle, from two different sources
 (the second grant is the next eligible source after the first whose head is an update, not a

@@ -23,7 +23,7 @@ from amaranth.lib.wiring import In, Out
 from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
 
-__all__ = ["GatherUnit", "gather_ports", "hazard_slots_for", "kernel_inputs"]
+__all__ = ["GatherStage", "GatherUnit", "hazard_slots_for", "kernel_inputs"]
 
 
 def hazard_slots_for(configured, kernel):
@@ -40,25 +40,42 @@ def hazard_slots_for(configured, kernel):
     return max(configured, latency + 3)
 
 
-def gather_ports(layouts, config):
-    """The ports of a gather stage (see :class:`GatherUnit`)."""
-    return {
-        "messages": In(stream.Signature(layouts.scatter_out)),
-        "rd": Out(read_port_signature(config.pe.local_bits, layouts.vertex_word)),
-        "wr": Out(write_port_signature(config.pe.local_bits, layouts.vertex_word)),
-        "touch": Out(stream.Signature(config.pe.local_bits)),
-        "apply_start": Out(1),
-        "apply_done": In(1),
-        "hazard_stall": Out(1),
-        "active": Out(1),
-    }
+class GatherStage(wiring.Component):
+    """What both gather stages share: the ports of :class:`GatherUnit`, the arguments, and the
+    round control (pause at a barrier until apply is done, count the rounds)."""
 
+    def __init__(self, *, layouts, config, kernel, write_latency=0):
+        if write_latency not in (0, 1):
+            self._MustUse__silence = True  # never elaborated: do not warn about it
+            raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
+        self._write_latency = write_latency
+        self._layouts = layouts
+        self._config = config
+        self._kernel = kernel
+        local_bits = config.pe.local_bits
+        super().__init__({
+            "messages": In(stream.Signature(layouts.scatter_out)),
+            "rd": Out(read_port_signature(local_bits, layouts.vertex_word)),
+            "wr": Out(write_port_signature(local_bits, layouts.vertex_word)),
+            "touch": Out(stream.Signature(local_bits)),
+            "apply_start": Out(1),
+            "apply_done": In(1),
+            "hazard_stall": Out(1),
+            "active": Out(1),
+        })
 
-def check_write_latency(unit, write_latency):
-    """Raise TypeError unless ``write_latency`` is 0 or 1 (``unit`` is being constructed)."""
-    if write_latency not in (0, 1):
-        unit._MustUse__silence = True  # never elaborated: do not warn about it
-        raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
+    def _round_control(self, m):
+        """``(paused, level, take_barrier)``: the stage is paused from a barrier taken until
+        ``apply_done`` (and from reset); ``level`` is the round, counted at each barrier; the
+        caller drives ``take_barrier`` (comb) when it takes a barrier."""
+        paused = Signal(init=1)
+        level = Signal(self._config.pe.round_bits)
+        take_barrier = Signal()
+        with m.If(take_barrier):
+            m.d.sync += [paused.eq(1), level.eq(level + 1)]
+        with m.If(self.apply_done):
+            m.d.sync += paused.eq(0)
+        return paused, level, take_barrier
 
 
 def newest_write(m, *, valid, address, word, read_address):
@@ -114,7 +131,7 @@ def kernel_inputs(kernel, *, valid, level, item, state):
     ]
 
 
-class GatherUnit(wiring.Component):
+class GatherUnit(GatherStage):
     """Gather with its hazard unit.
 
     Parameters
@@ -157,13 +174,8 @@ class GatherUnit(wiring.Component):
     """
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
-        check_write_latency(self, write_latency)
-        self._write_latency = write_latency
-        self._layouts = layouts
-        self._config = config
-        self._kernel = kernel
         self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
-        super().__init__(gather_ports(layouts, config))
+        super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
     def elaborate(self, platform):
         m = Module()
@@ -174,8 +186,7 @@ class GatherUnit(wiring.Component):
                                                   payload=layouts.vertex_word, remove_latency=1,
                                                   lookahead=3)
 
-        paused = Signal(init=1)
-        level = Signal(config.pe.round_bits)
+        paused, level, take_barrier = self._round_control(m)
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 
@@ -225,7 +236,7 @@ class GatherUnit(wiring.Component):
         m.d.comb += chosen.eq(Mux(parked_ready, parked, h))
         chosen_address = chosen.neighbor[:local_bits]
         flushed = hazard.empty & ~parked_valid
-        take_barrier = ~paused & h_valid & h.barrier & flushed
+        m.d.comb += take_barrier.eq(~paused & h_valid & h.barrier & flushed)
         h_leaves = from_head | park | take_barrier
         h_load = ~h_valid | h_leaves
         waiting = (parked_valid & ~from_parked) | (candidate & ~from_head & ~park)
@@ -272,10 +283,6 @@ class GatherUnit(wiring.Component):
             m.d.sync += parked_blocked.eq(parked_next)
             with m.If(from_parked):
                 m.d.sync += parked_valid.eq(0)
-        with m.If(take_barrier):
-            m.d.sync += [paused.eq(1), level.eq(level + 1)]
-        with m.If(self.apply_done):
-            m.d.sync += paused.eq(0)
 
         # Write-back register: the kernel's result is written one cycle after it leaves the
         # kernel, so the vertex memory read -> kernel path ends at a flip-flop instead of running

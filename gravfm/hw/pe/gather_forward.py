@@ -30,10 +30,8 @@ reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUni
 """
 
 from amaranth.hdl import Module, Mux, Signal
-from amaranth.lib import wiring
 
-from .gather import (GatherUnit, check_write_latency, gather_ports, kernel_inputs, newest_write,
-                     read_data_register)
+from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
@@ -55,7 +53,7 @@ def build_gather_unit(*, layouts, config, kernel, write_latency=0):
     return unit(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
 
-class ForwardingGatherUnit(wiring.Component):
+class ForwardingGatherUnit(GatherStage):
     """Gather with forwarding instead of a hazard unit; ports as :class:`GatherUnit`'s.
 
     Parameters
@@ -76,16 +74,11 @@ class ForwardingGatherUnit(wiring.Component):
     """
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
-        check_write_latency(self, write_latency)
         if not is_combinational(kernel):
             self._MustUse__silence = True
             raise TypeError(f"{type(kernel).__name__} is not a combinational gather kernel "
                             "(combinational = True); use GatherUnit")
-        self._write_latency = write_latency
-        self._layouts = layouts
-        self._config = config
-        self._kernel = kernel
-        super().__init__(gather_ports(layouts, config))
+        super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
     def elaborate(self, platform):
         m = Module()
@@ -93,8 +86,7 @@ class ForwardingGatherUnit(wiring.Component):
         local_bits = config.pe.local_bits
         m.submodules.kernel = kernel = self._kernel
 
-        paused = Signal(init=1)
-        level = Signal(config.pe.round_bits)
+        paused, level, take_barrier = self._round_control(m)
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 
@@ -115,8 +107,8 @@ class ForwardingGatherUnit(wiring.Component):
 
         flushed = ~s_valid & ~r_valid & ~wb_valid
         issue = ~paused & self.messages.valid & ~incoming.barrier
-        take_barrier = ~paused & self.messages.valid & incoming.barrier & flushed
         m.d.comb += [
+            take_barrier.eq(~paused & self.messages.valid & incoming.barrier & flushed),
             self.rd.addr.eq(incoming_address),
             self.rd.en.eq(1),
             self.messages.ready.eq(issue | take_barrier),
@@ -124,10 +116,6 @@ class ForwardingGatherUnit(wiring.Component):
             self.hazard_stall.eq(0),
             self.active.eq(~flushed),
         ]
-        with m.If(take_barrier):
-            m.d.sync += [paused.eq(1), level.eq(level + 1)]
-        with m.If(self.apply_done):
-            m.d.sync += paused.eq(0)
 
         # The word being written back, touched flag included: what memory will hold.
         written = Signal(layouts.vertex_word)
