@@ -113,46 +113,45 @@ def test_bfs_is_verified(graph, root, build_cache):
     check_figures(report)
 
 
-def _max_gather(layouts):
-    """WCC's gather made wrong on purpose: it keeps the LARGER label."""
-    from amaranth.hdl import Module, Mux
-    from amaranth.lib import wiring
-
-    from gravfm.hw.kernels import gather_signature
-
-    class MaxGather(wiring.Component):
-        def __init__(self):
-            super().__init__(gather_signature(layouts))
-
-        def elaborate(self, platform):
-            m = Module()
-            i, o = self.i.payload, self.o.payload
-            larger = i.message.label > i.state.label
-            m.d.comb += [o.nodeid.eq(i.nodeid), o.state.label.eq(Mux(larger, i.message.label, i.state.label)),
-                         o.state.active.eq(larger | i.state.active),
-                         self.o.valid.eq(self.i.valid), self.i.ready.eq(self.o.ready)]
-            return m
-
-    return MaxGather()
-
-
-def _stuck_gather(layouts):
-    """A gather that never accepts a message: the system must deadlock, and the watchdog stop it."""
+def _gather(layouts, drive):
+    """A gather kernel whose body is ``drive(m, kernel)`` (a deliberately wrong kernel)."""
     from amaranth.hdl import Module
     from amaranth.lib import wiring
 
     from gravfm.hw.kernels import gather_signature
 
-    class StuckGather(wiring.Component):
+    class TestGather(wiring.Component):
         def __init__(self):
             super().__init__(gather_signature(layouts))
 
         def elaborate(self, platform):
             m = Module()
-            m.d.comb += [self.i.ready.eq(0), self.o.valid.eq(0)]
+            drive(m, self)
             return m
 
-    return StuckGather()
+    return TestGather()
+
+
+def _max_gather(layouts):
+    """WCC's gather made wrong on purpose: it keeps the LARGER label."""
+    from amaranth.hdl import Mux
+
+    def drive(m, kernel):
+        i, o = kernel.i.payload, kernel.o.payload
+        larger = i.message.label > i.state.label
+        m.d.comb += [o.nodeid.eq(i.nodeid), o.state.label.eq(Mux(larger, i.message.label, i.state.label)),
+                     o.state.active.eq(larger | i.state.active),
+                     kernel.o.valid.eq(kernel.i.valid), kernel.i.ready.eq(kernel.o.ready)]
+
+    return _gather(layouts, drive)
+
+
+def _stuck_gather(layouts):
+    """A gather that never accepts a message: the system must deadlock, and the watchdog stop it."""
+    def drive(m, kernel):
+        m.d.comb += [kernel.i.ready.eq(0), kernel.o.valid.eq(0)]
+
+    return _gather(layouts, drive)
 
 
 @pytest.mark.slow

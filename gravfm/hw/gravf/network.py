@@ -13,10 +13,9 @@ delivers each message to its local PE and gives every local PE a barrier countin
 """
 
 from amaranth.hdl import Module
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib import wiring
 
-from ..network.network import build_crossbar
+from ..network.network import build_crossbar, network_ports
 from .router import MessageRouter
 
 __all__ = ["GravfNetwork", "message_routes"]
@@ -72,24 +71,11 @@ class GravfNetwork(wiring.Component):
     """
 
     def __init__(self, *, layout, pes, local_bits, fifo_depth=4, link_fifo_depth=None, fpga=0, fpgas=1):
-        self._layout = layout
-        self._pes = pes
-        self._local_bits = local_bits
-        self._fifo_depth = fifo_depth
-        self._link_fifo_depth = link_fifo_depth
-        self._fpga = fpga
-        self._remotes = fpgas - 1
+        self._layout, self._pes, self._local_bits = layout, pes, local_bits
+        self._fifo_depth, self._link_fifo_depth = fifo_depth, link_fifo_depth
+        self._fpga, self._remotes = fpga, fpgas - 1
         self._routes = message_routes(fpga, fpgas, pes)
-        members = {
-            "src": In(stream.Signature(layout)).array(pes),
-            "dst": Out(stream.Signature(layout)).array(pes),
-            "terminated": Out(pes),
-            "waiting": Out(pes),
-        }
-        if self._remotes:
-            members["remote_in"] = In(stream.Signature(layout)).array(self._remotes)
-            members["remote_out"] = Out(stream.Signature(layout)).array(self._remotes)
-        super().__init__(members)
+        super().__init__(network_ports(layout, pes=pes, remotes=self._remotes))
 
     def elaborate(self, platform):
         m = Module()

@@ -28,7 +28,23 @@ from .broadcast import Broadcaster
 from .endpoint import Endpoint
 from .merge import RoundMerger
 
-__all__ = ["Network", "build_crossbar"]
+__all__ = ["Network", "build_crossbar", "network_ports"]
+
+
+def network_ports(layout, *, pes, remotes, dst_layout=None):
+    """The ports every network has: ``src``/``dst`` streams per local PE, ``terminated`` and
+    ``waiting`` per local destination, and with ``remotes`` links ``remote_in``/``remote_out``
+    (``dst_layout``: what a PE receives, by default ``layout``)."""
+    members = {
+        "src": In(stream.Signature(layout)).array(pes),
+        "dst": Out(stream.Signature(layout if dst_layout is None else dst_layout)).array(pes),
+        "terminated": Out(pes),
+        "waiting": Out(pes),
+    }
+    if remotes:
+        members["remote_in"] = In(stream.Signature(layout)).array(remotes)
+        members["remote_out"] = Out(stream.Signature(layout)).array(remotes)
+    return members
 
 
 class Network(wiring.Component):
@@ -69,22 +85,11 @@ class Network(wiring.Component):
     """
 
     def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, link_fifo_depth=None, count_bits=8, lanes=1):
-        self._layout = layout
-        self._link_fifo_depth = link_fifo_depth
-        self._lanes = lanes
-        self._pes = pes
-        self._remotes = remotes
-        self._fifo_depth = fifo_depth
+        self._layout, self._pes, self._remotes, self._lanes = layout, pes, remotes, lanes
+        self._fifo_depth, self._link_fifo_depth = fifo_depth, link_fifo_depth
         self._count_bits = count_bits
-        members = {
-            "src": In(stream.Signature(layout)).array(pes),
-            "dst": Out(stream.Signature(lanes_layout(layout, lanes))).array(pes),
-            "terminated": Out(pes),
-            "waiting": Out(pes),
-        }
+        members = network_ports(layout, pes=pes, remotes=remotes, dst_layout=lanes_layout(layout, lanes))
         if remotes:
-            members["remote_in"] = In(stream.Signature(layout)).array(remotes)
-            members["remote_out"] = Out(stream.Signature(layout)).array(remotes)
             members["link_sender"] = Out(layout.members["sender"]).array(pes * remotes)
             members["link_keep"] = In(1).array(pes * remotes)
         super().__init__(members)

@@ -41,8 +41,42 @@ def hazard_slots_for(configured, kernel):
 
 
 class GatherStage(wiring.Component):
-    """What both gather stages share: the ports of :class:`GatherUnit`, the arguments, and the
-    round control (pause at a barrier until apply is done, count the rounds)."""
+    """What both gather stages (:class:`GatherUnit`, :class:`~gravfm.hw.pe.gather_forward.ForwardingGatherUnit`)
+    share: arguments, ports and the round control (paused at a barrier until apply is done).
+
+    Parameters
+    ----------
+    layouts : gravfm.hw.layouts.KernelLayouts
+    config : gravfm.hw.SystemConfig
+    kernel : wiring.Component
+        The algorithm's gather kernel.
+    write_latency : 0 or 1
+        Cycles between ``wr`` and the write reaching the vertex memory (1: the PE registers the
+        write port). With 1, a read issued in the cycle its vertex is written back takes the
+        word being written instead of the memory's (the old word), and a read issued as that
+        write lands takes it too, so the read port need not be transparent; with 0 it must be.
+
+    Ports
+    -----
+    messages : In(stream scatter_out)
+        Messages for this PE's vertices; a barrier closes a round.
+    rd : Out(read port, vertex_word)
+        Vertex-state read (transparent for ``wr`` when ``write_latency`` is 0).
+    wr : Out(write port, vertex_word)
+        Vertex-state write-back (always accepted), with ``touched`` set.
+    touch : Out(stream of local index)
+        A vertex whose state gather changed for the first time since its last apply (its
+        ``touched`` flag was clear); the receiver must always be ready (a FIFO with room for
+        every local vertex).
+    apply_start : Out(1)
+        Pulse: the round's messages are all gathered and written back.
+    apply_done : In(1)
+        Pulse: apply has finished; resume.
+    hazard_stall : Out(1)
+        A message waits for its vertex (or for a free hazard slot).
+    active : Out(1)
+        Messages are in flight (or one waits in the head register).
+    """
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
         if write_latency not in (0, 1):
@@ -64,10 +98,10 @@ class GatherStage(wiring.Component):
             "active": Out(1),
         })
 
-    def _round_control(self, m):
-        """``(paused, level, take_barrier)``: the stage is paused from a barrier taken until
-        ``apply_done`` (and from reset); ``level`` is the round, counted at each barrier; the
-        caller drives ``take_barrier`` (comb) when it takes a barrier."""
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.kernel = self._kernel
+        # Paused from a barrier taken until apply is done (and from reset); level = the round.
         paused = Signal(init=1)
         level = Signal(self._config.pe.round_bits)
         take_barrier = Signal()
@@ -75,7 +109,13 @@ class GatherStage(wiring.Component):
             m.d.sync += [paused.eq(1), level.eq(level + 1)]
         with m.If(self.apply_done):
             m.d.sync += paused.eq(0)
-        return paused, level, take_barrier
+        self._pipeline(m, self._layouts, self._config.pe.local_bits, self._kernel, paused=paused, level=level,
+                       take_barrier=take_barrier)
+        return m
+
+    def _pipeline(self, m, layouts, local_bits, kernel, *, paused, level, take_barrier):
+        """The stage's datapath; it drives ``take_barrier`` (comb) in the cycle it takes a barrier."""
+        raise NotImplementedError
 
 
 def newest_write(m, *, valid, address, word, read_address):
@@ -132,61 +172,25 @@ def kernel_inputs(kernel, *, valid, level, item, state):
 
 
 class GatherUnit(GatherStage):
-    """Gather with its hazard unit.
-
-    Parameters
-    ----------
-    layouts : gravfm.hw.layouts.KernelLayouts
-    config : gravfm.hw.SystemConfig
-    kernel : wiring.Component
-        The algorithm's gather kernel; its ``latency`` attribute (if any) sizes the hazard unit.
-    write_latency : 0 or 1
-        Cycles between ``wr`` and the write reaching the vertex memory (1: the PE registers the
-        write port). With 1, a read issued in the cycle its vertex is written back takes the
-        word being written instead of the memory's (the old word), and a read issued as that
-        write lands takes it too, so the read port need not be transparent; with 0 it must be.
+    """Gather with its hazard unit: a message waits while an earlier message to its vertex is in
+    flight. Parameters and ports as :class:`GatherStage`; the kernel's ``latency`` attribute (if
+    any) sizes the hazard unit.
 
     Attributes
     ----------
     hazard_slots : int
         Size of the hazard CAM, :func:`hazard_slots_for` of ``config.pe.hazard_slots``.
-
-    Ports
-    -----
-    messages : In(stream scatter_out)
-        Messages for this PE's vertices; a barrier closes a round.
-    rd : Out(read port, vertex_word)
-        Vertex-state read (transparent for ``wr``).
-    wr : Out(write port, vertex_word)
-        Vertex-state write-back (always accepted), with ``touched`` set.
-    touch : Out(stream of local index)
-        A vertex whose state gather changed for the first time since its last apply (its
-        ``touched`` flag was clear); the receiver must always be ready (a FIFO with room for
-        every local vertex).
-    apply_start : Out(1)
-        Pulse: the round's messages are all gathered and written back.
-    apply_done : In(1)
-        Pulse: apply has finished; resume.
-    hazard_stall : Out(1)
-        A message waits for its vertex (or for a free hazard slot).
-    active : Out(1)
-        Messages are in flight (or one waits in the head register).
     """
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
         self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
-    def elaborate(self, platform):
-        m = Module()
-        layouts, config = self._layouts, self._config
-        local_bits = config.pe.local_bits
-        m.submodules.kernel = kernel = self._kernel
+    def _pipeline(self, m, layouts, local_bits, kernel, *, paused, level, take_barrier):
         m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
                                                   payload=layouts.vertex_word, remove_latency=1,
                                                   lookahead=3)
 
-        paused, level, take_barrier = self._round_control(m)
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 
@@ -323,4 +327,3 @@ class GatherUnit(GatherStage):
             hazard.remove.eq(kernel.o.valid),
             hazard.remove_addr.eq(kernel.o.payload.nodeid[:local_bits]),
         ]
-        return m

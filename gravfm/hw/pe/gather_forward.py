@@ -29,7 +29,7 @@ The vertex word's ``touched`` flag travels with the forwarded word, so each vert
 reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`).
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Mux, Signal
 
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
 
@@ -54,23 +54,9 @@ def build_gather_unit(*, layouts, config, kernel, write_latency=0):
 
 
 class ForwardingGatherUnit(GatherStage):
-    """Gather with forwarding instead of a hazard unit; ports as :class:`GatherUnit`'s.
-
-    Parameters
-    ----------
-    layouts : gravfm.hw.layouts.KernelLayouts
-    config : gravfm.hw.SystemConfig
-    kernel : wiring.Component
-        A combinational gather kernel (``combinational = True``).
-    write_latency : 0 or 1
-        Cycles between ``wr`` and the write reaching the vertex memory.
-
-    Ports
-    -----
-    messages, rd, wr, touch, apply_start, apply_done, active
-        As :class:`~gravfm.hw.pe.gather.GatherUnit`.
-    hazard_stall : Out(1)
-        Always 0: no message waits for its vertex.
+    """Gather with forwarding instead of a hazard unit, for a combinational gather kernel
+    (``combinational = True``). Parameters and ports as :class:`~gravfm.hw.pe.gather.GatherStage`;
+    ``hazard_stall`` is always 0 (no message waits for its vertex).
     """
 
     def __init__(self, *, layouts, config, kernel, write_latency=0):
@@ -80,13 +66,7 @@ class ForwardingGatherUnit(GatherStage):
                             "(combinational = True); use GatherUnit")
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
-    def elaborate(self, platform):
-        m = Module()
-        layouts, config = self._layouts, self._config
-        local_bits = config.pe.local_bits
-        m.submodules.kernel = kernel = self._kernel
-
-        paused, level, take_barrier = self._round_control(m)
+    def _pipeline(self, m, layouts, local_bits, kernel, *, paused, level, take_barrier):
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 
@@ -149,4 +129,3 @@ class ForwardingGatherUnit(GatherStage):
             self.touch.valid.eq(wb_valid & changed & ~wb_before.touched),
             self.touch.payload.eq(wb_address),
         ]
-        return m

@@ -1,5 +1,7 @@
 """A kernel written in Verilog: its expected ports, the checks, and the ``Instance`` around it."""
 
+import tomllib
+from importlib import resources
 from pathlib import Path
 
 from amaranth.hdl import ClockSignal, Instance, Module, ResetSignal, Signal
@@ -22,8 +24,12 @@ RESET_PORT = "sys_rst"
 
 # --- the ports a kernel must have ---------------------------------------------------------------
 
-def _fields(layout):
-    return [(name, field.shape.width) for name, field in layout]
+#: ``{kind: ((Verilog port, direction, width, Amaranth path), ...)}``: the ports of each kernel
+#: kind, from ``ports.toml`` beside this module (where the widths are explained).
+PORT_TABLE = {kind: tuple(tuple(row) for row in rows)
+              for kind, rows in tomllib.loads(resources.files(__package__).joinpath("ports.toml").read_text()).items()}
+
+_LAYOUT_WIDTHS = ("message", "vertex", "update", "edge")
 
 
 def _port_map(kind, layouts, component):
@@ -31,6 +37,11 @@ def _port_map(kind, layouts, component):
 
     ``component`` may be None (only names, directions and widths are then meaningful).
     """
+    if kind not in PORT_TABLE:
+        raise ConfigError(f"unknown kernel kind {kind!r} (known: {', '.join(KERNEL_PORTS)})")
+    widths = {"vertexid": layouts.vertexid_bits, "round": layouts.round_bits,
+              "num_neighbors": layouts.scatter_in["num_neighbors"].shape.width}
+
     def get(path):
         if component is None:
             return None
@@ -39,66 +50,13 @@ def _port_map(kind, layouts, component):
             value = getattr(value, step)
         return value
 
-    vid = layouts.vertexid_bits
-    rnd = layouts.round_bits
     ports = []
-
-    def add(name, direction, width, path):
-        ports.append((name, direction, width, get(path)))
-
-    def add_fields(prefix, direction, layout, path):
-        for field, width in _fields(layout):
-            add(f"{prefix}_{field}", direction, width, f"{path}.{field}")
-
-    if kind == "gather":
-        add("level_in", "input", rnd, "i.payload.level")
-        add("nodeid_in", "input", vid, "i.payload.nodeid")
-        add("sender_in", "input", vid, "i.payload.sender")
-        add_fields("message_in", "input", layouts.message, "i.payload.message")
-        add_fields("state_in", "input", layouts.vertex, "i.payload.state")
-        add("valid_in", "input", 1, "i.valid")
-        add("ready", "output", 1, "i.ready")
-        add("nodeid_out", "output", vid, "o.payload.nodeid")
-        add_fields("state_out", "output", layouts.vertex, "o.payload.state")
-        add("state_valid", "output", 1, "o.valid")
-        add("state_ack", "input", 1, "o.ready")
-    elif kind == "apply":
-        add("nodeid_in", "input", vid, "i.payload.nodeid")
-        add_fields("state_in", "input", layouts.vertex, "i.payload.state")
-        add("round_in", "input", rnd, "i.payload.round")
-        add("barrier_in", "input", 1, "i.payload.barrier")
-        add("valid_in", "input", 1, "i.valid")
-        add("ready", "output", 1, "i.ready")
-        add("nodeid_out", "output", vid, "state_o.payload.nodeid")
-        add_fields("state_out", "output", layouts.vertex, "state_o.payload.state")
-        add("state_barrier", "output", 1, "state_o.payload.barrier")
-        add("state_valid", "output", 1, "state_o.valid")
-        add_fields("update_out", "output", layouts.update, "update_o.payload.update")
-        add("update_sender", "output", vid, "update_o.payload.sender")
-        add("update_round", "output", rnd, "update_o.payload.round")
-        add("barrier_out", "output", 1, "update_o.payload.barrier")
-        add("update_valid", "output", 1, "update_o.valid")
-        add("update_ack", "input", 1, "update_o.ready")
-    elif kind == "scatter":
-        add_fields("update_in", "input", layouts.update, "i.payload.update")
-        add("sender_in", "input", vid, "i.payload.sender")
-        add("round_in", "input", rnd, "i.payload.round")
-        add("barrier_in", "input", 1, "i.payload.barrier")
-        add("neighbor_in", "input", vid, "i.payload.neighbor")
-        add("num_neighbors_in", "input", layouts.scatter_in["num_neighbors"].shape.width,
-            "i.payload.num_neighbors")
-        add_fields("edge_in", "input", layouts.edge, "i.payload.edge")
-        add("valid_in", "input", 1, "i.valid")
-        add("ready", "output", 1, "i.ready")
-        add_fields("message_out", "output", layouts.message, "o.payload.message")
-        add("neighbor_out", "output", vid, "o.payload.neighbor")
-        add("sender_out", "output", vid, "o.payload.sender")
-        add("round_out", "output", rnd, "o.payload.round")
-        add("barrier_out", "output", 1, "o.payload.barrier")
-        add("valid_out", "output", 1, "o.valid")
-        add("message_ack", "input", 1, "o.ready")
-    else:
-        raise ConfigError(f"unknown kernel kind {kind!r} (known: {', '.join(KERNEL_PORTS)})")
+    for name, direction, width, path in PORT_TABLE[kind]:
+        if width in _LAYOUT_WIDTHS:
+            ports += [(f"{name}_{field}", direction, shape.shape.width, get(f"{path}.{field}"))
+                      for field, shape in getattr(layouts, width)]
+        else:
+            ports.append((name, direction, widths.get(width, width), get(path)))
     return ports
 
 
