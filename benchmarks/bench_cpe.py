@@ -9,17 +9,15 @@ from the end of one apply pass to the end of the next, over the messages scatter
 which leaves out the per-superstep latency that dominates small supersteps.
 
 Usage: python benchmarks/bench_cpe.py [--out FILE] [--cache DIR]; prints the JSON and writes it
-(default benchmarks/results/bench_cpe.json).
+(default benchmarks/results/bench_cpe.json), with its provenance (git revision, date, machine).
 """
 
 import argparse
-import json
-import os
-import platform
 import time
 from pathlib import Path
 
 from gravfm.flow import RunOptions, run
+from gravfm.provenance import arguments, machine, write_results
 
 GRAPHS = {
     "rmat14": "rmat:scale=14,ef=16,seed=1",
@@ -76,14 +74,12 @@ def main():
     data = {
         "benchmark": "cpe_one_pe",
         "definition": "CPE = cycles x PEs / messages (traversed edges), whole run from start to done",
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_average": os.getloadavg()},
+        "arguments": arguments(args),
+        "machine": machine(),
         "wall_s": time.time() - started,
         "results": results,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(data, indent=2) + "\n")
-    print(json.dumps(data, indent=2))
+    write_results(data, args.out)  # adds the provenance (git revision); writes and prints
     return 0 if all(r["verified"] for r in results) else 1
 
 

@@ -8,10 +8,11 @@ each unit with Yosys (``--synth ecp5-85`` adds nextpnr's Fmax; ``--synth xcu`` c
 Usage::
 
     python benchmarks/bench_fp.py --operations 2000 --json fp.json [--synth ecp5-85]
+
+The JSON records the arguments and the provenance (git revision, date, machine).
 """
 
 import argparse
-import json
 import random
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from gravfm.hw.fp import FPAdder, FPDivider, FPMultiplier, model
 from gravfm.hw.fp.binary32 import compose
 from gravfm.hw.fp.reference import EDGE_CASES, numpy_reference
 from gravfm.hw.fp.simulation import run_operations
+from gravfm.provenance import arguments, write_results
 
 UNITS = {"add": FPAdder, "mul": FPMultiplier, "div": FPDivider}
 
@@ -129,9 +131,8 @@ def main(argv=None):
             print(f"{entry['unit']:13s} {args.synth}: {entry['luts']} LUTs, "
                   f"{entry['flip_flops']} FFs, {entry['dsps']} DSPs, Fmax {entry['fmax_mhz']} MHz")
     if args.json:
-        with open(args.json, "w") as file:
-            json.dump({"seed": args.seed, "simulation": rows, "synthesis": synthesis}, file,
-                      indent=2)
+        write_results({"seed": args.seed, "arguments": arguments(args), "simulation": rows,
+                       "synthesis": synthesis}, args.json, stream=None)
     return 0 if all(row["mismatches"] == 0 for row in rows) else 1
 
 

@@ -1,19 +1,19 @@
 """Graph toolkit timings: RMAT generation and loading two packaged datasets.
 
-Prints one JSON object (seconds, best of ``--repeat`` runs) so results can be compared over
-time. Run: ``python benchmarks/bench_graph.py [--repeat N] [--scale 20]``.
+Prints one JSON object (seconds, best of ``--repeat`` runs; the arguments and the provenance:
+git revision, date, machine) so results can be compared over time.
+Run: ``python benchmarks/bench_graph.py [--repeat N] [--scale 20]``.
 """
 
 import argparse
-import json
 import platform
-import sys
 import time
 
 import numpy as np
 
 from gravfm import datasets
 from gravfm.graph import load_graph, rmat
+from gravfm.provenance import arguments, write_results
 
 
 def best_time(function, repeat):
@@ -32,7 +32,8 @@ def main(argv=None):
     parser.add_argument("--scale", type=int, default=20, help="RMAT scale (edge factor 16, seed 1)")
     args = parser.parse_args(argv)
 
-    results = {"python": platform.python_version(), "numpy": np.__version__, "repeat": args.repeat}
+    results = {"python": platform.python_version(), "numpy": np.__version__, "repeat": args.repeat,
+               "arguments": arguments(args)}
     seconds, graph = best_time(lambda: rmat(args.scale, 16, seed=1), args.repeat)
     results[f"rmat_scale{args.scale}_ef16"] = {"seconds": round(seconds, 3), "vertices": graph.num_vertices,
                                               "edges": graph.num_edges,
@@ -41,8 +42,7 @@ def main(argv=None):
         seconds, graph = best_time(lambda: load_graph(datasets.path(name)), args.repeat)
         results[name] = {"seconds": round(seconds, 4), "vertices": graph.num_vertices, "edges": graph.num_edges,
                          "lines": graph.cleaning.input_edges}
-    json.dump(results, sys.stdout, indent=2)
-    print()
+    write_results(results)
 
 
 if __name__ == "__main__":

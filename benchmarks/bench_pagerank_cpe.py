@@ -11,10 +11,11 @@ Usage::
 
     python benchmarks/bench_pagerank_cpe.py --graph rmat:scale=14,ef=16,seed=1 \\
         --supersteps 30 --hazard-slots 4 6 --json pagerank_cpe.json
+
+The JSON records the arguments and the provenance (git revision, date, machine).
 """
 
 import argparse
-import json
 import sys
 import time
 
@@ -23,6 +24,7 @@ import numpy as np
 from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, make_pagerank
 from gravfm.flow import RunOptions, run
 from gravfm.graph import load_graph
+from gravfm.provenance import arguments, write_results
 
 
 def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
@@ -70,9 +72,9 @@ def main(argv=None):
               f"bit-identical, max rel. diff {row['max_relative_difference']:.2e} "
               f"(tolerance {RANK_RTOL:g}); stalls {row['stalls']}")
     if args.json:
-        with open(args.json, "w") as file:
-            json.dump({"graph": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
-                       "supersteps": args.supersteps, "runs": rows}, file, indent=2)
+        write_results({"graph": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
+                       "supersteps": args.supersteps, "arguments": arguments(args), "runs": rows},
+                      args.json, stream=None)
     return 0 if all(row["verified"] for row in rows) else 1
 
 

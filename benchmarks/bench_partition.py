@@ -2,13 +2,13 @@
 
 Prints one JSON object: for greedy, round-robin and METIS, the seconds to partition (median of
 ``--repeat`` runs for the fast methods, one run for METIS) and the resulting imbalance and
-FPGA-crossing fraction; plus the seconds to build the GraVF-M edge stores. Fixed seed.
+FPGA-crossing fraction; plus the seconds to build the GraVF-M edge stores. Fixed seed. The
+arguments and the provenance (git revision, date, machine) are recorded beside the figures.
 
     .venv/bin/python benchmarks/bench_partition.py [--scale 20] [--edge-factor 16]
 """
 
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -37,6 +37,7 @@ def main(argv=None):
 
     from gravfm.graph import load_graph
     from gravfm.partition import gravfm_edge_stores, partition, partition_report
+    from gravfm.provenance import arguments, write_results
 
     spec = f"rmat:scale={args.scale},ef={args.edge_factor},seed={args.seed}"
     started = time.perf_counter()
@@ -50,6 +51,7 @@ def main(argv=None):
         "fpgas": args.fpgas,
         "pes_per_fpga": args.pes,
         "python": platform.python_version(),
+        "arguments": arguments(args),
         "methods": {},
     }
     methods = ["greedy", "roundrobin"] + ([] if args.no_metis else ["metis"])
@@ -74,8 +76,7 @@ def main(argv=None):
             figures["gravfm_edge_store_seconds"] = store_seconds
             figures["gravfm_edge_store_bits"] = stores.footprint().total_bits
         results["methods"][method] = figures
-    json.dump(results, sys.stdout, indent=2)
-    print()
+    write_results(results)
     return 0
 
 

@@ -20,7 +20,12 @@ verifies the answer and the message count against the software reference, and re
 * per (algorithm, graph, FPGA count): the GraVF-M / GraVF ratio of the measured MTEPS and of the
   model's T_sys.
 
-The JSON is rewritten after every point, so an interrupted study keeps what it measured.
+The JSON is rewritten after every point, so an interrupted study keeps what it measured. Each
+write carries a fresh ``provenance`` (git revision of the code, date, machine); each point records
+the ``git_revision`` (and ``git_dirty``) of the code it was measured with. With ``--append`` the
+points kept from the earlier file may come from other commits: their file's provenance is kept
+under ``earlier_provenance`` and ``provenance_note`` says how many points are not from the
+revision in ``provenance``.
 
 Usage::
 
@@ -45,6 +50,7 @@ from gravfm.model.algorithm_params import params_from_layouts
 from gravfm.model.predict import predict
 from gravfm.flow import RunOptions, graph_capacities, run
 from gravfm.partition import partition
+from gravfm.provenance import provenance, write_results
 
 ARCHITECTURES = ("gravfm", "gravf")
 
@@ -143,6 +149,34 @@ def ratios(results):
     return rows
 
 
+def same_code(earlier, current):
+    """Whether two provenance records certainly describe the same code: one known revision, clean
+    both times."""
+    return (earlier.get("git_revision") is not None and earlier.get("git_revision") == current["git_revision"]
+            and earlier.get("git_dirty") is False and current["git_dirty"] is False)
+
+
+def revision_note(results, current):
+    """What a reader of the file must know about points not measured with the code of ``current``
+    (the provenance written with them), or None."""
+    revision = current["git_revision"]
+    if revision is None:
+        return (f"the git revision of the code is unknown ({current.get('git_note')}); "
+                "see each point's git_revision")
+    others = [p for p in results if p.get("git_revision") != revision]
+    dirty = [p for p in results if p.get("git_dirty") is not False]
+    notes = []
+    if others:
+        revisions = sorted({p.get("git_revision") or "unknown: from before points recorded it" for p in others})
+        notes.append(f"{len(others)} of {len(results)} points were measured with the code of another git revision "
+                     f"than this file's provenance ({', '.join(revisions)}); see each point's git_revision and "
+                     "earlier_provenance")
+    if dirty:
+        notes.append(f"{len(dirty)} of {len(results)} points were measured with uncommitted changes, or without "
+                     "knowing (git_dirty true or missing)")
+    return "; ".join(notes) or None
+
+
 def scaled_network(platform, factor):
     """``platform`` with its FPGA-to-FPGA bandwidths multiplied by ``factor``."""
     if factor == 1.0:
@@ -206,6 +240,8 @@ def main(argv=None):
                 "fpga_counts": fpga_counts,
                 "complete": False, "results": [], "ratios": []}
     invocation = {key: getattr(args, key) for key in ("fpgas", "algorithms", "graphs", "archs")}
+    # The code measured is the code imported now; each point records its revision.
+    code = provenance()
     if args.append and args.json and Path(args.json).exists():
         previous = json.loads(Path(args.json).read_text())
         previous.setdefault("partition", "greedy")  # studies from before the option
@@ -216,6 +252,14 @@ def main(argv=None):
                  for arch in args.archs.split(",") for g in specs}
         document["results"] = [p for p in previous["results"]
                                if (p["algorithm"], p["arch"], p["graph"], p["fpgas"]) not in rerun]
+        # Points kept from earlier parts: keep the provenance of the code they may come from.
+        written = previous.get("provenance") or {
+            "git_revision": None, "git_note": "written before bench_scaling.py recorded provenance"}
+        kept_revisions = {p.get("git_revision") for p in document["results"]}
+        earlier = [e for e in previous.get("earlier_provenance", []) + [written]
+                   if e.get("git_revision") in kept_revisions and not same_code(e, code)]
+        if earlier:
+            document["earlier_provenance"] = earlier
         document["notes"] = previous.get("notes", [])
         document["runs"] = previous.get("runs") or [
             {"points": sorted({f"{p['algorithm']} {p['arch']} {p['graph']} {p['fpgas']}" for p in previous["results"]}),
@@ -223,6 +267,15 @@ def main(argv=None):
     document.setdefault("runs", []).append(invocation)
     document["fpga_counts"] = sorted({p["fpgas"] for p in document["results"]} | set(fpga_counts))
     results = document["results"]
+
+    def save():
+        if not args.json:
+            return
+        current = provenance()  # refreshed on every write
+        note = revision_note(results, current)
+        final = {**document, "provenance": current, **({"provenance_note": note} if note else {})}
+        write_results(final, args.json, stream=None)
+
     for fpgas in fpga_counts:
         for algorithm in algorithms:
             for arch in args.archs.split(","):
@@ -236,7 +289,8 @@ def main(argv=None):
                                       cache_dir=args.cache, log=log)
                     point.update(algorithm=algorithm.name, graph=name, spec=specs[name],
                                  params=params_of[algorithm.name, name], vertices=graph.num_vertices,
-                                 edges=graph.num_edges, wall_s=time.perf_counter() - started)
+                                 edges=graph.num_edges, wall_s=time.perf_counter() - started,
+                                 git_revision=code["git_revision"], git_dirty=code["git_dirty"])
                     results.append(point)
                     measured, model = point["measured"], point["model"]
                     print(f"{algorithm.name:4} {arch:6} {name:8} {fpgas} FPGA x {args.pes} PEs: "
@@ -246,11 +300,9 @@ def main(argv=None):
                           f"{measured['bytes_per_edge']:.3f} B/edge (theory {point['bytes_per_edge_theory']:.3f})  "
                           f"{measured['cycles']} cycles", flush=True)
                     document["ratios"] = ratios(results)
-                    if args.json:
-                        Path(args.json).write_text(json.dumps(document, indent=2))
+                    save()
     document["complete"] = True   # this invocation finished; "runs" lists what each part ran
-    if args.json:
-        Path(args.json).write_text(json.dumps(document, indent=2))
+    save()
     if args.png:
         plot(document, args.png)
     return 0 if all(point["measured"]["verified"] for point in results) else 1

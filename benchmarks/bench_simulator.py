@@ -6,18 +6,18 @@ against the software reference. The machine is shared: its load average is recor
 figures.
 
 Usage: python benchmarks/bench_simulator.py [--out FILE] [--graph SPEC] [--pes 1 4 9]; prints
-the JSON and writes it (default benchmarks/results/bench_simulator.json).
+the JSON and writes it (default benchmarks/results/bench_simulator.json), with its provenance
+(git revision, date, machine).
 """
 
 import argparse
-import json
 import os
-import platform
 import tempfile
 import time
 from pathlib import Path
 
 from gravfm.flow import RunOptions, run
+from gravfm.provenance import arguments, machine, write_results
 
 DEFAULT_GRAPH = "rmat:scale=14,ef=16,seed=1"
 DEFAULT_PES = (1, 4, 9)
@@ -61,13 +61,11 @@ def main():
     data = {
         "benchmark": "simulator_speed",
         "simulator": "verilator (single-threaded), gravfm C++ harness",
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_average": os.getloadavg()},
+        "arguments": arguments(args),
+        "machine": machine(),
         "results": results,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(data, indent=2) + "\n")
-    print(json.dumps(data, indent=2))
+    write_results(data, args.out)  # adds the provenance (git revision); writes and prints
     return 0 if all(r["verified"] for r in results) else 1
 
 

@@ -1,6 +1,7 @@
 """Resources and Fmax of generated FPGA tops with the open tools, for 1, 2 and 4 PEs.
 
-Prints one JSON object (and writes it with --json): for each target, algorithm and PE count, the
+Prints one JSON object (and writes it with --json, after every configuration), with the arguments
+and the provenance (git revision, date, machine): for each target, algorithm and PE count, the
 LUTs, flip-flops, block RAMs and DSPs per FPGA and per PE from Yosys, and — for ECP5 — the Fmax
 and critical path after nextpnr place-and-route (CABGA381, placement seed 1 or each of --seeds,
 nextpnr's router1 unless --router router2;
@@ -29,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from gravfm.provenance import arguments, write_results
 from gravfm.synth.targets import NEXTPNR_ROUTERS, get_target
 
 
@@ -85,11 +87,11 @@ def main(argv=None):
     result = {"benchmark": "synth", "date": time.strftime("%Y-%m-%d", time.gmtime()),
               "build": {"vertices_per_pe": 256, "edges_per_pe": 4096},
               "capacity_for_pes_fit": {"vertices": 1 << 16, "edges": 1 << 20},
-              "timeout_s": args.timeout, "runs": runs}
+              "timeout_s": args.timeout, "arguments": arguments(args), "runs": runs}
 
     def save():  # after every configuration, so an interrupted sweep keeps what it measured
         if args.json:
-            Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+            write_results(result, args.json, stream=None)  # provenance refreshed on every write
 
     with tempfile.TemporaryDirectory() as scratch:
         for target in args.targets:
@@ -107,7 +109,7 @@ def main(argv=None):
                     save()
                     print(f"{target} {name} {fpgas}x{pes} seed {seed}: {report['fpga']['luts']} LUTs, "
                           f"Fmax {report['fpga']['fmax_mhz']}", file=sys.stderr)
-    print(json.dumps(result, indent=2))
+    write_results(result, args.json)
 
 
 if __name__ == "__main__":

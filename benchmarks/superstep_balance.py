@@ -12,10 +12,12 @@ their message counts are checked against the software reference.
 
     python benchmarks/superstep_balance.py rmat:scale=16,ef=32,seed=1 --algorithm bfs --fpgas 4 \\
         --pes 9 --methods greedy sortedgreedy
+
+The JSON names every argument (graph, algorithm, fpgas, pes_per_fpga, methods) and carries the
+provenance (git revision, date, machine).
 """
 
 import argparse
-import json
 import sys
 
 import numpy as np
@@ -23,6 +25,7 @@ import numpy as np
 from gravfm.algorithms import get_algorithm
 from gravfm.graph import load_graph
 from gravfm.partition import partition
+from gravfm.provenance import write_results
 
 
 def active_senders(name, graph, reference):
@@ -86,7 +89,7 @@ def main(argv=None):
         parts = partition(graph, args.fpgas, args.pes, method=method)
         value, ratios = balance(graph, steps, np.asarray(parts.pe_of_vertex), parts.num_pes)
         result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios}
-    print(json.dumps(result, indent=2))
+    write_results(result)
     return 0
 
 

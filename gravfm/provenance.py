@@ -1,0 +1,208 @@
+"""Where a benchmark's figures come from: the code's git revision, the machine and the date.
+
+A results file must say which commit's RTL it describes. :func:`provenance` gathers that (the git
+revision of the checkout the imported ``gravfm`` package lives in, whether it had uncommitted
+changes, the package version, the date and the machine) and :func:`write_results` stamps it on a
+benchmark's JSON document as it writes and prints it. Nothing here imports Amaranth, and nothing
+raises when git or the repository is missing (a package installed from an sdist has neither): the
+unknown figures are ``None`` and ``git_note`` says why.
+
+Typical use at the end of a benchmark::
+
+    document = {"benchmark": "cpe_one_pe", "arguments": arguments(args), "results": results}
+    write_results(document, args.out)   # writes args.out and prints the same JSON
+"""
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["provenance", "git_state", "machine", "arguments", "json_safe", "write_results"]
+
+#: The folder holding the ``gravfm`` package (a checkout's top folder, or site-packages).
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent
+
+#: Seconds any one git command may take.
+GIT_TIMEOUT_S = 10
+
+#: Paths (relative to the checkout) whose uncommitted changes make a measurement "dirty": the
+#: generator and the benchmarks, but not the results the benchmarks write.
+DIRTY_PATHSPECS = ("gravfm", "benchmarks", "pyproject.toml", ":(exclude)benchmarks/results")
+
+_STDOUT = object()  # write_results' default stream: sys.stdout as it is at the call
+
+
+def _git(folder, *arguments):
+    """Run ``git arguments`` in ``folder``.
+
+    Returns
+    -------
+    tuple
+        ``(stdout, None)`` on success, ``(None, reason)`` if git is missing, times out or fails.
+    """
+    command = ["git", "--no-optional-locks", *arguments]
+    try:
+        completed = subprocess.run(command, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True,
+                                   text=True, timeout=GIT_TIMEOUT_S)
+    except FileNotFoundError:
+        return None, "git is not installed (not on PATH)"
+    except subprocess.TimeoutExpired:
+        return None, f"`git {' '.join(arguments)}` took more than {GIT_TIMEOUT_S} s"
+    except OSError as error:
+        return None, f"git could not be run: {error}"
+    if completed.returncode != 0:
+        message = completed.stderr.strip().splitlines()
+        return None, f"`git {' '.join(arguments)}` failed: {message[0] if message else completed.returncode}"
+    return completed.stdout, None
+
+
+def git_state(folder):
+    """Git revision of the checkout whose top folder is ``folder``, and whether it is dirty.
+
+    ``folder`` must hold a ``gravfm`` package tracked by the repository: a copy installed in a
+    folder that happens to lie inside some repository (a virtualenv's site-packages) has no
+    revision of its own.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        The folder holding the ``gravfm`` package.
+
+    Returns
+    -------
+    dict
+        ``git_revision``: the full hash of ``HEAD``, or ``None``; ``git_dirty``: ``True`` if
+        ``git status`` shows changed tracked files under ``gravfm/``, ``benchmarks/`` (results
+        excluded) or ``pyproject.toml``, ``False`` if none, ``None`` if unknown; and ``git_note``,
+        why a figure is ``None`` (only then).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return {"git_revision": None, "git_dirty": None, "git_note": f"{folder} is not a folder"}
+    tracked, reason = _git(folder, "ls-files", "--error-unmatch", "--", "gravfm/__init__.py")
+    if reason is not None:
+        return {"git_revision": None, "git_dirty": None,
+                "git_note": f"no git checkout of gravfm at {folder} ({reason})"}
+    head, reason = _git(folder, "rev-parse", "--verify", "HEAD")
+    if reason is not None:
+        return {"git_revision": None, "git_dirty": None, "git_note": f"no HEAD commit at {folder} ({reason})"}
+    state = {"git_revision": head.strip(), "git_dirty": None}
+    status, reason = _git(folder, "status", "--porcelain", "--untracked-files=no", "--", *DIRTY_PATHSPECS)
+    if reason is not None:
+        state["git_note"] = f"uncommitted changes unknown ({reason})"
+    else:
+        state["git_dirty"] = bool(status.strip())
+    return state
+
+
+def machine():
+    """The machine a benchmark runs on.
+
+    Returns
+    -------
+    dict
+        ``cpus`` (logical CPUs), ``python`` (version), ``platform`` (OS and architecture) and
+        ``load_average`` (1, 5 and 15 minutes; ``None`` where the OS has none): the machine may
+        be shared, so the load is recorded beside the figures.
+    """
+    try:
+        load = list(os.getloadavg())
+    except (AttributeError, OSError):
+        load = None
+    return {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+            "load_average": load}
+
+
+def provenance():
+    """Where figures measured now come from.
+
+    Returns
+    -------
+    dict
+        ``git_revision``, ``git_dirty`` (and ``git_note`` when either is unknown; see
+        :func:`git_state`) of the checkout the imported ``gravfm`` package lives in,
+        ``gravfm_version``, ``date`` (UTC, ISO 8601) and ``machine`` (:func:`machine`).
+    """
+    from gravfm import __version__
+
+    return {**git_state(PACKAGE_PARENT), "gravfm_version": __version__,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "machine": machine()}
+
+
+def json_safe(value):
+    """``value`` with tuples as lists, mapping keys as strings and any other non-JSON object
+    (a path, a set) as its ``str``.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    object
+        Something :func:`json.dumps` accepts.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return str(value)
+
+
+def arguments(namespace):
+    """A benchmark's parsed command-line arguments, JSON-ready (its configuration).
+
+    Parameters
+    ----------
+    namespace : argparse.Namespace
+
+    Returns
+    -------
+    dict
+        ``vars(namespace)`` through :func:`json_safe`.
+    """
+    return json_safe(vars(namespace))
+
+
+def write_results(document, path=None, *, stream=_STDOUT):
+    """Stamp ``document`` with its provenance, then write and print it as JSON.
+
+    Parameters
+    ----------
+    document : dict
+        The benchmark's results; not modified.
+    path : str or pathlib.Path, optional
+        File to write (its folder is created); replaced whole, so a reader never sees half a file.
+    stream : file-like or None, optional
+        Where to print the JSON too; ``sys.stdout`` (as it is at the call) by default, nowhere
+        if ``None``.
+
+    Returns
+    -------
+    dict
+        A copy of ``document`` with ``"provenance": provenance()`` added, unless ``document``
+        already has a ``"provenance"`` key (a caller's key is never replaced).
+    """
+    final = dict(document)
+    if "provenance" not in final:
+        final["provenance"] = provenance()
+    text = json.dumps(final, indent=2) + "\n"
+    if path is not None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(text)
+        os.replace(partial, path)
+    if stream is _STDOUT:
+        stream = sys.stdout
+    if stream is not None:
+        stream.write(text)
+        stream.flush()
+    return final
