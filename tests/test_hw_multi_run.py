@@ -40,9 +40,21 @@ def test_fpga_top_has_one_link_port_pair_per_peer():
     single = FpgaTop(SystemConfig.of(algorithm=WCC))
     assert "link_out" not in single.signature.members
     Fragment.get(single, None)
-    top = FpgaTop(SystemConfig.of(algorithm=WCC, fpgas=3), fpga=1)
+    top = FpgaTop(SystemConfig.of(algorithm=WCC, fpgas=3))
     assert len(top.link_out) == len(top.link_in) == 2
     Fragment.get(top, None)   # elaborates alone (what one board holds)
+
+
+@pytest.mark.parametrize("arch", ["gravfm", "gravf"])
+def test_every_fpga_of_a_system_has_the_same_top(arch):
+    """One design serves every FPGA (issue 19): the FPGA index is a host-loaded register."""
+    from amaranth.back import verilog
+
+    config = SystemConfig.of(algorithm=WCC, fpgas=3, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch=arch)
+    system = MultiFpgaSystem(config)
+    system._MustUse__silence = True   # only its tops are exported
+    texts = {verilog.convert(top, name="fpga_top", emit_src=False) for top in (*system.tops, FpgaTop(config))}
+    assert len(texts) == 1
 
 
 def test_graph_too_large_for_the_memories():

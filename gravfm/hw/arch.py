@@ -32,8 +32,9 @@ class Architecture:
         """Bits one item costs on a link (the model's m_update or m_message)."""
         raise NotImplementedError
 
-    def network(self, *, config, layouts, fpga):
-        """The on-chip network of FPGA ``fpga`` (with one remote port per peer FPGA)."""
+    def network(self, *, config, layouts, fpga_index):
+        """The on-chip network of an FPGA (with one remote port per peer FPGA); ``fpga_index``
+        is the FPGA's index (a host-loaded register)."""
         raise NotImplementedError
 
     def pe_core(self, *, config, layouts, pe_index, kernel):
@@ -56,7 +57,7 @@ class GravfmArchitecture(Architecture):
     def item_bits(self, config, layouts):
         return config.vertexid_bits + layouts.update.size   # sender id + update
 
-    def network(self, *, config, layouts, fpga):
+    def network(self, *, config, layouts, fpga_index):
         return Network(layout=layouts.net_update, pes=config.pes_per_fpga, remotes=config.fpgas - 1,
                        fifo_depth=config.network.fifo_depth, link_fifo_depth=config.network.link_fifo_depth,
                        count_bits=config.count_bits, lanes=config.pe.update_lanes)
@@ -80,11 +81,11 @@ class GravfArchitecture(Architecture):
     def item_bits(self, config, layouts):
         return 2 * config.vertexid_bits + layouts.message.size   # destination id + sender id + message
 
-    def network(self, *, config, layouts, fpga):
+    def network(self, *, config, layouts, fpga_index):
         from .gravf import GravfNetwork
         return GravfNetwork(layout=layouts.net_message, pes=config.pes_per_fpga, local_bits=config.pe.local_bits,
                             fifo_depth=config.network.fifo_depth, link_fifo_depth=config.network.link_fifo_depth,
-                            fpga=fpga, fpgas=config.fpgas)
+                            fpga_index=fpga_index, fpgas=config.fpgas)
 
     def pe_core(self, *, config, layouts, pe_index, kernel):
         return SenderScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)

@@ -2,16 +2,20 @@
 
 The architecture (:mod:`gravfm.hw.arch`, from ``config.arch``) supplies the network and each
 PE's dataflow core; everything else is the same for both. With one FPGA this is the whole
-system; with several, :class:`gravfm.hw.multi.MultiFpgaSystem` joins one per FPGA by links.
-A GraVF-M FPGA's updates for a peer pass the neighbor filter (host-written, ``HostMem.FILTER``)
-in front of that link.
+system; with several, every FPGA carries the same top (as every board of a real system carries
+the same bitstream): the host tells each its index (``HostMem.FPGA``), from which its PEs know
+their global indices and GraVF's routers the way to each PE. The system around the tops
+(:class:`gravfm.hw.multi.MultiFpgaSystem`, or the compiled simulator's harness) routes the host
+bus by FPGA and joins link port ``k`` of FPGA ``f`` to FPGA ``peers_of(f)[k]``. A GraVF-M FPGA's
+updates for a peer pass the neighbor filter (host-written, ``HostMem.FILTER``) in front of that
+link.
 
 The graph is not part of the RTL: before ``start`` the host writes vertex states, edge indices,
 edge arrays and PE registers (:mod:`gravfm.hw.protocol`); after ``done`` it reads states,
 counters and the per-round log.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -25,19 +29,17 @@ from .link import LinkReceiver, LinkSender, link_word_layout
 from .memory_ports import NO_READ_DURING_WRITE
 from .pe import ProcessingElement
 from .pe.gather_forward import forwards
-from .protocol import HOST_READ_LATENCY, HostMem, peers_of
+from .protocol import HOST_READ_LATENCY, FpgaRegister, HostMem
 
 __all__ = ["FpgaTop"]
 
 
 class FpgaTop(wiring.Component):
-    """The top of FPGA ``fpga``: PEs ``fpga * p .. fpga * p + p - 1`` and one link port per peer.
+    """The top of any FPGA of the system: ``p`` PEs, the network and one link port per peer.
 
     Parameters
     ----------
     config : SystemConfig
-    fpga : int
-        This FPGA's index (0 for a single FPGA).
     receiver_depth : int, optional
         Depth of each parity FIFO of a link receiver (default ``config.network.fifo_depth``).
     use_filter : bool
@@ -50,11 +52,10 @@ class FpgaTop(wiring.Component):
     Ports
     -----
     host_*, start, done, superstep
-        The host interface (:func:`gravfm.hw.host.host_ports`) with global PE indices: this FPGA
-        takes the writes and answers the reads of its own PEs (``host_rd_data`` is zero for
-        another FPGA's PE).
+        The host interface (:func:`gravfm.hw.host.host_ports`) with this FPGA's local PE indices
+        (for one FPGA, the global ones); a write to ``HostMem.FPGA`` sets the FPGA's index.
     link_out, link_in : Out / In (array of ``fpgas - 1`` streams of link words), several FPGAs only
-        Port ``k`` talks to FPGA ``peers_of(fpga, fpgas)[k]``.
+        Port ``k`` talks to the ``k``-th other FPGA in increasing order (``peers_of``).
 
     Raises
     ------
@@ -62,21 +63,18 @@ class FpgaTop(wiring.Component):
         A kernel's ports do not match the algorithm's layouts, or the filter word does not fit.
     """
 
-    def __init__(self, config, *, fpga=0, receiver_depth=None, use_filter=True):
+    def __init__(self, config, *, receiver_depth=None, use_filter=True):
         # A top that failed to construct must not also warn that it was never used.
         self._MustUse__silence = True
         if not isinstance(config, SystemConfig):
             raise TypeError(f"FpgaTop needs a SystemConfig, not {type(config).__name__}")
-        if not 0 <= fpga < config.fpgas:
-            raise ConfigError(f"FPGA {fpga} does not exist in a system of {config.fpgas}")
         self.config = config
         self.architecture = arch = architecture(config.arch)
         self.layouts = layouts = arch.layouts(config.algorithm, config)
-        self.geometry = geometry = HostGeometry.of(config, layouts)
-        if arch.filters_links and config.fpgas > geometry.wr_data_bits:
+        self.geometry = geometry = HostGeometry.of(config, layouts, pes=config.pes_per_fpga)
+        if arch.filters_links and config.fpgas - 1 > geometry.wr_data_bits:
             raise ConfigError(f"{config.fpgas} FPGAs: the filter word does not fit the "
                               f"{geometry.wr_data_bits}-bit host data")
-        self.fpga = fpga
         self._receiver_depth = receiver_depth or config.network.fifo_depth
         self._use_filter = use_filter
         # Built (and checked) now, so a bad kernel fails at construction.
@@ -108,29 +106,29 @@ class FpgaTop(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         config, layouts, arch = self.config, self.layouts, self.architecture
-        p, first = config.pes_per_fpga, self.fpga * config.pes_per_fpga
-        m.submodules.network = network = arch.network(config=config, layouts=layouts, fpga=self.fpga)
+        fpga_index, pe_indices = self._identity(m)
+        m.submodules.network = network = arch.network(config=config, layouts=layouts, fpga_index=fpga_index)
         words = {}
         done = 1
-        for i in range(p):
-            g = first + i
-            core = arch.pe_core(config=config, layouts=layouts, pe_index=g, kernel=self._kernels[i]["scatter"])
-            pe = ProcessingElement(layouts=layouts, config=config, pe_index=g, kernels=self._kernels[i],
+        for i in range(config.pes_per_fpga):
+            core = arch.pe_core(config=config, layouts=layouts, pe_index=pe_indices[i],
+                                kernel=self._kernels[i]["scatter"])
+            pe = ProcessingElement(layouts=layouts, config=config, pe_index=pe_indices[i], kernels=self._kernels[i],
                                    core=core, geometry=self.geometry)
-            m.submodules[f"pe{g}"] = pe
+            m.submodules[f"pe{i}"] = pe
             wiring.connect(m, pe.net_out, network.src[i])
             wiring.connect(m, network.dst[i], pe.net_in)
             m.d.comb += [
                 pe.start.eq(self.start),
                 pe.terminated.eq(network.terminated[i]),
                 pe.waiting.eq(network.waiting[i]),
-                pe.wr_en.eq(self.host_wr_en & (self.host_wr_pe == g)),
+                pe.wr_en.eq(self.host_wr_en & (self.host_wr_pe == i)),
                 pe.wr_mem.eq(self.host_wr_mem),
                 pe.wr_addr.eq(self.host_wr_addr),
                 pe.wr_data.eq(self.host_wr_data),
             ]
-            pe_read_request(m, g, top=self, pe=pe)
-            words[g] = pe.rd_data
+            pe_read_request(m, i, top=self, pe=pe)
+            words[i] = pe.rd_data
             if i == 0:
                 m.d.comb += self.superstep.eq(pe.round)
             done = done & network.terminated[i]
@@ -138,14 +136,30 @@ class FpgaTop(wiring.Component):
         read = select_registered(m, words, self.host_rd_pe, cycles=HOST_READ_LATENCY, name="rd_selected")
         m.d.comb += [self.done.eq(done), self.host_rd_data.eq(read)]
         if config.fpgas > 1:
-            self._link_ends(m, network, first)
+            self._link_ends(m, network)
         return m
 
-    def _link_ends(self, m, network, first):
+    def _identity(self, m):
+        """``(fpga_index, [global index of local PE i])``: registers the host loads
+        (``HostMem.FPGA``), so that every FPGA of a system has the same top."""
+        config = self.config
+        p = config.pes_per_fpga
+        fpga_index = Signal(range(config.fpgas), name="fpga_index")
+        pe_indices = [Signal(config.pe_bits, name=f"pe{i}_index", init=i) for i in range(p)]
+        written = (self.host_wr_en & (self.host_wr_mem == HostMem.FPGA)
+                   & (self.host_wr_addr == FpgaRegister.INDEX))
+        with m.If(written):
+            index = self.host_wr_data[:len(fpga_index)]
+            m.d.sync += fpga_index.eq(index)
+            # A multiple of p plus a constant, computed once at load time, not in any datapath.
+            m.d.sync += [pe_index.eq(index * p + i) for i, pe_index in enumerate(pe_indices)]
+        return fpga_index, pe_indices
+
+    def _link_ends(self, m, network):
         """One sender and one receiver per peer; GraVF-M's filter in front of each link's merger."""
         config, item = self.config, self.architecture.network_item(self.layouts)
         if self.architecture.filters_links:
-            self._filter(m, network, first)
+            self._filter(m, network)
         for k in range(config.fpgas - 1):
             sender = LinkSender(layout=item, local_pes=config.pes_per_fpga)
             m.submodules[f"link_sender{k}"] = sender
@@ -156,18 +170,19 @@ class FpgaTop(wiring.Component):
             wiring.connect(m, wiring.flipped(self.link_in[k]), receiver.i)
             wiring.connect(m, receiver.o, network.remote_in[k])
 
-    def _filter(self, m, network, first):
-        """The neighbor filter: one bit per (local PE, peer, vertex).
+    def _filter(self, m, network):
+        """The neighbor filter: one bit per (local PE, link, vertex).
 
-        Local PE ``i``'s FIFO towards peer ``k`` carries only ``i``'s own vertices, so each pair
+        Local PE ``i``'s FIFO towards link ``k`` carries only ``i``'s own vertices, so each pair
         gets its own one-bit memory with one read port, looked up by the update entering that FIFO.
+        Bit ``k`` of a filter word is link ``k``'s (the host orders the bits by this FPGA's links).
         """
         config = self.config
-        p, local_bits = config.pes_per_fpga, config.pe.local_bits
-        peers = peers_of(self.fpga, config.fpgas)
-        for i in range(p):
-            for k, peer in enumerate(peers):
-                index = i * len(peers) + k
+        local_bits = config.pe.local_bits
+        links = config.fpgas - 1
+        for i in range(config.pes_per_fpga):
+            for k in range(links):
+                index = i * links + k
                 if not self._use_filter:
                     m.d.comb += network.link_keep[index].eq(1)
                     continue
@@ -175,10 +190,9 @@ class FpgaTop(wiring.Component):
                 m.submodules[f"filter{i}_{k}"] = bits
                 write, read = bits.write_port(), bits.read_port(domain="comb")
                 m.d.comb += [
-                    write.en.eq(self.host_wr_en & (self.host_wr_mem == HostMem.FILTER)
-                                & (self.host_wr_pe == first + i)),
+                    write.en.eq(self.host_wr_en & (self.host_wr_mem == HostMem.FILTER) & (self.host_wr_pe == i)),
                     write.addr.eq(self.host_wr_addr[:local_bits]),
-                    write.data.eq(self.host_wr_data[peer]),
+                    write.data.eq(self.host_wr_data[k]),
                     read.addr.eq(network.link_sender[index][:local_bits]),
                     network.link_keep[index].eq(read.data),
                 ]

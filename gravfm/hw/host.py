@@ -28,12 +28,14 @@ class HostGeometry:
     rd_data_bits: int
 
     @classmethod
-    def of(cls, config, layouts):
+    def of(cls, config, layouts, *, pes=None):
         """The widths for ``config``: every memory, counter and log addressable, every word carried
-        (with several FPGAs also the link counters)."""
+        (with several FPGAs also the link counters); ``pes`` PEs addressed (default: all of the
+        system's; an FPGA top addresses its own, by local index)."""
         link_counters = len(LINK_COUNTER_NAMES) * (config.fpgas - 1)
+        pes = config.total_pes if pes is None else pes
         return cls(
-            pe_bits=config.pe_bits,
+            pe_bits=max(1, (pes - 1).bit_length()),
             addr_bits=max(config.vertexid_bits, config.pe.edge_addr_bits, config.pe.local_bits,
                           (config.pe.max_rounds - 1).bit_length(), (len(COUNTER_NAMES) - 1).bit_length(),
                           (link_counters - 1).bit_length(), 1),

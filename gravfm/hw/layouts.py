@@ -26,12 +26,20 @@ scatter receives the barrier as one item with ``barrier=1`` and must pass it to 
 store holds, per PE, only the edges whose destination lives there).
 """
 
-from amaranth.hdl import unsigned
+from amaranth.hdl import Cat, Const, Value, unsigned
 from amaranth.lib import data
 
 from ..algorithms.base import VERTEXID
 
-__all__ = ["KernelLayouts", "lanes_layout", "resolve_layout"]
+__all__ = ["KernelLayouts", "hardware_id", "lanes_layout", "resolve_layout"]
+
+
+def hardware_id(local_index, pe_index, config):
+    """The hardware id of local vertex ``local_index`` of PE ``pe_index`` (global): the PE index
+    above the local index. ``pe_index`` is an int, or a signal when the PE learns its index from
+    the host (identical FPGA tops)."""
+    pe = Const(pe_index, config.pe_bits) if isinstance(pe_index, int) else Value.cast(pe_index)
+    return Cat(local_index, pe)
 
 
 def resolve_layout(fields, vertexid_bits):

@@ -17,7 +17,7 @@ harness includes: nothing is spelled twice.
 import numpy as np
 
 __all__ = [
-    "HostMem", "HostReadMem", "PeRegister", "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS",
+    "HostMem", "HostReadMem", "PeRegister", "FpgaRegister", "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS",
     "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS", "PE_READ_LATENCY", "HOST_READ_LATENCY",
     "LINK_COUNTER_NAMES", "peers_of", "link_counter_address", "LOAD_MAGIC", "split_words", "join_words",
     "write_load_file", "cpp_header",
@@ -34,8 +34,9 @@ class HostMem:
     EDGE_INDEX = 1    #: edge index, addr = sender's hardware id, word = {start, length}
     EDGES = 2         #: edge array, word = {dst, edge fields}
     REGISTERS = 3     #: PE registers (:class:`PeRegister`)
-    FILTER = 4        #: neighbor filter (multi-FPGA GraVF-M): bit f = FPGA f hosts a neighbour
+    FILTER = 4        #: neighbor filter (multi-FPGA GraVF-M): bit k = link k's peer hosts a neighbour
     APPLY_LIST = 5    #: vertices round 0's apply visits (sparse apply)
+    FPGA = 6          #: registers of the FPGA written to (:class:`FpgaRegister`); the PE is ignored
 
 
 class HostReadMem:
@@ -54,6 +55,13 @@ class PeRegister:
 
     NUM_LOCAL = 0       #: vertices this PE holds
     SPARSE_ROUND0 = 1   #: 1: round 0's apply visits only the listed vertices (APPLY_LIST)
+
+
+class FpgaRegister:
+    """Addresses of an FPGA's registers (``host_wr_mem = HostMem.FPGA``): what tells identical
+    FPGA tops apart. The host addresses an FPGA by any of its PEs; the top sees local PE indices."""
+
+    INDEX = 0           #: this FPGA's index in the system (its PEs are INDEX * p .. INDEX * p + p - 1)
 
 
 COUNTER_BITS = 64

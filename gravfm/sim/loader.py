@@ -22,7 +22,7 @@ import numpy as np
 
 from ..algorithms.base import VERTEXID
 from ..errors import ConfigError
-from ..hw.protocol import HostMem, PeRegister, split_words, write_load_file
+from ..hw.protocol import FpgaRegister, HostMem, PeRegister, split_words, write_load_file
 
 __all__ = ["LoadPlan", "build_load", "field_offsets"]
 
@@ -219,6 +219,10 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     local_index = partition.local_index
 
     parts = []  # (pe, mem, addr array, data words)
+    # Every FPGA has the same top: each learns its index first (addressed by its first PE).
+    p = config.pes_per_fpga
+    parts += [(f * p, HostMem.FPGA, np.array([FpgaRegister.INDEX]), np.array([f], dtype=np.uint64))
+              for f in range(config.fpgas)]
     vertex_of_pe = []
     num_local = partition.vertices_per_pe.astype(np.int64)
     for g in range(config.total_pes):
@@ -267,11 +271,19 @@ def _filter_writes(graph, partition, config):
     bitmap = neighbor_filter(graph, partition)
     parts = []
     for g in range(config.total_pes):
-        words = bitmap.words_of_pe(partition, g, config.pe.local_bits)
+        words = _by_link(bitmap.words_of_pe(partition, g, config.pe.local_bits), g // config.pes_per_fpga)
         entries = np.flatnonzero(words)
         if entries.size:
             parts.append((g, HostMem.FILTER, entries, words[entries].astype(np.uint64)))
     return parts
+
+
+def _by_link(words, fpga):
+    """Filter words with bit ``f`` per FPGA as FPGA ``fpga``'s top reads them: bit ``k`` for its
+    link ``k`` (to ``peers_of(fpga)[k]``), its own bit dropped."""
+    words = np.asarray(words, dtype=np.uint64)
+    below = words & np.uint64((1 << fpga) - 1)
+    return below | ((words >> np.uint64(fpga + 1)) << np.uint64(fpga))
 
 
 def _edge_data(algorithm, graph, vertexid_bits):

@@ -18,24 +18,7 @@ from amaranth.lib import wiring
 from ..network.network import build_crossbar, network_ports
 from .router import MessageRouter
 
-__all__ = ["GravfNetwork", "message_routes"]
-
-
-def message_routes(fpga, fpgas, pes):
-    """Router outputs by global PE index: ``(local_route, remote_route)``.
-
-    ``local_route`` is for a local PE's router (outputs 0..pes-1 = local PEs, then one per other
-    FPGA in increasing order); ``remote_route`` for the router behind a link receiver (local PEs
-    only).
-    """
-    first = fpga * pes
-    others = [f for f in range(fpgas) if f != fpga]
-    local_route, remote_route = [], []
-    for g in range(fpgas * pes):
-        f = g // pes
-        local_route.append(g - first if f == fpga else pes + others.index(f))
-        remote_route.append(g - first if f == fpga else None)
-    return local_route, remote_route
+__all__ = ["GravfNetwork"]
 
 
 class GravfNetwork(wiring.Component):
@@ -53,8 +36,10 @@ class GravfNetwork(wiring.Component):
         Depth of each (source, destination) FIFO.
     link_fifo_depth : int
         Depth of each (local source, link) FIFO (default: ``fifo_depth``).
-    fpga, fpgas : int
-        This FPGA and the number of FPGAs (global PE ``g`` lives on FPGA ``g // pes``).
+    fpga_index : int or Value
+        This FPGA's index (a host-loaded register in an FPGA top).
+    fpgas : int
+        FPGAs (global PE ``g`` lives on FPGA ``g // pes``).
 
     Ports
     -----
@@ -70,20 +55,19 @@ class GravfNetwork(wiring.Component):
         Messages for FPGA link ``k``, round by round, every local PE's barrier copy included.
     """
 
-    def __init__(self, *, layout, pes, local_bits, fifo_depth=4, link_fifo_depth=None, fpga=0, fpgas=1):
+    def __init__(self, *, layout, pes, local_bits, fifo_depth=4, link_fifo_depth=None, fpga_index=0, fpgas=1):
         self._layout, self._pes, self._local_bits = layout, pes, local_bits
         self._fifo_depth, self._link_fifo_depth = fifo_depth, link_fifo_depth
-        self._fpga, self._remotes = fpga, fpgas - 1
-        self._routes = message_routes(fpga, fpgas, pes)
+        self._fpga_index, self._fpgas, self._remotes = fpga_index, fpgas, fpgas - 1
         super().__init__(network_ports(layout, pes=pes, remotes=self._remotes))
 
     def elaborate(self, platform):
         m = Module()
-        local_route, remote_route = self._routes
 
         def router(s, local):
-            return f"router{s}", MessageRouter(layout=self._layout, route=local_route if local else remote_route,
-                                               local_bits=self._local_bits)
+            return f"router{s}", MessageRouter(layout=self._layout, local_bits=self._local_bits, pes=self._pes,
+                                               fpgas=self._fpgas, fpga_index=self._fpga_index,
+                                               from_link=not local)
 
         build_crossbar(m, self, layout=self._layout, pes=self._pes, remotes=self._remotes,
                        fifo_depth=self._fifo_depth, link_fifo_depth=self._link_fifo_depth,

@@ -10,7 +10,7 @@ counts restart once every copy has been taken. Like :class:`~gravfm.hw.network.B
 a copy already taken is masked, so a slow destination never makes a fast one see a duplicate.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -18,39 +18,65 @@ __all__ = ["MessageRouter"]
 
 
 class MessageRouter(wiring.Component):
-    """Route one PE's messages to ``destinations`` outputs.
+    """Route one PE's messages (or one link's) to the local PEs and the links.
 
     Parameters
     ----------
     layout : StructLayout
         ``net_message`` of :class:`~gravfm.hw.gravf.layouts.GravfLayouts`.
-    route : sequence of int or None
-        Output of each global PE index (None: no message is ever addressed to that PE here);
-        the number of outputs is ``max(route) + 1``.
     local_bits : int
         Low bits of a hardware id (the local index); the bits above are the global PE index.
+    pes, fpgas : int
+        PEs per FPGA and FPGAs: global PE ``g`` is local PE ``g % pes`` of FPGA ``g // pes``.
+    fpga_index : int or Value
+        This FPGA's index (a register loaded by the host: every FPGA has the same router).
+    from_link : bool
+        The router behind a link receiver: every message it gets is for a local PE, so it has
+        only the ``pes`` local outputs.
 
     Ports
     -----
     i : In(stream)
         Messages then the round's barrier (its ``sent_any`` set by the PE, ``count`` ignored).
-    o : Out(array of streams, one per output)
+    o : Out(array of streams)
+        Local PE ``d`` at output ``d``; unless ``from_link``, link ``k`` (to the k-th other FPGA
+        in increasing order) at output ``pes + k``.
     """
 
-    def __init__(self, *, layout, route, local_bits):
-        route = tuple(route)
-        outputs = [d for d in route if d is not None]
-        if not outputs or any(not isinstance(d, int) or d < 0 for d in outputs):
-            raise TypeError(f"router route must map PEs to output indices, not {route!r}")
-        destinations = max(outputs) + 1
+    def __init__(self, *, layout, local_bits, pes, fpgas=1, fpga_index=0, from_link=False):
         self._layout = layout
-        self._route = route
-        self._destinations = destinations
         self._local_bits = local_bits
+        self._pes, self._fpgas = pes, fpgas
+        self._fpga_index = fpga_index
+        self._from_link = from_link
+        self._destinations = pes if from_link else pes + fpgas - 1
         super().__init__({
             "i": In(stream.Signature(layout)),
-            "o": Out(stream.Signature(layout)).array(destinations),
+            "o": Out(stream.Signature(layout)).array(self._destinations),
         })
+
+    def _target(self, m, neighbor):
+        """One-hot output of the message to ``neighbor`` (a hardware id)."""
+        pes, fpgas = self._pes, self._fpgas
+        target = Signal(self._destinations)
+        dest_pe = neighbor[self._local_bits:]
+        # Where each global PE lives: the same table on every FPGA.
+        dest_fpga = Signal(range(fpgas))
+        dest_local = Signal(range(pes))
+        with m.Switch(dest_pe):
+            for g in range(pes * fpgas):
+                with m.Case(g):
+                    m.d.comb += [dest_fpga.eq(g // pes), dest_local.eq(g % pes)]
+        local = Const(1) if self._from_link else dest_fpga == self._fpga_index
+        for d in range(pes):
+            m.d.comb += target[d].eq(local & (dest_local == d))
+        if not self._from_link:
+            # Link k goes to the k-th other FPGA: FPGAs above this one shift down by one.
+            link = Signal(range(max(fpgas - 1, 1)))
+            m.d.comb += link.eq(dest_fpga - (dest_fpga > self._fpga_index))
+            for k in range(fpgas - 1):
+                m.d.comb += target[pes + k].eq(~local & (link == k))
+        return target
 
     def elaborate(self, platform):
         m = Module()
@@ -60,12 +86,7 @@ class MessageRouter(wiring.Component):
         taken = Signal(n)
         accepted = Signal(n)
         item = self.i.payload
-        target = Signal(n)   # one-hot output of the message's destination PE
-        with m.Switch(item.neighbor[self._local_bits:]):
-            for pe, d in enumerate(self._route):
-                if d is not None:
-                    with m.Case(pe):
-                        m.d.comb += target[d].eq(1)
+        target = self._target(m, item.neighbor)
         barrier = item.barrier
         for d, out in enumerate(self.o):
             m.d.comb += [

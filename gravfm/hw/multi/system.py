@@ -1,9 +1,12 @@
 """The top of a system of several FPGAs joined by simulated links, with one host interface.
 
-The ports are those of :class:`gravfm.hw.FpgaTop` (docs/interfaces.md §5): the global PE index
-selects a PE on any FPGA, so both simulator back-ends drive a multi-FPGA system unchanged.
-``host_wr_mem = 4`` loads the neighbor filter (bit ``f`` of the word of a vertex: FPGA ``f``
-hosts one of its out-neighbours). Link counters are read with ``host_rd_mem = 4``, ``host_rd_pe``
+The ports are those of :class:`gravfm.hw.FpgaTop` (docs/interfaces.md §5) with global PE
+indices: the system hands a write or read for global PE ``g`` to FPGA ``g // p`` as its local PE
+``g % p``, as the compiled simulator's harness does for a system of separate FPGA models, so
+both simulator back-ends drive a multi-FPGA system unchanged. The FPGAs carry identical tops;
+each learns its index from a host write (``HostMem.FPGA``). ``host_wr_mem = 4`` loads the
+neighbor filter (bit ``k`` of the word of a vertex: the FPGA's link ``k`` leads to one of its
+out-neighbours). Link counters are read with ``host_rd_mem = 4``, ``host_rd_pe``
 = any PE of the sending FPGA, address ``6 * k + c`` for its ``k``-th outgoing link (to
 ``peers_of(fpga)[k]``) and ``c`` indexing :data:`LINK_COUNTER_NAMES`: 0 items into the link,
 1 bits carried, 2 cycles link-bound, 3 items out of the link (delivered to the receiving FPGA),
@@ -20,8 +23,8 @@ from amaranth.lib import wiring
 
 from ..config import SystemConfig
 from ..fpga import FpgaTop
-from ..host import host_ports
-from ..host_read import delayed
+from ..host import HostGeometry, host_ports
+from ..host_read import delayed, select_registered
 from ..link import LinkConfig, LinkModel
 from ..protocol import HOST_READ_LATENCY, LINK_COUNTER_NAMES, HostReadMem, link_counter_address, peers_of
 
@@ -65,12 +68,11 @@ class MultiFpgaSystem(wiring.Component):
         self.link_config = link
         self.use_filter = use_filter
         depth = max(link.reorder_window + 1, config.network.fifo_depth)
-        self.tops = [FpgaTop(config, fpga=f, receiver_depth=depth, use_filter=use_filter)
-                      for f in range(config.fpgas)]
+        self.tops = [FpgaTop(config, receiver_depth=depth, use_filter=use_filter) for _ in range(config.fpgas)]
         for top in self.tops:   # used when this system is: only the system warns if it is not
             top._MustUse__silence = True
         self.layouts = self.tops[0].layouts
-        self.geometry = self.tops[0].geometry
+        self.geometry = HostGeometry.of(config, self.layouts)
         self.links = {}
         super().__init__(host_ports(self.geometry))
         self._MustUse__silence = False
@@ -100,11 +102,19 @@ class MultiFpgaSystem(wiring.Component):
         n = self.config.fpgas
         nodes = self.tops
         self._link_ends = {}
+        p = self.config.pes_per_fpga
+        rd_fpga = Signal(range(n), name="rd_fpga")
         for f, node in enumerate(nodes):
             m.submodules[f"fpga{f}"] = node
-            for name in ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
-                         "host_rd_pe", "host_rd_mem", "host_rd_addr", "start"):
+            for name in ("host_wr_mem", "host_wr_addr", "host_wr_data", "host_rd_mem", "host_rd_addr", "start"):
                 m.d.comb += getattr(node, name).eq(getattr(self, name))
+            # The host bus by FPGA: global PE g is local PE g - f p of FPGA f.
+            writes_here = (self.host_wr_pe >= f * p) & (self.host_wr_pe < (f + 1) * p)
+            m.d.comb += [node.host_wr_en.eq(self.host_wr_en & writes_here),
+                         node.host_wr_pe.eq(self.host_wr_pe - f * p),
+                         node.host_rd_pe.eq(self.host_rd_pe - f * p)]
+            with m.If((self.host_rd_pe >= f * p) & (self.host_rd_pe < (f + 1) * p)):
+                m.d.comb += rd_fpga.eq(f)
         for a in range(n):
             for k, b in enumerate(peers_of(a, n)):
                 link = LinkModel(shape=nodes[a].link_out[k].payload.shape(), config=self.link_config,
@@ -121,9 +131,8 @@ class MultiFpgaSystem(wiring.Component):
         with m.If(rd_mem_q == HostReadMem.LINK_COUNTERS):
             self._read_link_counters(m, rd_pe_q, rd_addr_q)
         with m.Else():
-            read = 0
-            for node in nodes:
-                read = read | node.host_rd_data
+            read = select_registered(m, {f: node.host_rd_data for f, node in enumerate(nodes)}, rd_fpga,
+                                     cycles=HOST_READ_LATENCY, name="rd_fpga_selected")
             m.d.comb += self.host_rd_data.eq(read)
         done = 1
         for node in nodes:

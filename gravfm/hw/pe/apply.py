@@ -14,10 +14,11 @@ changed since the last apply, once), so a round costs those vertices instead of 
 the vertex's ``touched`` flag when it writes the state back.
 """
 
-from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..layouts import hardware_id
 from ..memory_ports import read_port_signature, write_port_signature
 
 __all__ = ["ApplyUnit"]
@@ -30,7 +31,7 @@ class ApplyUnit(wiring.Component):
     ----------
     layouts : gravfm.hw.layouts.KernelLayouts
     config : gravfm.hw.SystemConfig
-    pe_index : int
+    pe_index : int or Value
         Global index of this PE (high bits of ``nodeid``).
     kernel : wiring.Component
         The algorithm's apply kernel.
@@ -150,7 +151,7 @@ class ApplyUnit(wiring.Component):
         k = kernel.i.payload
         m.d.comb += [
             kernel.i.valid.eq(r_valid),
-            k.nodeid.eq(Cat(r_index, Const(self._pe_index, config.pe_bits))),
+            k.nodeid.eq(hardware_id(r_index, self._pe_index, config)),
             k.state.eq(r_state),
             k.round.eq(rnd),
             k.barrier.eq(r_barrier),

@@ -38,8 +38,8 @@ class ProcessingElement(wiring.Component):
     ----------
     layouts : gravfm.hw.layouts.KernelLayouts
     config : gravfm.hw.SystemConfig
-    pe_index : int
-        Global PE index.
+    pe_index : int or Value
+        Global PE index (a register when the host tells the FPGA its index).
     kernels : dict
         ``{"gather", "apply", "scatter"}`` components (from :func:`gravfm.hw.kernels.build_kernels`).
     core : gravfm.hw.pe.cores.ReceiverScatter or SenderScatter

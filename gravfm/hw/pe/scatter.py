@@ -19,11 +19,12 @@ becomes one kernel item with ``barrier=1`` behind the last edge of its round. Th
 the edge array live here (synchronous-read memories) and are filled through the host write ports.
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..lane_queue import LaneQueue
+from ..layouts import hardware_id
 from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
 from ..skid_buffer import SkidBuffer
 
@@ -42,7 +43,7 @@ class ScatterUnit(wiring.Component):
     ----------
     layouts : gravfm.hw.layouts.KernelLayouts
     config : gravfm.hw.SystemConfig
-    pe_index : int
+    pe_index : int or Value
         Global index of this PE (high bits of the neighbors' hardware ids).
     kernel : wiring.Component
         The algorithm's scatter kernel (checked by :func:`gravfm.hw.kernels.build_kernels`).
@@ -256,7 +257,7 @@ class ScatterUnit(wiring.Component):
             k.sender.eq(d_item.sender),
             k.round.eq(d_round),
             k.barrier.eq(d_item.barrier),
-            k.neighbor.eq(Cat(d_edge.dst, Const(self._pe_index, config.pe_bits))),
+            k.neighbor.eq(hardware_id(d_edge.dst, self._pe_index, config)),
             k.num_neighbors.eq(d_length),
             k.edge.eq(d_edge.edge),
             self.active.eq(a_valid | a2_valid | next_valid | busy | c_valid | d_valid),
