@@ -1,0 +1,92 @@
+"""The integers of the C++ link model (``link_model.h``) for one link of a system.
+
+:func:`link_params` turns a :class:`~gravfm.hw.link.LinkConfig`, the bits an item costs and the
+link's seed (``MultiFpgaSystem`` gives link ``a -> b`` of ``n`` FPGAs ``config.seed * 64 + a * n + b``)
+into the :class:`LinkParams` with which ``gravfm::LinkModel`` behaves cycle for cycle like the
+Amaranth :class:`~gravfm.hw.link.LinkModel` of the same arguments
+(``tests/test_link_model_cpp.py`` proves it against the exported RTL).
+
+This module imports no Amaranth. The two constants it shares with the gateware are read from
+their one place when :func:`link_params` is called: whoever holds a ``LinkConfig`` has imported
+that package already.
+"""
+
+from dataclasses import astuple, dataclass, fields
+
+__all__ = ["LinkParams", "link_params", "mixed_seed"]
+
+
+def mixed_seed(seed):
+    """Initial state of a link's 16-bit LFSR for ``seed``, as :class:`~gravfm.hw.link.LinkModel` mixes it."""
+    return (seed * 0x9E37 + 1) & 0xFFFF or 1
+
+
+@dataclass(frozen=True)
+class LinkParams:
+    """Fields of ``gravfm::LinkParams`` (``link_model.h``), in its order.
+
+    Parameters
+    ----------
+    rate_fixed : int
+        Credit gained per cycle in 1/2**FRACTION_BITS bits; 0 when the bandwidth is unlimited.
+    cost : int
+        Credit one item costs (``item_bits << FRACTION_BITS``).
+    credit_bits : int
+        Width of the signed credit register (0 when unlimited).
+    latency : int
+        ``latency_cycles``: an item is due this many cycles after it entered.
+    fifo_depth : int
+        Items in flight at most.
+    reorder_window : int
+        Largest block that may leave reversed (1: in order).
+    stall_threshold : int
+        The output stalls in a cycle whose 8-bit random draw is below this.
+    lfsr_seed : int
+        Initial LFSR state (:func:`mixed_seed` of the link's seed).
+    time_bits : int
+        Width of the cycle counter and the due times.
+    """
+
+    rate_fixed: int
+    cost: int
+    credit_bits: int
+    latency: int
+    fifo_depth: int
+    reorder_window: int
+    stall_threshold: int
+    lfsr_seed: int
+    time_bits: int
+
+    def cpp_initializer(self):
+        """C++17 aggregate initializer of ``gravfm::LinkParams``, e.g. ``{/*rate_fixed*/ 0, ...}``."""
+        values = (f"/*{field.name}*/ {value}u" for field, value in zip(fields(self), astuple(self)))
+        return "{" + ", ".join(values) + "}"
+
+
+def link_params(config, *, item_bits, seed, time_bits=None):
+    """The :class:`LinkParams` of the link ``LinkModel(config=config, item_bits=item_bits, seed=seed)``.
+
+    Parameters
+    ----------
+    config : gravfm.hw.link.LinkConfig
+    item_bits : int
+        Bits an item costs on the wire (the architecture's item bits).
+    seed : int
+        The link's seed before mixing.
+    time_bits : int, optional
+        Width of the cycle counter; default the gateware's ``TIME_BITS`` (other values only for
+        tests of the wrap-around).
+    """
+    from ..hw.link.config import FRACTION_BITS
+    from ..hw.link.model import TIME_BITS
+
+    if not isinstance(item_bits, int) or item_bits < 1:
+        raise TypeError(f"item_bits must be a positive integer, not {item_bits!r}")
+    cost = item_bits << FRACTION_BITS
+    rate = config.rate_fixed
+    return LinkParams(
+        rate_fixed=rate or 0, cost=cost,
+        credit_bits=0 if rate is None else max(rate, cost).bit_length() + 2,
+        latency=config.latency_cycles, fifo_depth=config.fifo_depth,
+        reorder_window=config.reorder_window, stall_threshold=config.stall_threshold,
+        lfsr_seed=mixed_seed(seed), time_bits=TIME_BITS if time_bits is None else time_bits)

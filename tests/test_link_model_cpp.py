@@ -1,0 +1,264 @@
+"""The C++ link model (gravfm/sim/link_model.h) against the Amaranth LinkModel, cycle for cycle.
+
+Several LinkModels of different configurations sit side by side in one exported top, compiled
+with Verilator together with gravfm/sim/link_model_tb.cpp, which drives the RTL and the C++
+model with the same random stimulus and compares i.ready, o.valid, o.payload, items and
+link_bound in every cycle. The default suite builds the bench of :data:`QUICK` (one link of each
+kind of behaviour); the slow one builds :data:`FULL`, the whole matrix.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, fields
+from importlib import resources
+from unittest import mock
+
+import pytest
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from gravfm.hw.link import LinkConfig, LinkModel
+from gravfm.hw.link import config as link_config_module
+from gravfm.hw.link import model as link_model_module
+from gravfm.sim.build_cache import BuildCache, build_key
+from gravfm.sim.link_params import link_params, mixed_seed
+from gravfm.sim.verilator_build import VERILATOR_FLAGS, export_verilog, verilator_executable, verilator_version
+
+TOP = "link_tb"
+EXECUTABLE = "link_model_tb"
+#: A seed whose mixed value is 0, so the model falls back to 1.
+ZERO_MIX_SEED = -pow(0x9E37, -1, 1 << 16) % (1 << 16)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One link of the bench: its configuration, item bits, payload width, seed and time width."""
+
+    config: LinkConfig
+    item_bits: int = 40
+    payload_bits: int = 33
+    seed: int = 65
+    time_bits: int | None = None
+
+    @property
+    def params(self):
+        return link_params(self.config, item_bits=self.item_bits, seed=self.seed, time_bits=self.time_bits)
+
+
+#: In the default suite: one of each kind of behaviour.
+QUICK = (
+    Case(LinkConfig()),
+    Case(LinkConfig(bits_per_cycle=5.3, latency_cycles=7, reorder_window=7, stall_probability=0.7),
+         payload_bits=70, seed=3),
+    Case(LinkConfig(latency_cycles=1, fifo_depth=1), payload_bits=9, seed=ZERO_MIX_SEED),
+    Case(LinkConfig(latency_cycles=300, fifo_depth=316, bits_per_cycle=37.5), seed=200),
+    Case(LinkConfig(latency_cycles=0, fifo_depth=2, reorder_window=2), payload_bits=9, seed=0),
+    Case(LinkConfig(bits_per_cycle=100.0, fifo_depth=3, reorder_window=4, stall_probability=0.3),
+         payload_bits=70, seed=4097),
+    Case(LinkConfig(latency_cycles=300, fifo_depth=316, reorder_window=4, stall_probability=0.3),
+         time_bits=10, seed=9),
+    Case(LinkConfig(latency_cycles=7, stall_probability=0.3), payload_bits=9, seed=18),
+)
+
+#: The rest of the matrix (slow): every value of every dimension, in several combinations.
+FULL = QUICK + (
+    Case(LinkConfig(bits_per_cycle=5.3), payload_bits=9, seed=1),
+    Case(LinkConfig(bits_per_cycle=100.0), payload_bits=70, seed=2),
+    Case(LinkConfig(latency_cycles=0, fifo_depth=1, reorder_window=2), payload_bits=9, seed=4),
+    Case(LinkConfig(latency_cycles=2, fifo_depth=3), payload_bits=70, seed=5),
+    Case(LinkConfig(latency_cycles=7, fifo_depth=16, reorder_window=2), payload_bits=9, seed=6),
+    Case(LinkConfig(latency_cycles=300, fifo_depth=16), payload_bits=70, seed=7),
+    Case(LinkConfig(reorder_window=4, stall_probability=0.3), seed=8),
+    Case(LinkConfig(stall_probability=0.3, fifo_depth=1, bits_per_cycle=100.0), payload_bits=70, seed=10),
+    Case(LinkConfig(stall_probability=0.7, fifo_depth=3, latency_cycles=1, reorder_window=4),
+         payload_bits=9, seed=11),
+    Case(LinkConfig(reorder_window=7, fifo_depth=2, latency_cycles=2, bits_per_cycle=40.0), seed=12),
+    Case(LinkConfig(bits_per_cycle=0.5), payload_bits=9, seed=13),
+    Case(LinkConfig(latency_cycles=0, fifo_depth=316, stall_probability=0.7), payload_bits=70, seed=14),
+    Case(LinkConfig(bits_per_cycle=3.3333, reorder_window=7), item_bits=10, seed=15),
+    Case(LinkConfig(latency_cycles=7, fifo_depth=1, stall_probability=0.7, reorder_window=7),
+         payload_bits=70, seed=16),
+    Case(LinkConfig(latency_cycles=200, fifo_depth=16), time_bits=8, payload_bits=9, seed=17),
+    Case(LinkConfig(seed=3), seed=3 * 64 + 1 * 4 + 2, payload_bits=70),
+)
+
+
+class NarrowTimeLinkModel(LinkModel):
+    """A LinkModel with a ``time_bits``-wide cycle counter, so that it wraps within a test."""
+
+    def __init__(self, *, time_bits, **options):
+        self._time_bits = time_bits
+        super().__init__(**options)
+
+    def elaborate(self, platform):
+        with mock.patch.object(link_model_module, "TIME_BITS", self._time_bits):
+            return super().elaborate(platform)
+
+
+class LinkBench(wiring.Component):
+    """The links of ``cases`` side by side; link ``k`` has ports ``l<k>_i``, ``l<k>_o``, ``l<k>_items``
+    and ``l<k>_link_bound``."""
+
+    def __init__(self, cases):
+        self._cases = cases
+        members = {}
+        for k, case in enumerate(cases):
+            members.update({f"l{k}_i": In(stream.Signature(case.payload_bits)),
+                            f"l{k}_o": Out(stream.Signature(case.payload_bits)),
+                            f"l{k}_items": Out(64), f"l{k}_link_bound": Out(64)})
+        super().__init__(members)
+
+    def elaborate(self, platform):
+        m = Module()
+        for k, case in enumerate(self._cases):
+            options = dict(shape=case.payload_bits, config=case.config, item_bits=case.item_bits,
+                           seed=case.seed)
+            link = (LinkModel(**options) if case.time_bits is None
+                    else NarrowTimeLinkModel(time_bits=case.time_bits, **options))
+            m.submodules[f"link{k}"] = link
+            wiring.connect(m, wiring.flipped(getattr(self, f"l{k}_i")), link.i)
+            wiring.connect(m, link.o, wiring.flipped(getattr(self, f"l{k}_o")))
+            m.d.comb += [getattr(self, f"l{k}_items").eq(link.items),
+                         getattr(self, f"l{k}_link_bound").eq(link.link_bound)]
+        return m
+
+
+PORTS = ("i__valid", "i__payload", "i__ready", "o__valid", "o__payload", "o__ready", "items", "link_bound")
+
+
+def cpp_port(name):
+    """Verilator's C++ name of a Verilog port (it encodes ``__`` as ``___05F``)."""
+    return name.replace("__", "___05F")
+
+
+def links_header(cases):
+    """link_tb_links.h: the links' parameters and their port accessors."""
+    drive, sample = [], []
+    for k, case in enumerate(cases):
+        words = -(-case.payload_bits // 32)
+        port = {name: f"top->{cpp_port(f'l{k}_{name}')}" for name in PORTS}
+        drive.append(f"    case {k}: {port['i__valid']} = valid; "
+                     f"set_port({port['i__payload']}, payload, {words}); {port['o__ready']} = ready; break;")
+        sample.append(f"    case {k}: s.in_ready = {port['i__ready']}; s.out_valid = {port['o__valid']}; "
+                      f"s.items = {port['items']}; s.link_bound = {port['link_bound']}; "
+                      f"get_port({port['o__payload']}, s.payload.data(), {words}); break;")
+    params = ",\n".join(f"    {case.params.cpp_initializer()}" for case in cases)
+    newline = "\n"
+    return f"""// Generated by tests/test_link_model_cpp.py.
+constexpr unsigned LINKS = {len(cases)};
+static const gravfm::LinkParams kParams[LINKS] = {{
+{params}
+}};
+static const unsigned kPayloadBits[LINKS] = {{{", ".join(str(case.payload_bits) for case in cases)}}};
+
+template <class Top>
+void tb_drive(Top* top, unsigned k, bool valid, const uint32_t* payload, bool ready) {{
+  switch (k) {{
+{newline.join(drive)}
+  }}
+}}
+
+template <class Top>
+void tb_sample(Top* top, unsigned k, Sample& s) {{
+  switch (k) {{
+{newline.join(sample)}
+  }}
+}}
+"""
+
+
+def build_bench(cases, cache_dir):
+    """Compile the bench of ``cases`` (cached by its sources); return the executable's path."""
+    package = resources.files("gravfm.sim")
+    sources = {f"{TOP}.v": export_verilog(LinkBench(cases), name=TOP), "link_tb_links.h": links_header(cases),
+               "link_model.h": package.joinpath("link_model.h").read_text(),
+               "link_model_tb.cpp": package.joinpath("link_model_tb.cpp").read_text()}
+    key = build_key({**sources, "flags": "\0".join(VERILATOR_FLAGS), "verilator": verilator_version()})
+
+    def compile_into(folder):
+        for name, text in sources.items():
+            (folder / name).write_text(text)
+        script, env = verilator_executable()
+        command = [str(script), *VERILATOR_FLAGS, "--top-module", TOP, "--Mdir", str(folder / "obj"),
+                   "-CFLAGS", f"-I{folder}", "-o", str(folder / EXECUTABLE),
+                   str(folder / f"{TOP}.v"), str(folder / "link_model_tb.cpp")]
+        completed = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+        assert completed.returncode == 0, (completed.stdout + completed.stderr)[-3000:]
+        shutil.rmtree(folder / "obj")  # large, and useless once linked
+
+    executable, _ = BuildCache(cache_dir).make("link-tb", key, EXECUTABLE, compile_into)
+    return executable
+
+
+def run_bench(executable, cycles, seed, inject=None):
+    """Run the bench; return ``(exit code, output lines)``."""
+    command = [str(executable), str(cycles), str(seed)] + ([] if inject is None else [str(inject)])
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    return completed.returncode, (completed.stdout + completed.stderr).splitlines()
+
+
+def check_identical(cases, executable, cycles, seed):
+    """The bench finds no difference, and its stimulus exercised every feature of every link."""
+    code, lines = run_bench(executable, cycles, seed)
+    assert code == 0, "\n".join(lines[-5:])
+    assert lines[-1] == f"OK {len(cases)} links, {cycles} cycles"
+    for case, line in zip(cases, lines):
+        stats, config = json.loads(line), case.config
+        assert stats["items"] > 50 and stats["delivered"] > 50, (case, stats)
+        assert stats["refused"] > 0, (case, stats)                    # back-pressure reached the input
+        slower = config.bits_per_cycle is not None and config.bits_per_cycle < case.item_bits
+        assert (stats["link_bound"] > 0) == slower, (case, stats)   # waited for credit
+        # A depth-1 FIFO never delivers two items in consecutive cycles, so every block has one.
+        reorders = config.reorder_window > 1 and config.fifo_depth > 1
+        assert (stats["out_of_order"] > 0) == reorders, (case, stats)
+        assert stats["max_in_flight"] >= config.fifo_depth, (case, stats)   # the FIFO was full
+
+
+def test_params_are_the_gateware_values():
+    assert mixed_seed(ZERO_MIX_SEED) == 1
+    for seed in (0, 1, 65, 4097, ZERO_MIX_SEED, 3 * 64 + 6):
+        link = LinkModel(shape=8, config=LinkConfig(), item_bits=8, seed=seed)
+        link._MustUse__silence = True  # built to read its seed, never elaborated
+        assert mixed_seed(seed) == link._seed
+    params = link_params(LinkConfig(bits_per_cycle=5.3, stall_probability=0.3), item_bits=40, seed=1)
+    cost = 40 << link_config_module.FRACTION_BITS
+    assert (params.rate_fixed, params.cost, params.credit_bits) == (1357, cost, cost.bit_length() + 2)
+    assert (params.stall_threshold, params.time_bits) == (77, link_model_module.TIME_BITS)
+    unlimited = link_params(LinkConfig(), item_bits=40, seed=1)
+    assert (unlimited.rate_fixed, unlimited.credit_bits) == (0, 0)
+    assert params.cpp_initializer().startswith("{/*rate_fixed*/ 1357u, /*cost*/ 10240u, ")
+    header = resources.files("gravfm.sim").joinpath("link_model.h").read_text()
+    struct = re.search(r"struct LinkParams \{(.*?)\};", header, re.S).group(1)
+    assert re.findall(r"uint32_t (\w+);", struct) == [field.name for field in fields(params)]
+    with pytest.raises(TypeError, match="item_bits must be a positive integer, not 0"):
+        link_params(LinkConfig(), item_bits=0, seed=1)
+
+
+@pytest.fixture(scope="module")
+def quick_bench(build_cache):
+    return build_bench(QUICK, build_cache)
+
+
+@pytest.fixture(scope="module")
+def full_bench(build_cache):
+    return build_bench(FULL, build_cache)
+
+
+def test_cpp_model_is_the_rtl(quick_bench):
+    check_identical(QUICK, quick_bench, cycles=100_000, seed=1)
+
+
+def test_bench_reports_a_difference(quick_bench):
+    code, lines = run_bench(quick_bench, cycles=20_000, seed=1, inject=5_000)
+    assert code == 1
+    assert lines[-1].startswith("MISMATCH cycle ") and " link 0 items: rtl " in lines[-1], lines[-1]
+    assert 5_000 < int(lines[-1].split()[2]) < 20_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_cpp_model_is_the_rtl_full_matrix(full_bench, seed):
+    check_identical(FULL, full_bench, cycles=200_000, seed=seed)
