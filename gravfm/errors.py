@@ -15,3 +15,7 @@ class SpecError(GravfmError):
 
 class ConfigError(GravfmError):
     """A configuration that cannot be built: a layout that does not fit, a missing field, a bad width."""
+
+
+class CacheError(ConfigError):
+    """A build cache folder that cannot be used: not a folder, not writable."""

@@ -2,11 +2,18 @@
 
 Each subcommand lives in its own module with a ``register(subparsers)`` function. Errors derived
 from :class:`gravfm.errors.GravfmError` are printed as one line and exit with status 2.
+
+SIGINT, SIGTERM and SIGHUP all stop a command the same way: the signal becomes a
+:class:`Stopped` exception (a ``KeyboardInterrupt``), so every ``finally`` and context manager
+runs — the Verilator build's and the simulator's process groups are ended, temporary folders
+removed — and the command exits with 128 + the signal's number and one line on stderr.
 """
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from ..errors import GravfmError
 
@@ -32,17 +39,61 @@ def build_parser():
     return parser
 
 
+#: The signals that stop a command, and the line each prints.
+STOP_SIGNALS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)",
+                signal.SIGHUP: "hung up (SIGHUP)"}
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal (:data:`STOP_SIGNALS`) turned into an exception; ``signum`` is its number."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum, frame):
+    # Further stop signals are ignored while the first one's cleanup runs, so that it completes.
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    raise Stopped(signum)
+
+
+def _install_stop_handlers():
+    """Route the stop signals to :func:`_raise_stopped`; return the previous handlers.
+
+    A signal ignored when gravfm starts (``nohup``, a background job's SIGINT) stays ignored.
+    Outside the main thread (an embedding program) nothing is changed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    for number, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(number, _raise_stopped)
+    return previous
+
+
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = _install_stop_handlers()
     try:
         return args.handler(args) or 0
     except GravfmError as error:
         print(f"gravfm: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("gravfm: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        signum = getattr(stop, "signum", signal.SIGINT)
+        try:
+            print(f"gravfm: {STOP_SIGNALS[signum]}", file=sys.stderr)
+        except OSError:  # a hung-up terminal
+            pass
+        return 128 + signum
+    finally:
+        for number, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, which cannot be restored
+                signal.signal(number, handler)
 
 
 if __name__ == "__main__":

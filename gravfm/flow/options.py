@@ -103,6 +103,9 @@ class RunOptions:
             raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
         if not isinstance(self.backend, str) and not hasattr(self.backend, "simulate"):
             raise ConfigError(f"backend must be a name or have a simulate method, not {self.backend!r}")
+        if self.backend == "verilator":
+            from ..sim.build_cache import check_cache_root
+            check_cache_root(self.cache_dir)  # before any work: an unusable cache is one line, not a lost run
         _positive("edges_per_pe", self.edges_per_pe, optional=True)
         _positive("local_bits", self.local_bits, optional=True, zero=True)
         _positive("max_cycles", self.max_cycles, optional=True)

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..hw.protocol import join_words, split_words, write_load_file
 from .verilator_build import (HostInterface, SimulatorError, SimulatorSources, VerilatorBuild, build_simulator,
-                              export_verilog, harness_source, simulator_sources, verilator_executable)
+                              end_process_group, export_verilog, harness_source, simulator_sources,
+                              verilator_executable)
 
 __all__ = [
     "HostInterface", "HostWrites", "ReadRegion", "WatchItem", "VerilatorBuild", "SimOutcome",
@@ -184,9 +185,11 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
                "--watchdog", str(int(watchdog_cycles)), "--progress", str(int(progress_cycles))]
     if max_cycles is not None:
         command += ["--max-cycles", str(int(max_cycles))]
-    # stderr goes to a file so that a chatty simulator can never block on a full pipe.
+    # stderr goes to a file so that a chatty simulator can never block on a full pipe. A session of
+    # its own: a terminal's signals reach only gravfm, which stops the simulator (_stop).
     with open(folder / "stderr.txt", "w+") as stderr_file, \
-            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr_file, text=True) as process:
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr_file, text=True,
+                             start_new_session=True) as process:
         try:
             for line in process.stdout:
                 if line.startswith("@progress ") and on_progress is not None:
@@ -215,11 +218,5 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
 
 
 def _stop(process):
-    """Ask the simulator to stop (it writes its results and exits), then make sure it is gone."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    """Ask the simulator to stop (SIGINT: it writes its results and exits), then make sure it is gone."""
+    end_process_group(process, first=signal.SIGINT, grace=10)

@@ -10,6 +10,7 @@ header of :mod:`gravfm.hw.protocol`); the executable is cached by the hash of al
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from .build_cache import BuildCache, build_key
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "TOP_NAME", "EXECUTABLE"]
+           "end_process_group", "start_problem", "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
@@ -268,6 +269,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
     verilog_text, header, harness = sources.verilog, sources.header, sources.harness
 
     def compile_into(folder):
+        log(f"building simulator {key} with Verilator (this can take minutes for large systems)")
         folder = folder.resolve()  # Verilator runs inside the folder: relative paths would break
         (folder / f"{TOP_NAME}.v").write_text(verilog_text)
         (folder / "gravfm_ports.h").write_text(header)
@@ -277,23 +279,109 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
         command = [str(script), *flags, "--top-module", TOP_NAME, "--Mdir", str(folder / "obj"),
                    "-CFLAGS", f"-I{folder}", "-o", str(folder / EXECUTABLE),
                    str(folder / f"{TOP_NAME}.v"), str(folder / "harness.cpp")]
+        # A process group of its own: perl, verilator_bin, make and the compilers end together
+        # when the build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI).
         with open(folder / "build.log", "w") as build_log:
-            completed = subprocess.run(command, cwd=folder, env=env, stdout=build_log,
-                                       stderr=subprocess.STDOUT)
-        if completed.returncode != 0:
+            process = subprocess.Popen(command, cwd=folder, env=env, stdout=build_log,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+            try:
+                returncode = process.wait()
+            except BaseException:
+                end_process_group(process)
+                raise
+        if returncode != 0:
             tail = (folder / "build.log").read_text()[-2000:]
-            raise SimulatorError(f"Verilator build failed (exit {completed.returncode}):\n{tail}")
+            raise SimulatorError(f"Verilator build failed (exit {returncode}):\n{tail}")
         # The object files are large and useless once linked.
         shutil.rmtree(folder / "obj", ignore_errors=True)
 
     cache = BuildCache(cache_dir)
-    if cache.lookup("verilator", key, EXECUTABLE) is None:
-        log(f"building simulator {key} with Verilator (this can take minutes for large systems)")
     started = time.perf_counter()
-    executable, cached = cache.make("verilator", key, EXECUTABLE, compile_into)
+    try:
+        executable, cached = cache.make("verilator", key, EXECUTABLE, compile_into, check=start_problem, log=log,
+                                        info={"verilator": verilator_version(), "flags": list(flags)})
+    except SimulatorError:
+        raise
+    except RuntimeError as error:  # the cache's: no product, or a new build that does not start
+        raise SimulatorError(str(error)) from None
     build_s = time.perf_counter() - started
     if cached:
         log(f"simulator {key} found in cache {cache.root}")
     else:
         log(f"simulator {key} built in {build_s:.1f} s")
     return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface)
+
+
+def start_problem(executable):
+    """Why ``executable`` cannot start, or None: run without arguments, the harness prints its
+    usage and exits; a damaged binary cannot be executed, crashes (a signal) or fails to load."""
+    try:
+        completed = subprocess.run([str(executable)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "does not answer when started without arguments"
+    except OSError as error:
+        return f"cannot be started ({error.strerror or error})"
+    if completed.returncode < 0:
+        return f"crashes at start ({_signal_name(-completed.returncode)})"
+    if completed.returncode == 127:  # the dynamic loader's exit status (a missing library)
+        return "cannot be loaded (exit 127)"
+    return None
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def end_process_group(process, *, first=signal.SIGTERM, grace=5.0):
+    """End ``process``, started with ``start_new_session=True``, and every process of its group.
+
+    ``first`` goes to the whole group; whatever still runs ``grace`` seconds later is killed.
+    Returns once the leader is reaped and no other member runs (so that the caller may remove
+    the folder they worked in).
+    """
+    group = process.pid
+    _signal_group(group, first)
+    _signal_group(group, signal.SIGCONT)  # a stopped process would hold its signal until continued
+    deadline = time.monotonic() + grace
+    while (process.poll() is None or _group_runs(group)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if process.poll() is None or _group_runs(group):
+        _signal_group(group, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + grace
+        while _group_runs(group) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
+def _signal_group(group, number):
+    try:
+        os.killpg(group, number)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_runs(group):
+    """Whether a process of the group ``group`` is alive (zombies, which no-one may reap, are not)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs: ask the kernel, which counts zombies too
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
