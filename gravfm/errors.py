@@ -15,3 +15,7 @@ class SpecError(GravfmError):
 
 class ConfigError(GravfmError):
     """A configuration that cannot be built: a layout that does not fit, a missing field, a bad width."""
+
+
+class UserCodeError(GravfmError):
+    """A user's Python code (an algorithm file, a kernel) raised; the message starts ``FILE:LINE:``."""
