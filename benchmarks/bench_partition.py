@@ -54,7 +54,7 @@ def main(argv=None):
         "arguments": arguments(args),
         "methods": {},
     }
-    methods = ["greedy", "roundrobin"] + ([] if args.no_metis else ["metis"])
+    methods = ["greedy", "round_robin"] + ([] if args.no_metis else ["metis"])
     for method in methods:
         options = {"seed": 0} if method == "metis" else {}
         repeat = 1 if method == "metis" else args.repeat

@@ -11,7 +11,7 @@ level r send in superstep r), WCC label propagation (the vertices whose label ch
 their message counts are checked against the software reference.
 
     python benchmarks/superstep_balance.py rmat:scale=16,ef=32,seed=1 --algorithm bfs --fpgas 4 \\
-        --pes 9 --methods greedy sortedgreedy
+        --pes 9 --methods greedy sorted_greedy
 
 The JSON names every argument (graph, algorithm, fpgas, pes_per_fpga, methods) and carries the
 provenance (git revision, date, machine).
@@ -66,7 +66,7 @@ def main(argv=None):
     parser.add_argument("--algorithm", default="bfs", choices=("bfs", "wcc"))
     parser.add_argument("--fpgas", type=int, default=4)
     parser.add_argument("--pes", type=int, default=9)
-    parser.add_argument("--methods", nargs="+", default=["greedy", "sortedgreedy"])
+    parser.add_argument("--methods", nargs="+", default=["greedy", "sorted_greedy"])
     args = parser.parse_args(argv)
 
     algorithm = get_algorithm(args.algorithm)

@@ -19,3 +19,7 @@ class ConfigError(GravfmError):
 
 class CacheError(ConfigError):
     """A build cache folder that cannot be used: not a folder, not writable."""
+
+
+class UserCodeError(GravfmError):
+    """A user's Python code (an algorithm file, a kernel) raised; the message starts ``FILE:LINE:``."""

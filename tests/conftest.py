@@ -6,6 +6,7 @@
   on the Amaranth back-end unless told otherwise; it returns the :class:`~gravfm.flow.RunReport`.
 * :func:`assert_verified`, :func:`check_run`: what every whole-system run must satisfy.
 * :func:`random_graph`: a seeded random multigraph.
+* :func:`cli_error`: a ``gravfm`` command that must refuse its input with one line and exit 2.
 * the ``build_cache`` fixture: one Verilator build cache for the session.
 """
 
@@ -110,3 +111,18 @@ def check_run(report):
     assert (log["updates"].sum(axis=1) == counters["updates"]).all()
     assert (counters["cycles"] <= readback.cycles).all()
     return report
+
+
+def cli_error(capsys, *argv):
+    """Run ``gravfm ARGV`` in-process; assert exit status 2 and one line on stderr; return the line."""
+    from gravfm.cli import main
+
+    capsys.readouterr()
+    try:
+        status = main([str(arg) for arg in argv])
+    except SystemExit as stop:  # an argument the parser refuses
+        status = stop.code
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, f"exit {status}, stderr:\n{err}"
+    return lines[0]

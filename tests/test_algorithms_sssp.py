@@ -93,7 +93,7 @@ def test_a_wrong_parent_is_rejected():
 
 def test_weights_are_written_beside_each_destination():
     graph = SSSP.prepare(tiny_graph("weighted"), SSSP.params())
-    parts = partition(graph, 1, 1, method="roundrobin")
+    parts = partition(graph, 1, 1, method="round_robin")
     config = SystemConfig.of(algorithm=SSSP, local_bits=3, edges_per_pe=8)
     plan = build_load(SSSP, graph, parts, config)
     edge_words = plan.data[plan.mem == HostMem.EDGES].astype(np.int64)

@@ -16,7 +16,7 @@ from gravfm.sim.loader import build_load
 
 def plan_for(algorithm, name, pes, **config):
     graph = algorithm.prepare(tiny_graph(name), algorithm.params())
-    parts = partition(graph, 1, pes, method="roundrobin")
+    parts = partition(graph, 1, pes, method="round_robin")
     config = SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, **config)
     return graph, parts, config, build_load(algorithm, graph, parts, config)
 

@@ -106,7 +106,7 @@ def test_tiny_graphs_on_two_fpgas_of_two_pes(algorithm, name):
     check_link_traffic(algorithm, result, algorithm.params(None))
 
 
-@pytest.mark.parametrize("method", ["roundrobin", "metis"])
+@pytest.mark.parametrize("method", ["round_robin", "metis"])
 def test_other_fpga_partitions(method):
     result = check_run(run_flow(WCC, random_graph(18, 40, 3), fpgas=3, pes=1, link=HOSTILE,
                                           partition=method, arch="gravf"))

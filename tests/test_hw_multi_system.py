@@ -57,7 +57,7 @@ def test_two_update_lanes_give_exact_results(algorithm, fpgas, pes):
     assert result.plan.config.pe.update_lanes == 2
 
 
-@pytest.mark.parametrize("method", ["roundrobin", "greedy", "metis"])
+@pytest.mark.parametrize("method", ["round_robin", "greedy", "metis"])
 def test_fpga_level_partition_methods(method):
     check_run(run_flow(WCC, random_graph(18, 40, 3), fpgas=3, pes=1, partition=method,
                                  link=HOSTILE))
@@ -139,5 +139,5 @@ def test_random_graphs_and_links(data):
                       seed=data.draw(st.integers(0, 99)))
     algorithm = data.draw(st.sampled_from([WCC, BFS]))
     check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=1, link=link, network_fifo_depth=1,
-                                 partition=data.draw(st.sampled_from(["greedy", "roundrobin"])),
+                                 partition=data.draw(st.sampled_from(["greedy", "round_robin"])),
                                  update_lanes=data.draw(st.sampled_from([1, 2]))))

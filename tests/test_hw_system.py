@@ -121,7 +121,7 @@ def test_two_update_lanes_skip_updates_without_local_edges():
     assert cycles[2] <= cycles[1] - 25, cycles
 
 
-@pytest.mark.parametrize("method", ["roundrobin", "greedy"])
+@pytest.mark.parametrize("method", ["round_robin", "greedy"])
 def test_partition_methods_give_the_same_answer(method):
     check_run(run_flow(WCC, tiny_graph("binary_tree"), pes=3, partition=method), pes=3)
 

@@ -28,7 +28,7 @@ def test_cli_prints_report_and_json(tmp_path, capsys):
     assert figures["memory_bits"]["filter"] == 16 * 2
 
 
-@pytest.mark.parametrize("method", ["greedy", "roundrobin", "metis"])
+@pytest.mark.parametrize("method", ["greedy", "round_robin", "metis"])
 def test_cli_methods(method, capsys):
     assert main(["partition", "tiny:binary_tree", "--fpgas", "2", "--pes", "3", "--method", method]) == 0
     assert f"{method} partition over 2 FPGA(s) x 3 PE(s)" in capsys.readouterr().out

@@ -9,6 +9,7 @@ from gravfm.errors import ConfigError, SpecError
 from gravfm.graph import Graph
 from gravfm.graph.tiny import tiny_graph
 from gravfm.partition import (
+    METHODS,
     Partition,
     greedy,
     greedy_bins,
@@ -108,7 +109,7 @@ def test_sorted_greedy_fills_the_largest_vertices_first():
     src = np.repeat(np.arange(n), degree)
     graph = Graph.from_edges(src, rng.integers(0, n, src.size), n)
     part = sorted_greedy(graph, 2, 4)
-    assert part.method == "sortedgreedy"
+    assert part.method == "sorted_greedy"
     # The greedy rule over the vertices by decreasing degree (ties in id order).
     order = sorted(range(n), key=lambda v: (-int(degree[v]), v))
     expected = np.empty(n, dtype=np.int64)
@@ -127,7 +128,7 @@ def test_round_robin():
     part = round_robin(tiny_graph("binary_tree"), 2, 3)
     np.testing.assert_array_equal(part.pe_of_vertex, np.arange(15) % 6)
     np.testing.assert_array_equal(part.vertices_per_pe, [3, 3, 3, 2, 2, 2])
-    assert part.method == "roundrobin"
+    assert part.method == "round_robin"
 
 
 def test_metis_cuts_fewer_edges_and_stays_balanced():
@@ -158,9 +159,11 @@ def test_partition_dispatch_and_errors():
     graph = tiny_graph("grid")
     assert partition(graph, 2, 2).method == "greedy"
     assert partition(graph, 2, 2, method="metis", ufactor=30).method == "metis"
-    assert partition(graph, 2, 2, method="round_robin").method == "roundrobin"
-    assert partition(graph, 2, 2, method="lpt").method == "sortedgreedy"
-    assert partition(graph, 2, 2, method="sorted-greedy").method == "sortedgreedy"
+    for method in METHODS:  # one spelling: the function's name, also in the result
+        assert partition(graph, 2, 2, method=method).method == method
+    for old in ("roundrobin", "sortedgreedy", "lpt"):
+        with pytest.raises(SpecError, match=f"unknown method '{old}'"):
+            partition(graph, 2, 2, method=old)
     with pytest.raises(SpecError, match="unknown method 'spectral'"):
         partition(graph, 2, 2, method="spectral")
     with pytest.raises(SpecError, match="takes no option 'ufactor'"):

@@ -9,7 +9,9 @@ import pytest
 from rich.console import Console
 
 from gravfm.cli import build_parser, main
-from gravfm.cli.run_cmd import load_algorithm, local_bits_of, print_report
+from gravfm.algorithms import WCC
+from gravfm.algorithms.loading import resolve_algorithm
+from gravfm.cli.run_cmd import local_bits_of, print_report
 from gravfm.errors import ConfigError
 from gravfm.partition import Partition
 from gravfm.flow import RunOptions, RunReport, SuperstepRow, choose_capacities, next_power_of_two
@@ -94,16 +96,16 @@ def test_vertices_per_pe_must_be_a_power_of_two():
 
 
 def test_algorithm_from_a_user_file(tmp_path):
-    assert load_algorithm("wcc") == "wcc"
+    assert resolve_algorithm("wcc") is WCC
     source = tmp_path / "mine.py"
     source.write_text("from gravfm.algorithms import WCC as MINE\nNOT_ONE = 3\n")
-    assert load_algorithm(f"{source}:MINE").name == "wcc"
+    assert resolve_algorithm(f"{source}:MINE").name == "wcc"
     with pytest.raises(ConfigError, match="defines no 'OTHER'"):
-        load_algorithm(f"{source}:OTHER")
-    with pytest.raises(ConfigError, match="is not a gravfm.algorithms.Algorithm"):
-        load_algorithm(f"{source}:NOT_ONE")
-    with pytest.raises(ConfigError, match="does not exist"):
-        load_algorithm(f"{tmp_path / 'absent.py'}:X")
+        resolve_algorithm(f"{source}:OTHER")
+    with pytest.raises(ConfigError, match="is a int, not a gravfm.algorithms.Algorithm"):
+        resolve_algorithm(f"{source}:NOT_ONE")
+    with pytest.raises(ConfigError, match="no such algorithm file"):
+        resolve_algorithm(f"{tmp_path / 'absent.py'}:X")
 
 
 def test_cli_parses_run_and_demo():

@@ -1,12 +1,22 @@
 """Comparisons of a hardware answer with a software reference, as ``(ok, detail)`` pairs.
 
 Every function names the first vertex (or superstep) that differs and how many do, so a failed
-run says where to look. :func:`~gravfm.algorithms.reference.check_bfs_parent` is the BFS check.
+run says where to look. Given the graph, a vertex is named by its input id (:func:`vertex_label`:
+a file's own id, also when the reader relabelled the ids), as the user knows it. :func:`~gravfm.algorithms.reference.check_bfs_parent` is the BFS check.
 """
 
 import numpy as np
 
-__all__ = ["compare_exact", "compare_close", "compare_counts"]
+__all__ = ["compare_exact", "compare_close", "compare_counts", "vertex_label"]
+
+
+def vertex_label(graph, v):
+    """Vertex ``v`` as the user knows it: its input id (``graph.original_ids``), or ``v`` itself
+    without a graph, without relabelling, or for an id outside the graph (a wrong answer's)."""
+    v = int(v)
+    if graph is None or graph.original_ids is None or not 0 <= v < graph.num_vertices:
+        return v
+    return int(graph.original_ids[v])
 
 
 def _shape_problem(what, got, expected):
@@ -15,7 +25,7 @@ def _shape_problem(what, got, expected):
     return None
 
 
-def compare_exact(what, got, expected):
+def compare_exact(what, got, expected, *, graph=None):
     """Exact equality of two per-vertex arrays.
 
     Parameters
@@ -23,6 +33,8 @@ def compare_exact(what, got, expected):
     what : str
         Name of the quantity, for the message (e.g. ``"label"``).
     got, expected : array_like
+    graph : gravfm.graph.Graph, optional
+        Names the vertex by its input id (:func:`vertex_label`).
 
     Returns
     -------
@@ -36,11 +48,11 @@ def compare_exact(what, got, expected):
     if wrong.size == 0:
         return True, ""
     v = int(wrong[0])
-    return False, (f"{what}: {wrong.size} of {got.size} vertices differ; first is vertex {v}: "
+    return False, (f"{what}: {wrong.size} of {got.size} vertices differ; first is vertex {vertex_label(graph, v)}: "
                    f"got {got[v]}, expected {expected[v]}")
 
 
-def compare_close(what, got, expected, *, rtol=1e-5, atol=0.0):
+def compare_close(what, got, expected, *, rtol=1e-5, atol=0.0, graph=None):
     """Equality within ``|got - expected| <= atol + rtol * |expected|``; infinities must match.
 
     Meant for floating-point answers (PageRank), where the hardware sums messages in arrival
@@ -57,7 +69,7 @@ def compare_close(what, got, expected, *, rtol=1e-5, atol=0.0):
         return True, ""
     v = int(wrong[0])
     return False, (f"{what}: {wrong.size} of {got.size} vertices differ beyond rtol={rtol:g}, "
-                   f"atol={atol:g}; first is vertex {v}: got {float(got[v])!r}, "
+                   f"atol={atol:g}; first is vertex {vertex_label(graph, v)}: got {float(got[v])!r}, "
                    f"expected {float(expected[v])!r}")
 
 

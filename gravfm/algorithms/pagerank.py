@@ -226,7 +226,7 @@ def _reference_factory(supersteps, damping):
 
 def _check(graph, params, state, result):
     from .checks import compare_close
-    return compare_close("rank", bits_float(state["rank"]), result.rank, rtol=RANK_RTOL)
+    return compare_close("rank", bits_float(state["rank"]), result.rank, rtol=RANK_RTOL, graph=graph)
 
 
 def make_pagerank(*, supersteps=30, damping=0.85, name="pagerank"):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import VERTEXID, Algorithm
+from .checks import vertex_label
 from .kernel_factories import block_kernel
 from .params import root_of
 
@@ -121,7 +122,7 @@ def _reference(graph, params):
     longest = int(result.distance.max()) if result.distance.size else 0
     if longest >= UNREACHED:
         far = int(np.argmax(result.distance))
-        raise ConfigError(f"sssp: vertex {far} is at distance {longest}, which does not fit below the "
+        raise ConfigError(f"sssp: vertex {vertex_label(graph, far)} is at distance {longest}, which does not fit below the "
                           f"{DISTANCE_BITS}-bit 'unreached' value {UNREACHED}")
     return result
 
@@ -136,7 +137,7 @@ def _check(graph, params, state, result):
     from .checks import compare_exact
     distance = np.asarray(state["distance"], dtype=np.int64)
     distance = np.where(distance == UNREACHED, -1, distance)
-    ok, detail = compare_exact("distance", distance, result.distance)
+    ok, detail = compare_exact("distance", distance, result.distance, graph=graph)
     if not ok or "parent" not in state:
         return ok, detail
     return check_parent(graph, result.root, result.distance, np.asarray(state["parent"], dtype=np.int64))
@@ -154,9 +155,12 @@ def check_parent(graph, root, distance, parent):
     (bool, str)
         The detail names the first bad vertex.
     """
+    def name(vertex):
+        return vertex_label(graph, vertex)
+
     n = graph.num_vertices
     if parent[root] != root:
-        return False, f"parent of root {root} is {parent[root]}, expected {root}"
+        return False, f"parent of root {name(root)} is {name(parent[root])}, expected {name(root)}"
     sources, weights = graph.sources().astype(np.int64), np.asarray(graph.weights, dtype=np.int64)
     tight = {}
     reached_edges = (distance[sources] >= 0) & (distance[graph.targets] >= 0)
@@ -169,9 +173,9 @@ def check_parent(graph, root, distance, parent):
         p = int(parent[v])
         if distance[v] < 0:
             if p != -1:
-                return False, f"vertex {v}: unreached but has parent {p}"
+                return False, f"vertex {name(v)}: unreached but has parent {name(p)}"
         elif p not in tight.get(v, ()):
-            return False, (f"vertex {v} (distance {distance[v]}): parent {p} is not the source of a "
+            return False, (f"vertex {name(v)} (distance {distance[v]}): parent {name(p)} is not the source of a "
                            f"tight edge into it")
     return True, ""
 

@@ -9,6 +9,7 @@ and clears the flag. Labels are original vertex ids, so the answer is directly c
 import numpy as np
 
 from .base import VERTEXID, Algorithm
+from .checks import vertex_label
 from .kernel_factories import block_kernel
 
 __all__ = ["WCC"]
@@ -33,8 +34,9 @@ def _check(graph, params, state, result):
     wrong = np.flatnonzero(labels != result.labels)
     if wrong.size:
         v = int(wrong[0])
-        return False, (f"{wrong.size} of {labels.size} labels differ; vertex {v}: "
-                       f"hardware {labels[v]}, reference {result.labels[v]}")
+        return False, (f"{wrong.size} of {labels.size} labels differ; vertex {vertex_label(graph, v)}: "
+                       f"hardware {vertex_label(graph, labels[v])}, reference "
+                       f"{vertex_label(graph, result.labels[v])}")
     return True, ""
 
 

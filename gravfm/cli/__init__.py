@@ -22,8 +22,16 @@ from ..errors import GravfmError
 SUBCOMMAND_MODULES = ["graph_cmd", "partition_cmd", "model_cmd", "run_cmd", "synth_cmd", "demo_cmd"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other error of the command
+    (the usage stays in ``--help``)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gravfm",
         description="Generate, simulate, verify and model vertex-centric graph accelerators for FPGAs.",
     )

@@ -1,11 +1,14 @@
-"""Helpers the subcommands share."""
+"""Helpers the subcommands share: the graph input options, option checks, JSON output."""
 
+import argparse
 import json
+import tempfile
 from pathlib import Path
 
-from ..errors import GravfmError
+from ..errors import ConfigError, GravfmError
 
-__all__ = ["write_json"]
+__all__ = ["write_json", "check_output_file", "check_folder", "add_graph_input_arguments",
+           "graph_load_options", "positive_int", "parse_params"]
 
 
 def write_json(path, figures):
@@ -20,3 +23,128 @@ def write_json(path, figures):
         Path(path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     except OSError as error:
         raise GravfmError(f"--json {path}: cannot write the figures: {error.strerror or error}") from None
+
+
+def _existing_ancestor(path):
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return folder
+    return Path(".")
+
+
+def _can_create_in(folder):
+    """Whether a file can be made in ``folder``, found by making one (permissions alone do not
+    tell: a root user, a read-only or special file system)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def check_output_file(path, option="--json", *, stdout=False):
+    """Refuse, before any work, an output file that could not be written afterwards: a folder,
+    a missing or unwritable parent folder, an unwritable file. Nothing is left behind.
+    ``stdout``: ``-`` stands for the standard output."""
+    if path is None or stdout and path == "-":
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{option} {path}: is a directory, not a file")
+    if not path.parent.is_dir():
+        raise ConfigError(f"{option} {path}: folder {path.parent} does not exist")
+    if path.exists():
+        try:
+            with open(path, "ab"):  # appends nothing: the file stays as it is
+                pass
+        except OSError as error:
+            raise ConfigError(f"{option} {path}: not writable ({error.strerror})") from None
+    elif not _can_create_in(path.parent):
+        raise ConfigError(f"{option} {path}: cannot create files in {path.parent}")
+
+
+def check_folder(path, option):
+    """Refuse a folder that cannot be made or written: a file in its place or on its way, a
+    place where nothing can be created. Nothing is left behind."""
+    if path is None:
+        return
+    path = Path(path)
+    ancestor = _existing_ancestor(path)
+    if not ancestor.is_dir():
+        raise ConfigError(f"{option} {path}: {ancestor} is not a folder")
+    if not _can_create_in(ancestor):
+        what = "not writable" if ancestor == path else f"cannot be made in {ancestor}"
+        raise ConfigError(f"{option} {path}: {what}")
+
+
+def add_graph_input_arguments(parser):
+    """The options that read and clean a graph (``graph info``, ``graph convert``, ``run``)."""
+    from ..graph import RELABEL_POLICIES
+    from ..graph.readers import FORMATS
+
+    parser.add_argument("--input-format", choices=FORMATS, default=None,
+                        help="input file format (default: from extension and contents)")
+    parser.add_argument("--keep-self-loops", action="store_true", help="keep edges (v, v) (default: drop)")
+    parser.add_argument("--keep-duplicates", action="store_true",
+                        help="keep repeated edges (default: merge them)")
+    parser.add_argument("--undirected", action="store_true",
+                        help="treat edges as undirected: add every edge's reverse")
+    parser.add_argument("--relabel", choices=RELABEL_POLICIES, default="auto",
+                        help="vertex id renumbering (default: auto, only for sparse or 1-based ids); "
+                             "vertex ids given and printed stay the file's own")
+
+
+def graph_load_options(args):
+    """The keywords of :func:`gravfm.graph.load_graph` set by :func:`add_graph_input_arguments`.
+
+    Self-loops and duplicates are left to ``load_graph``'s defaults unless kept, so that a
+    ``tiny:`` graph stays exactly as defined, as ``gravfm graph info`` shows it.
+    """
+    options = {"fmt": args.input_format, "relabel": args.relabel, "undirected": args.undirected}
+    if args.keep_self_loops:
+        options["self_loops"] = "keep"
+    if args.keep_duplicates:
+        options["duplicates"] = "keep"
+    return options
+
+
+def positive_int(text):
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    return value
+
+
+def _value(text):
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def parse_params(items, root=None):
+    """``--param NAME=VALUE`` options (and ``--root V``, their shorthand) as a dict.
+
+    Values are integers, numbers, ``true``/``false`` or else strings; the algorithm rejects
+    names it does not have.
+    """
+    params = {}
+    for item in items or ():
+        name, equals, text = item.partition("=")
+        name, text = name.strip(), text.strip()
+        if not equals or not name.isidentifier() or not text:
+            raise ConfigError(f"--param {item!r}: expected NAME=VALUE, e.g. root=3")
+        if name in params:
+            raise ConfigError(f"--param {name}: given twice")
+        params[name] = _value(text)
+    if root is not None:
+        if "root" in params and params["root"] != root:
+            raise ConfigError(f"--root {root} and --param root={params['root']} disagree")
+        params["root"] = root
+    return params

@@ -1,6 +1,7 @@
 """``gravfm demo``: the default end-to-end run (``make run``): WCC on RMAT scale 12, 1 FPGA x 4 PEs."""
 
-from .run_cmd import add_run_arguments, execute, load_algorithm, options_from_args
+from .common import positive_int
+from .run_cmd import add_run_arguments, execute, options_from_args
 
 __all__ = ["register", "handle", "DEMO_ALGORITHM", "DEMO_GRAPH", "DEMO_PES"]
 
@@ -18,10 +19,9 @@ def register(subparsers):
     add_run_arguments(parser)
     parser.add_argument("--algorithm", default=DEMO_ALGORITHM, metavar="ALGO")
     parser.add_argument("--graph", default=DEMO_GRAPH, metavar="SPEC")
-    parser.add_argument("--pes", type=int, default=DEMO_PES, help=f"PEs per FPGA (default {DEMO_PES})")
+    parser.add_argument("--pes", type=positive_int, default=DEMO_PES, help=f"PEs per FPGA (default {DEMO_PES})")
     parser.set_defaults(handler=handle)
 
 
 def handle(args):
-    options = options_from_args(args, load_algorithm(args.algorithm), args.graph, args.pes)
-    return execute(options, args)
+    return execute(options_from_args(args, args.algorithm, args.graph, args.pes), args)

@@ -3,11 +3,10 @@
 import argparse
 import json
 
-from ..graph import GENERATORS, RELABEL_POLICIES, load_graph
-from ..graph.readers import FORMATS
+from ..graph import GENERATORS, load_graph
 from ..graph.stats import graph_summary
 from ..graph.writers import WRITE_FORMATS, write_graph
-from .common import write_json
+from .common import add_graph_input_arguments, check_output_file, graph_load_options, write_json
 
 
 def register(subparsers):
@@ -22,7 +21,7 @@ def register(subparsers):
                               epilog=f"generator specs (NAME:key=value,...):\n{generators}")
     info.add_argument("spec", metavar="SPEC", help="graph file or generator spec")
     info.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-' for stdout)")
-    _add_input_options(info)
+    add_graph_input_arguments(info)
     info.set_defaults(handler=_info)
 
     convert = actions.add_parser("convert", help="write a graph as an edge list or Matrix Market file")
@@ -30,30 +29,16 @@ def register(subparsers):
     convert.add_argument("output", metavar="OUT", help="output file (.gz compresses)")
     convert.add_argument("--format", choices=WRITE_FORMATS, default=None,
                          help="output format (default: from OUT's extension, .mtx or edge list)")
-    _add_input_options(convert)
+    add_graph_input_arguments(convert)
     convert.set_defaults(handler=_convert)
 
 
-def _add_input_options(parser):
-    parser.add_argument("--input-format", choices=FORMATS, default=None,
-                        help="input file format (default: from extension and contents)")
-    parser.add_argument("--keep-self-loops", action="store_true", help="keep edges (v, v) (default: drop)")
-    parser.add_argument("--keep-duplicates", action="store_true",
-                        help="keep repeated edges (default: merge them)")
-    parser.add_argument("--undirected", action="store_true",
-                        help="treat edges as undirected: add every edge's reverse")
-    parser.add_argument("--relabel", choices=RELABEL_POLICIES, default="auto",
-                        help="vertex id renumbering (default: auto, only for sparse or 1-based ids)")
-
-
 def _load(args):
-    return load_graph(args.spec, fmt=args.input_format,
-                      self_loops="keep" if args.keep_self_loops else "drop",
-                      duplicates="keep" if args.keep_duplicates else "merge",
-                      relabel=args.relabel, undirected=args.undirected)
+    return load_graph(args.spec, **graph_load_options(args))
 
 
 def _info(args):
+    check_output_file(args.json, stdout=True)
     summary = graph_summary(_load(args))
     if args.json == "-":
         print(json.dumps(summary, indent=2))
@@ -87,6 +72,7 @@ def format_summary(summary):
 
 
 def _convert(args):
+    check_output_file(args.output, "OUT")
     graph = _load(args)
     write_graph(graph, args.output, fmt=args.format)
     print(f"wrote {args.output}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "

@@ -1,10 +1,11 @@
 """``gravfm model``: print the analytical model's prediction for a platform, algorithm and graph."""
 
+import dataclasses
 import math
 from pathlib import Path
 
 from ..errors import ConfigError, SpecError
-from .common import write_json
+from .common import check_output_file, write_json
 
 ARCH_NAMES = {"gravfm": "GraVF-M (update broadcast)", "gravf": "GraVF (unicast messages)"}
 
@@ -21,7 +22,9 @@ def register(subparsers):
                         help="built-in platform name or platform TOML file (default: ac510x4)")
     parser.add_argument("--list-platforms", action="store_true", help="list the built-in platforms and exit")
     parser.add_argument("--algorithm", default="wcc", metavar="NAME",
-                        help="algorithm (named model parameters: wcc, bfs, pagerank, sssp)")
+                        help="algorithm: wcc, bfs, pagerank, sssp (named model parameters), FILE.py:NAME "
+                             "(sizes from its layouts, as gravfm run takes them), or any name with all four "
+                             "--m-* sizes")
     parser.add_argument("--graph", metavar="SPEC", help="graph file or generator spec (gravfm.graph.load_graph)")
     parser.add_argument("--vertices", type=int, metavar="N", help="|V| instead of --graph")
     parser.add_argument("--edges", type=int, metavar="M", help="|E| instead of --graph")
@@ -45,7 +48,9 @@ def register(subparsers):
                         help="comma-separated updates per superstep, with --messages (GraVF-M network time)")
     parser.add_argument("--combine", choices=["max", "sum"], default="max",
                         help="superstep time = max (default) or sum of work time and latency")
-    parser.add_argument("--root", type=int, default=0, help="root vertex for bfs/sssp references (default 0)")
+    parser.add_argument("--root", type=int, default=None, metavar="V",
+                        help="root vertex (the file's own id) for rooted algorithms' references "
+                             "(default: the algorithm's, vertex 0)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.set_defaults(handler=run)
 
@@ -73,58 +78,64 @@ def _parse_counts(text, option):
     return counts
 
 
-def _prepare_graph(graph, algorithm, root):
-    """The graph the algorithm runs on (WCC symmetrizes), through the algorithm registry if present."""
-    try:
-        from ..algorithms import get_algorithm
-    except ImportError:
-        get_algorithm = None
-    if get_algorithm is not None:
-        try:
-            algo = get_algorithm(algorithm)
-        except (KeyError, ValueError, SpecError, ConfigError):
-            algo = None
-        if algo is not None:
-            given = {"root": root} if "root" in algo.default_params else {}
-            return algo.prepare(graph, algo.params(given))
-    if algorithm == "wcc":
-        return graph.symmetrize()
-    return graph
+def _algorithm(text):
+    """The Algorithm object named by ``--algorithm`` (registered, or ``FILE.py:NAME``), or None
+    for a name known to the model only by its parameters."""
+    from ..algorithms import REGISTRY
+    from ..algorithms.loading import resolve_algorithm
+
+    if text in REGISTRY or text.endswith(".py") or ".py:" in text:
+        return resolve_algorithm(text)
+    return None
 
 
-def _reference_counts(graph, algorithm, root):
+def _prepared(args, algorithm):
+    """(graph as the algorithm runs on it, its parameters) for ``--graph``; ``--root`` is the
+    file's own id of the root, as in ``gravfm run``."""
+    from ..algorithms.params import internal_params
+    from ..graph import load_graph
+
+    graph = load_graph(args.graph)
+    if algorithm is None:
+        return graph, {}
+    given = {"root": args.root} if args.root is not None and "root" in algorithm.default_params else {}
+    params = algorithm.params(internal_params(graph, given, algorithm.name))
+    return algorithm.prepare(graph, params), params
+
+
+def _reference_counts(graph, algorithm, params):
     """(messages, updates) per superstep of the software reference run."""
-    try:
-        from ..algorithms import reference
-    except ImportError:
-        raise ConfigError("--supersteps needs gravfm.algorithms.reference, which is not available; "
-                          "pass --messages instead") from None
-    runs = {
-        "wcc": lambda: reference.wcc(graph),
-        "bfs": lambda: reference.bfs(graph, root),
-        "pagerank": lambda: reference.pagerank(graph),
-        "sssp": lambda: reference.sssp(graph, root),
-    }
-    if algorithm not in runs or not hasattr(reference, algorithm):
-        raise ConfigError(f"no software reference for {algorithm!r}; pass --messages instead")
-    result = runs[algorithm]()
+    if algorithm is None:
+        raise ConfigError(f"no software reference for {graph.name!r}'s algorithm; pass --messages instead")
+    result = algorithm.reference(graph, params)
     return list(result.messages_per_superstep), list(result.updates_per_superstep)
 
 
-def _graph_size(args):
+def _graph_size(args, algorithm):
+    """(|V|, |E|, prepared graph or None, algorithm parameters)."""
     if args.graph is not None:
         if args.vertices is not None or args.edges is not None:
             raise SpecError("give either --graph or --vertices/--edges, not both")
-        try:
-            from ..graph import load_graph
-        except ImportError:
-            raise ConfigError("the graph toolkit (gravfm.graph.load_graph) is not available; "
-                              "use --vertices and --edges") from None
-        graph = _prepare_graph(load_graph(args.graph), args.algorithm, args.root)
-        return graph.num_vertices, graph.num_edges, graph
+        graph, params = _prepared(args, algorithm)
+        return graph.num_vertices, graph.num_edges, graph, params
     if args.vertices is None or args.edges is None:
         raise SpecError("need --graph SPEC, or both --vertices N and --edges M")
-    return args.vertices, args.edges, None
+    return args.vertices, args.edges, None, {}
+
+
+def _model_params(args, algorithm, vertices, edges):
+    """The model's sizes: named defaults of a built-in algorithm, or the layouts of a user's
+    algorithm with vertex ids as wide as a run of --fpgas x --pes (1 x 1 when not given)
+    makes them, as ``gravfm run`` takes them; --m-* options override."""
+    from .. import model
+    from ..flow.planning import stated_vertexid_bits
+
+    overrides = {name: getattr(args, name) for name in ("m_vertex", "m_update", "m_message", "m_edge")}
+    if algorithm is None:
+        return model.algorithm_params(args.algorithm, **overrides)
+    bits = stated_vertexid_bits(vertices, edges, (args.fpgas or 1) * (args.pes or 1))
+    params = model.model_params(algorithm, vertexid_bits=bits)
+    return dataclasses.replace(params, **{key: value for key, value in overrides.items() if value is not None})
 
 
 def _fmt_mteps(edges_per_s):
@@ -192,10 +203,11 @@ def run(args):
         for name in model.builtin_platforms():
             print(f"{name:<16} {model.load_platform(name).description}")
         return 0
+    check_output_file(args.json)
     platform = model.load_platform(args.platform)
-    params = model.algorithm_params(args.algorithm, m_vertex=args.m_vertex, m_update=args.m_update,
-                                    m_message=args.m_message, m_edge=args.m_edge)
-    vertices, edges, graph = _graph_size(args)
+    algorithm = _algorithm(args.algorithm)
+    vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
+    params = _model_params(args, algorithm, vertices, edges)
     options = {"arch": args.arch, "memory_model": args.memory_model}
     report = {}
 
@@ -225,10 +237,11 @@ def run(args):
             messages = _parse_counts(args.messages, "--messages")
             updates = _parse_counts(args.updates, "--updates") if args.updates else None
         elif graph is not None:
-            messages, updates = _reference_counts(graph, args.algorithm, args.root)
+            messages, updates = _reference_counts(graph, algorithm, algorithm_params)
             if not any(messages):
                 raise ConfigError(f"the {args.algorithm} reference run on {args.graph} traversed no edge "
-                                  f"(root {args.root} has no out-edges?); no superstep prediction")
+                                  f"(root {args.root if args.root is not None else 'vertex 0'} has no out-edges?); no superstep "
+                                  f"prediction")
         else:
             raise SpecError("--supersteps needs --graph (to run the reference) or --messages")
         result = model.predict_supersteps(platform, params, vertices, edges, messages, fpgas=args.fpgas,

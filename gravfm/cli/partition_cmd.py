@@ -3,7 +3,7 @@
 import time
 
 from ..errors import ConfigError
-from .common import write_json
+from .common import check_output_file, write_json
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
 
@@ -12,6 +12,8 @@ _MAX_PE_ROWS = 64
 
 
 def register(subparsers):
+    from ..partition import METHODS
+
     parser = subparsers.add_parser(
         "partition",
         help="partition a graph over FPGAs and PEs and report load balance and traffic",
@@ -23,8 +25,9 @@ def register(subparsers):
                         help="graph file or generator spec, e.g. rmat:scale=14,ef=16,seed=1")
     parser.add_argument("--fpgas", type=int, default=1, metavar="N", help="number of FPGAs (default 1)")
     parser.add_argument("--pes", type=int, default=1, metavar="P", help="PEs per FPGA (default 1)")
-    parser.add_argument("--method", default="greedy", choices=("greedy", "sortedgreedy", "roundrobin", "metis"),
-                        help="partitioner (default greedy, the paper's default)")
+    parser.add_argument("--method", default="greedy", choices=METHODS,
+                        help="partitioner: greedy (default, the paper's), sorted_greedy (largest out-degree "
+                             "first), round_robin or metis")
     parser.add_argument("--ufactor", type=int, default=1, metavar="U",
                         help="METIS allowed imbalance in thousandths (default 1, as in the paper)")
     parser.add_argument("--seed", type=int, default=0, help="METIS random seed (default 0)")
@@ -113,6 +116,7 @@ def format_report(figures):
 def run(args):
     from ..graph import load_graph
 
+    check_output_file(args.json)
     graph = load_graph(args.graph)
     figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,
                                 seed=args.seed, local_bits=args.local_bits)

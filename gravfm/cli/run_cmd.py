@@ -1,13 +1,14 @@
 """``gravfm run ALGO --graph SPEC``: simulate an algorithm on a graph, verify it and report."""
 
-import importlib.util
-import json
 import math
-from pathlib import Path
+import os
 
+from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
+from .common import (add_graph_input_arguments, check_folder, check_output_file, graph_load_options, parse_params,
+                     positive_int, write_json)
 
-__all__ = ["register", "handle", "print_report", "load_algorithm", "progress_display"]
+__all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute"]
 
 
 def register(subparsers):
@@ -15,21 +16,25 @@ def register(subparsers):
         "run", help="generate, simulate and verify an algorithm on a graph; report throughput",
         description="Generate the hardware, build the simulator (cached), load the graph, simulate "
                     "cycle by cycle, verify against the software reference and report the figures "
-                    "beside the analytical model's prediction. Exit status 1 when verification fails.")
+                    "beside the analytical model's prediction. Exit status 1 when verification fails, "
+                    "2 on bad input.")
     add_run_arguments(parser)
     parser.add_argument("algorithm", metavar="ALGO",
                         help="registered algorithm (wcc, bfs, ...) or FILE.py:NAME of an Algorithm object")
     parser.add_argument("--graph", required=True, metavar="SPEC",
                         help="graph file or generator spec, e.g. rmat:scale=12,ef=16,seed=1")
-    parser.add_argument("--pes", type=int, default=1, help="PEs per FPGA (default 1)")
+    parser.add_argument("--pes", type=positive_int, default=1, help="PEs per FPGA (default 1)")
     parser.set_defaults(handler=handle)
 
 
 def add_run_arguments(parser):
     """Options shared by ``run`` and ``demo``."""
-    parser.add_argument("--fpgas", type=int, default=1, help="number of FPGAs (default 1)")
+    from ..partition import METHODS
+
+    parser.add_argument("--fpgas", type=positive_int, default=1, help="number of FPGAs (default 1)")
     parser.add_argument("--platform", default="ac510x4", metavar="FILE|NAME",
-                        help="platform for the clock and the model's prediction (default ac510x4)")
+                        help="platform for the clock, the most FPGAs and PEs per FPGA, the graph memory "
+                             "and the model's prediction (default ac510x4)")
     parser.add_argument("--arch", choices=("gravfm", "gravf"), default="gravfm",
                         help="gravfm (default: broadcast updates) or gravf (the GraVF baseline: unicast "
                              "messages, sender-side scatter, one per edge)")
@@ -39,41 +44,28 @@ def add_run_arguments(parser):
     parser.add_argument("--no-gather-forwarding", dest="gather_forwarding", action="store_false",
                         help="make messages to a vertex in the gather pipeline wait for its write-back "
                              "(the paper's hazard unit) instead of taking the in-flight result")
-    parser.add_argument("--partition", default="greedy",
+    parser.add_argument("--partition", default="greedy", choices=METHODS,
                         help="greedy (default), sorted_greedy (largest out-degree first), round_robin or metis")
-    parser.add_argument("--root", type=int, default=None, metavar="V", help="root vertex (BFS)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="an algorithm parameter (repeatable), e.g. root=3 or weight_seed=2")
+    parser.add_argument("--root", type=int, default=None, metavar="V",
+                        help="root vertex, the file's own id (short for --param root=V; BFS, SSSP, ...)")
     parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
-                        help="compiled Verilator simulation (default) or the Amaranth simulator")
-    parser.add_argument("--vertices-per-pe", type=int, default=None, metavar="N",
+                        help="compiled Verilator simulation (default) or the Amaranth simulator "
+                             "(no Verilog kernels)")
+    parser.add_argument("--vertices-per-pe", type=positive_int, default=None, metavar="N",
                         help="vertex capacity of a PE (a power of two; default: from the graph)")
-    parser.add_argument("--edges-per-pe", type=int, default=None, metavar="N",
+    parser.add_argument("--edges-per-pe", type=positive_int, default=None, metavar="N",
                         help="edge capacity of a PE (default: from the graph, rounded up to a power of two)")
-    parser.add_argument("--max-cycles", type=int, default=None, metavar="N", help="stop after N cycles")
-    parser.add_argument("--watchdog", type=int, default=1 << 20, metavar="N",
+    parser.add_argument("--max-cycles", type=positive_int, default=None, metavar="N",
+                        help="stop after N cycles")
+    parser.add_argument("--watchdog", type=positive_int, default=1 << 20, metavar="N",
                         help="stop when nothing progresses for N cycles (default 1048576)")
     parser.add_argument("--cache", default=None, metavar="DIR",
                         help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
-
-
-def load_algorithm(text):
-    """A registered algorithm's name, or ``FILE.py:NAME`` naming an Algorithm object in a file."""
-    if ":" not in text or not text.split(":", 1)[0].endswith(".py"):
-        return text
-    path, name = text.rsplit(":", 1)
-    if not Path(path).is_file():
-        raise ConfigError(f"algorithm file {path} does not exist")
-    spec = importlib.util.spec_from_file_location(f"gravfm_user_{Path(path).stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    try:
-        algorithm = getattr(module, name)
-    except AttributeError:
-        raise ConfigError(f"algorithm file {path} defines no {name!r}") from None
-    if not hasattr(algorithm, "reference") or not hasattr(algorithm, "gather"):
-        raise ConfigError(f"{path}:{name} is not a gravfm.algorithms.Algorithm")
-    return algorithm
+    add_graph_input_arguments(parser)
 
 
 def local_bits_of(vertices_per_pe):
@@ -85,15 +77,26 @@ def local_bits_of(vertices_per_pe):
     return vertices_per_pe.bit_length() - 1
 
 
+def check_paths(args):
+    """The output and cache paths, checked before any work so that a finished run is not lost."""
+    check_output_file(args.json, "--json")
+    if args.backend == "verilator":
+        cache = args.cache if args.cache is not None else os.environ.get("GRAVFM_CACHE") or None
+        check_folder(cache, "--cache" if args.cache is not None else "$GRAVFM_CACHE")
+
+
 def options_from_args(args, algorithm, graph, pes):
+    """The :class:`~gravfm.flow.RunOptions` of parsed ``run`` (or ``demo``) arguments."""
     from ..flow import RunOptions
-    return RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=pes,
-                      platform=args.platform, partition=args.partition, root=args.root,
-                      backend=args.backend, local_bits=local_bits_of(args.vertices_per_pe),
-                      edges_per_pe=args.edges_per_pe, max_cycles=args.max_cycles,
-                      watchdog_cycles=args.watchdog, cache_dir=args.cache,
-                      arch=getattr(args, "arch", "gravfm"), update_lanes=getattr(args, "update_lanes", None),
-                      gather_forwarding=getattr(args, "gather_forwarding", True))
+
+    check_paths(args)
+    return RunOptions(algorithm=resolve_algorithm(algorithm), graph=graph, fpgas=args.fpgas, pes=pes,
+                      platform=args.platform, partition=args.partition,
+                      params=parse_params(args.param, args.root), backend=args.backend,
+                      local_bits=local_bits_of(args.vertices_per_pe), edges_per_pe=args.edges_per_pe,
+                      max_cycles=args.max_cycles, watchdog_cycles=args.watchdog, cache_dir=args.cache,
+                      arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
+                      graph_options=graph_load_options(args))
 
 
 class progress_display:
@@ -144,8 +147,13 @@ def print_report(report, console):
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
         else "[bold red]NOT VERIFIED[/]"
     detail = f" ({report.check_detail})" if report.check_detail else ""
-    console.print(f"[bold]{report.algorithm}[/] on {report.graph_name}: {report.vertices:,} vertices, "
-                  f"{report.edges:,} edges — {verdict}{detail}", highlight=False)
+    # Edges as loaded and cleaned (as `gravfm graph info` counts them), then as the algorithm runs.
+    edges = f"{report.input_edges:,} edges"
+    if report.edges != report.input_edges:
+        edges += f" ({report.edges:,} as {report.algorithm} runs them)"
+    params = "".join(f", {name} {value}" for name, value in report.params.items())
+    console.print(f"[bold]{report.algorithm}[/]{params} on {report.graph_name}: {report.vertices:,} vertices, "
+                  f"{edges} — {verdict}{detail}", highlight=False)
     console.print(f"configuration: {report.fpgas} FPGA x {report.pes_per_fpga} PEs ({report.arch}, "
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
                   f"{report.edges_per_pe:,} edges per PE, {report.update_lanes} update lane(s), gather "
@@ -228,10 +236,9 @@ def execute(options, args):
         report = run(options, log=display.log, on_progress=display.update)
     print_report(report, console)
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        write_json(args.json, report.to_dict())
     return 0 if report.verified else 1
 
 
 def handle(args):
-    options = options_from_args(args, load_algorithm(args.algorithm), args.graph, args.pes)
-    return execute(options, args)
+    return execute(options_from_args(args, args.algorithm, args.graph, args.pes), args)

@@ -4,11 +4,13 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 
-__all__ = ["RunOptions", "DEFAULT_PLATFORM", "ARCHITECTURES"]
+__all__ = ["RunOptions", "DEFAULT_PLATFORM", "ARCHITECTURES", "GRAPH_OPTIONS"]
 
 DEFAULT_PLATFORM = "ac510x4"
 #: gravfm.hw.config.ARCHITECTURES, spelled here so that checking options imports no Amaranth.
 ARCHITECTURES = ("gravfm", "gravf")
+#: Keywords of gravfm.graph.load_graph that RunOptions.graph_options may set.
+GRAPH_OPTIONS = ("fmt", "self_loops", "duplicates", "relabel", "undirected")
 
 
 def _positive(name, value, *, optional=False, zero=False):
@@ -35,7 +37,8 @@ class RunOptions:
     partition : str
         Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``).
     root : int, optional
-        Root vertex (algorithms with a ``root`` parameter, e.g. BFS).
+        Root vertex (algorithms with a ``root`` parameter, e.g. BFS), the input's id of it (a
+        file's own id, also when its ids were relabelled).
     params : dict, optional
         Further runtime parameters of the algorithm (``root`` overrides its entry).
     backend : {"verilator", "amaranth"} or a back-end object
@@ -60,6 +63,9 @@ class RunOptions:
     hardware : dict
         Further :class:`~gravfm.hw.SystemConfig` fields (``hazard_slots``, FIFO depths,
         ``max_rounds``; :data:`gravfm.flow.planning.HARDWARE_OPTIONS`).
+    graph_options : dict
+        Cleaning options of :func:`gravfm.graph.load_graph` for a graph given by name
+        (:data:`GRAPH_OPTIONS`: ``fmt``, ``self_loops``, ``duplicates``, ``relabel``, ``undirected``).
     link : gravfm.hw.link.LinkConfig, optional
         Several FPGAs: the simulated links (default: the platform's).
     use_filter : bool
@@ -84,6 +90,7 @@ class RunOptions:
     update_lanes: int | None = None
     gather_forwarding: bool = True
     hardware: dict = field(default_factory=dict)
+    graph_options: dict = field(default_factory=dict)
     link: object = None
     use_filter: bool = True
 
@@ -111,6 +118,9 @@ class RunOptions:
         _positive("max_cycles", self.max_cycles, optional=True)
         if self.watchdog_cycles < 1:
             raise ConfigError(f"watchdog_cycles must be positive, not {self.watchdog_cycles!r}")
+        unknown = sorted(set(self.graph_options) - set(GRAPH_OPTIONS))
+        if unknown:
+            raise ConfigError(f"unknown graph option {unknown[0]!r} (known: {', '.join(GRAPH_OPTIONS)})")
         unknown = sorted(set(self.hardware) - set(HARDWARE_OPTIONS))
         if unknown:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")

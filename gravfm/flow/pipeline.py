@@ -6,7 +6,7 @@ from .loading import load
 from .planning import plan
 from .preparation import prepare
 from .reporting import report
-from .simulation import make_backend, simulate
+from .simulation import check_backend, make_backend, simulate
 from .verification import verify
 
 __all__ = ["run"]
@@ -24,17 +24,27 @@ def run(options, *, log=None, on_progress=None):
         ``on_progress(cycle, superstep, messages, total_messages)`` while simulating
         (``total_messages`` is the reference's count).
     """
+    from ..algorithms.loading import resolve_algorithm
+    from ..model import check_fit, model_params
     from ..model.platform import load_platform
 
     log = log or (lambda message: None)
+    # Inputs first, each refused with one line before any work: the algorithm, its back-end,
+    # the platform's size, the graph and parameters, the fit in the platform's memory.
+    algorithm = resolve_algorithm(options.algorithm)
+    check_backend(algorithm, options.backend)
     platform = load_platform(options.platform)
-    prepared = prepare(options.algorithm, options.graph, params=options.algorithm_params)
+    platform.check_system(options.fpgas, options.pes)
+    prepared = prepare(algorithm, options.graph, params=options.algorithm_params,
+                       graph_options=options.graph_options)
     graph = prepared.graph
     log(f"graph {prepared.graph_label}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges")
     hardware = plan(prepared, fpgas=options.fpgas, pes=options.pes, partition=options.partition,
                     arch=options.arch, local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
                     update_lanes=options.update_lanes, gather_forwarding=options.gather_forwarding,
                     **options.hardware)
+    check_fit(platform, model_params(algorithm, vertexid_bits=hardware.config.vertexid_bits),
+              graph.num_vertices, hardware.config.fpgas)
     top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter)
     writes = load(prepared, hardware, top)
     backend = options.backend if not isinstance(options.backend, str) else make_backend(

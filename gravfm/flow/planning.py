@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 
 __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capacities", "stated_capacity",
+           "stated_vertexid_bits",
            "next_power_of_two", "default_max_rounds", "default_update_lanes", "default_network_fifo_depth",
            "default_link_fifo_depth", "LARGE_SYSTEM_PES", "HARDWARE_OPTIONS"]
 
@@ -122,6 +123,15 @@ def stated_capacity(vertices, edges, total_pes):
     ``total_pes`` (a graph that is stated, not held: synthesis estimates)."""
     local_bits = max(1, math.ceil(math.log2(max(2, math.ceil(vertices / total_pes)))))
     return local_bits, max(2, math.ceil(edges / total_pes))
+
+
+def stated_vertexid_bits(vertices, edges, total_pes):
+    """Width of a hardware vertex id for a graph that is stated, not held (:func:`stated_capacity`):
+    PE index bits and local index bits, as :class:`~gravfm.hw.SystemConfig` adds them."""
+    from ..partition import bits_for_count
+
+    local_bits, _ = stated_capacity(vertices, edges, total_pes)
+    return bits_for_count(total_pes) + local_bits
 
 
 def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="gravfm", update_lanes=None,

@@ -18,7 +18,11 @@ class RunReport:
     """Everything ``gravfm run`` prints; :meth:`to_dict` is its ``--json`` form.
 
     ``verified`` is the :func:`gravfm.flow.verify` rule. ``links`` (several FPGAs) holds the
-    measured link figures of :func:`gravfm.hw.multi.link_report.link_figures`. ``prepared``,
+    measured link figures of :func:`gravfm.hw.multi.link_report.link_figures`. ``edges`` counts
+    the edges the algorithm runs on (after its ``prepare``, e.g. WCC's symmetrization),
+    ``input_edges`` those of the graph as loaded and cleaned (what ``gravfm graph info`` reports
+    with the same options). ``params`` are the algorithm's parameters with vertex ids in the
+    input's ids (a file's own ids, also when the reader relabelled them). ``prepared``,
     ``plan`` and ``readback`` are the stage results behind the figures, for callers that check
     more than them (tests); they are not part of the JSON.
     """
@@ -58,6 +62,8 @@ class RunReport:
     run_s: float = 0.0
     load_cycles: int = 0
     links: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    input_edges: int = 0
     prepared: object = field(default=None, repr=False, compare=False)
     plan: object = field(default=None, repr=False, compare=False)
     readback: object = field(default=None, repr=False, compare=False)
@@ -97,7 +103,9 @@ class RunReport:
         prediction = self.prediction
         return {
             "algorithm": self.algorithm,
-            "graph": {"name": self.graph_name, "vertices": self.vertices, "edges": self.edges},
+            "graph": {"name": self.graph_name, "vertices": self.vertices, "edges": self.edges,
+                      "input_edges": self.input_edges},
+            "params": dict(self.params),
             "fpgas": self.fpgas,
             "pes_per_fpga": self.pes_per_fpga,
             "arch": self.arch,
@@ -146,17 +154,12 @@ class RunReport:
 def predict_run(prepared, config, platform):
     """The model's prediction for this configuration on ``platform``, or (None, the reason)."""
     try:
-        from ..model.algorithm_params import algorithm_params, builtin_algorithm_params, params_from_layouts
+        from ..model.algorithm_params import model_params
         from ..model.predict import predict
     except ImportError as error:  # the model is optional for a run
         return None, f"model unavailable: {error}"
-    algorithm, graph = prepared.algorithm, prepared.graph
-    if algorithm.name in builtin_algorithm_params():
-        params = algorithm_params(algorithm.name)
-    else:
-        params = params_from_layouts(algorithm.name, vertex=algorithm.vertex, update=algorithm.update,
-                                     message=algorithm.message, edge=algorithm.edge,
-                                     vertexid_bits=config.vertexid_bits)
+    graph = prepared.graph
+    params = model_params(prepared.algorithm, vertexid_bits=config.vertexid_bits)
     if graph.num_vertices == 0 or graph.num_edges == 0:
         return None, "no prediction for a graph without edges"
     try:
@@ -207,4 +210,6 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         build_cached=readback.build_cached, build_key=readback.build_key, run_s=readback.run_s,
         load_cycles=readback.load_cycles,
         links=_link_figures(prepared, plan, top, readback) if readback.links else {},
+        params=prepared.given_params,
+        input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
         prepared=prepared, plan=plan, readback=readback)

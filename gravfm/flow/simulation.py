@@ -10,11 +10,33 @@ import importlib
 
 from ..errors import ConfigError
 
-__all__ = ["simulate", "make_backend", "BACKENDS"]
+__all__ = ["simulate", "make_backend", "check_backend", "BACKENDS", "VERILOG_BACKENDS"]
 
 #: Back-end name -> "module:class".
 BACKENDS = {"verilator": "gravfm.sim.verilator_backend:VerilatorBackend",
             "amaranth": "gravfm.sim.amaranth_backend:AmaranthBackend"}
+#: Back-ends that can run kernels written in Verilog (Amaranth's simulator cannot run an Instance).
+VERILOG_BACKENDS = ("verilator",)
+
+
+def check_backend(algorithm, backend):
+    """Refuse, before any work, a back-end that cannot simulate ``algorithm``'s kernels.
+
+    Raises
+    ------
+    gravfm.errors.ConfigError
+        Kernels written in Verilog on a back-end outside :data:`VERILOG_BACKENDS`.
+    """
+    name = backend if isinstance(backend, str) else getattr(backend, "name", type(backend).__name__)
+    if name in VERILOG_BACKENDS:
+        return
+    from ..hw.verilog import VerilogKernelFactory
+
+    verilog = [f"{kind} ({factory.verilog_module.name})" for kind in ("gather", "apply", "scatter")
+               if isinstance(factory := getattr(algorithm, kind), VerilogKernelFactory)]
+    if verilog:
+        raise ConfigError(f"backend {name!r} cannot simulate kernels written in Verilog: {algorithm.name!r} "
+                          f"has the Verilog {', '.join(verilog)}; use --backend {VERILOG_BACKENDS[0]}")
 
 
 def make_backend(name, **options):

@@ -187,6 +187,18 @@ class Graph:
             raise GraphFormatError(f"vertex {v} is out of range for a graph of {self.num_vertices} vertices")
         return self.targets[self.offsets[v]:self.offsets[v + 1]]
 
+    def original_id(self, v):
+        """The input's id of vertex ``v`` (``v`` itself when the ids were not relabelled)."""
+        return int(v) if self.original_ids is None else int(self.original_ids[v])
+
+    def internal_id(self, original):
+        """The vertex whose input id is ``original``, or None when the input has no such vertex."""
+        original = int(original)
+        if self.original_ids is None:
+            return original if 0 <= original < self.num_vertices else None
+        found = np.flatnonzero(self.original_ids == original)
+        return int(found[0]) if found.size else None
+
     def _count_self_loops(self):
         return int(np.count_nonzero(self.sources() == self.targets))
 

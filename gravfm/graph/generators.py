@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import SpecError
 from .csr import Graph
+from .memory import check_graph_fits
 
 __all__ = ["rmat_edges", "rmat", "uniform_edges", "uniform", "wd_edges", "wd", "wd_levels"]
 
@@ -48,9 +49,10 @@ def rmat_edges(scale, edge_factor=16, *, a=GRAPH500_ABC[0], b=GRAPH500_ABC[1], c
             raise SpecError(f"rmat probability {name} must lie in [0, 1], not {value!r}")
     if a + b + c > 1 + 1e-12:
         raise SpecError(f"rmat probabilities a+b+c must not exceed 1, not {a + b + c:g}")
-    rng = np.random.default_rng(seed)
     num_vertices = 1 << scale
     num_edges = edge_factor * num_vertices
+    check_graph_fits(f"rmat:scale={scale},ef={edge_factor}", num_vertices, num_edges)
+    rng = np.random.default_rng(seed)
     id_dtype = np.int32 if scale < 31 else np.int64
     src = np.empty(num_edges, dtype=id_dtype)
     dst = np.empty(num_edges, dtype=id_dtype)
@@ -97,8 +99,9 @@ def uniform_edges(n, degree, *, seed=1):
     """
     n = _check_int("uniform n", n, 1)
     degree = _check_int("uniform deg", degree, 0)
-    rng = np.random.default_rng(seed)
     num_edges = n * degree
+    check_graph_fits(f"uniform:n={n},deg={degree}", n, num_edges)
+    rng = np.random.default_rng(seed)
     return rng.integers(0, n, num_edges), rng.integers(0, n, num_edges), n
 
 
@@ -128,8 +131,9 @@ def wd_edges(w, d, degree=1, *, seed=1):
     w = _check_int("wd w", w, 1)
     d = _check_int("wd d", d, 1)
     degree = _check_int("wd deg", degree, 0)
-    rng = np.random.default_rng(seed)
     num_vertices = 1 + w * d
+    check_graph_fits(f"wd:w={w},d={d},deg={degree}", num_vertices, max(num_vertices, degree * num_vertices))
+    rng = np.random.default_rng(seed)
     first_of_rank = 1 + w * np.arange(d, dtype=np.int64)
     children = np.arange(1 + w, num_vertices, dtype=np.int64)  # ranks 1 .. d-1
     parents = first_of_rank[(children - 1) // w - 1] + rng.integers(0, w, children.size)

@@ -12,6 +12,7 @@ from .algorithm_params import (
     AlgorithmParams,
     algorithm_params,
     builtin_algorithm_params,
+    model_params,
     params_for_algorithm,
     params_from_layouts,
 )
@@ -37,7 +38,7 @@ from .platform import (
     builtin_platforms,
     load_platform,
 )
-from .predict import LIMIT_DESCRIPTIONS, MEMORY_MODELS, Prediction, evaluate, predict, sweep
+from .predict import LIMIT_DESCRIPTIONS, MEMORY_MODELS, Prediction, check_fit, evaluate, predict, sweep
 from .supersteps import SuperstepPrediction, predict_supersteps, superstep_latency_cycles
 
 __all__ = [
@@ -56,12 +57,14 @@ __all__ = [
     "algorithm_params",
     "builtin_algorithm_params",
     "builtin_platforms",
+    "check_fit",
     "evaluate",
     "fpgas_needed",
     "interface_limit",
     "load_platform",
     "memory_limit",
     "memory_limit_granular",
+    "model_params",
     "network_limit",
     "node_interface_limit",
     "node_network_limit",

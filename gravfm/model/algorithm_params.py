@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULTS_FILE",
     "algorithm_params",
     "builtin_algorithm_params",
+    "model_params",
     "params_for_algorithm",
     "params_from_layouts",
 ]
@@ -164,3 +165,12 @@ def params_for_algorithm(algorithm, *, vertexid_bits=32, kernel_latency_cycles=0
     return params_from_layouts(algorithm.name, vertex=algorithm.vertex, update=algorithm.update,
                                message=algorithm.message, edge=algorithm.edge,
                                vertexid_bits=vertexid_bits, kernel_latency_cycles=kernel_latency_cycles)
+
+
+def model_params(algorithm, *, vertexid_bits):
+    """The model's parameters for an algorithm object, as ``gravfm run`` and ``gravfm model`` use
+    them: a built-in algorithm's named defaults, else the sizes of its layouts
+    (:func:`params_for_algorithm`) with the build's ``vertexid_bits``."""
+    if algorithm.name in _load_defaults():
+        return algorithm_params(algorithm.name)
+    return params_for_algorithm(algorithm, vertexid_bits=vertexid_bits)

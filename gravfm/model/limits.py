@@ -13,6 +13,7 @@ import math
 __all__ = [
     "ARCHITECTURES",
     "fpgas_needed",
+    "does_not_fit",
     "pe_limit",
     "memory_limit",
     "memory_limit_granular",
@@ -34,6 +35,15 @@ def _check_arch(arch):
 def fpgas_needed(vertices, m_vertex, memory_bits):
     """Smallest n with n >= |V| m_vertex / M (the graph's vertex state must fit); at least 1."""
     return max(1, math.ceil(vertices * m_vertex / memory_bits))
+
+
+def does_not_fit(vertices, m_vertex, memory_bits, fpgas):
+    """Why the graph's vertex state does not fit in ``fpgas`` FPGAs (n >= |V| m_vertex / M fails),
+    or None when it fits. The one fit rule: the model notes it, ``gravfm run`` refuses by it."""
+    needed = fpgas_needed(vertices, m_vertex, memory_bits)
+    if fpgas >= needed:
+        return None
+    return f"the graph does not fit: needs n >= |V| m_vertex / M = {needed} FPGAs"
 
 
 def pe_limit(fpgas, pes, f_clk_hz, cpe):

@@ -291,6 +291,9 @@ class Platform(FromDict):
     latency: LatencySpec
     cpe: dict[str, float]
     estimated: tuple[str, ...] = ()
+    #: The TOML file the platform was read from ("" when built in code), for error messages;
+    #: not a field (no key of the file), set by :func:`load_platform`.
+    origin = ""
 
     def __post_init__(self):
         if "default" not in self.cpe:
@@ -299,6 +302,19 @@ class Platform(FromDict):
             if not value >= 1.0 or not math.isfinite(value):
                 raise ConfigError(f"platform {self.name!r}: cpe.{algorithm} must be a number >= 1 "
                                   f"(a PE handles at most one edge per cycle), not {value!r}")
+
+    def check_system(self, fpgas, pes):
+        """Raise ConfigError unless the platform holds ``fpgas`` FPGAs of ``pes`` PEs each.
+
+        The message names the platform, the limiting key and the file it was read from.
+        """
+        where = f" in {self.origin}" if self.origin else ""
+        if fpgas > self.network.max_fpgas:
+            raise ConfigError(f"platform {self.name!r} has {self.network.max_fpgas} FPGAs, {fpgas} asked "
+                              f"(network.max_fpgas{where})")
+        if pes > self.fpga.max_pes:
+            raise ConfigError(f"platform {self.name!r} holds at most {self.fpga.max_pes} PEs per FPGA, "
+                              f"{pes} asked (fpga.max_pes{where})")
 
     def cpe_for(self, algorithm):
         """CPE for ``algorithm`` and whether it was measured for it (False: the default was used)."""
@@ -343,4 +359,6 @@ def load_platform(name_or_path):
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
-    return Platform.from_dict(data, where=str(path))
+    platform = Platform.from_dict(data, where=str(path))
+    object.__setattr__(platform, "origin", str(path))  # frozen; not a key of the file
+    return platform

@@ -25,6 +25,7 @@ __all__ = [
     "LIMIT_DESCRIPTIONS",
     "MEMORY_MODELS",
     "Prediction",
+    "check_fit",
     "evaluate",
     "predict",
     "sweep",
@@ -218,9 +219,10 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="g
         notes.append(f"{pes} PEs per FPGA: beyond the platform's max_pes {platform.fpga.max_pes} "
                      "(they would not fit; extrapolation)")
     needed = L.fpgas_needed(vertices, params.m_vertex, memory.capacity_bits)
-    fits = fpgas >= needed
+    shortfall = L.does_not_fit(vertices, params.m_vertex, memory.capacity_bits, fpgas)
+    fits = shortfall is None
     if not fits:
-        notes.append(f"the graph does not fit: needs n >= |V| m_vertex / M = {needed} FPGAs")
+        notes.append(shortfall)
     if platform.estimated:
         notes.append(f"platform figures that are estimates: {', '.join(platform.estimated)}")
 
@@ -231,6 +233,18 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="g
         fits=fits, fpgas_needed=needed, chosen=False, memory_model=memory_model, cpe=cpe,
         details=details, notes=tuple(notes),
     )
+
+
+def check_fit(platform, algorithm_params, vertices, fpgas):
+    """Raise ConfigError when the graph does not fit ``fpgas`` FPGAs of ``platform``, by the
+    model's rule (the prediction's ``fits``; :func:`gravfm.model.limits.does_not_fit`)."""
+    platform, params = _resolve(platform, algorithm_params)
+    shortfall = L.does_not_fit(vertices, params.m_vertex, platform.memory.capacity_bits, fpgas)
+    if shortfall is not None:
+        where = f" in {platform.origin}" if platform.origin else ""
+        raise ConfigError(f"platform {platform.name!r}: {shortfall} ({vertices:,} vertices x "
+                          f"{params.m_vertex} bits of {params.name} state; memory.capacity_mib = "
+                          f"{platform.memory.capacity_mib:g}{where}), {fpgas} asked")
 
 
 def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm",

@@ -110,4 +110,7 @@ class FromDict:
                     raise ConfigError(f"{where}: missing key {name!r}")
                 continue
             values[name] = _convert(data[name], hints[name], _child(where, name))
-        return cls(**values)
+        try:
+            return cls(**values)
+        except ConfigError as error:  # a range check of the class: say which file and table
+            raise ConfigError(f"{where}: {error}") from None

@@ -14,10 +14,8 @@ from .partition import Partition
 
 __all__ = ["METHODS", "partition", "round_robin", "greedy", "sorted_greedy", "metis", "greedy_bins"]
 
-METHODS = ("greedy", "sortedgreedy", "roundrobin", "metis")
-#: Other spellings accepted for a method.
-ALIASES = {"round_robin": "roundrobin", "round-robin": "roundrobin",
-           "sorted_greedy": "sortedgreedy", "sorted-greedy": "sortedgreedy", "lpt": "sortedgreedy"}
+#: The partitioning methods, spelled as their functions (and as everywhere else: CLI, JSON, reports).
+METHODS = ("greedy", "sorted_greedy", "round_robin", "metis")
 
 
 def _check_sizes(graph, fpgas, pes_per_fpga):
@@ -36,7 +34,7 @@ def round_robin(graph, fpgas, pes_per_fpga):
     """Vertex ``v`` to global PE ``v mod (fpgas * pes_per_fpga)``: balanced vertex counts."""
     fpgas, pes_per_fpga = _check_sizes(graph, fpgas, pes_per_fpga)
     pe = np.arange(graph.num_vertices, dtype=np.int64) % (fpgas * pes_per_fpga)
-    return Partition(pe, fpgas, pes_per_fpga, method="roundrobin")
+    return Partition(pe, fpgas, pes_per_fpga, method="round_robin")
 
 
 def greedy_bins(weights, num_bins):
@@ -101,7 +99,7 @@ def sorted_greedy(graph, fpgas, pes_per_fpga):
     order = np.argsort(-degree, kind="stable")
     pe = np.empty(graph.num_vertices, dtype=np.int32)
     pe[order] = greedy_bins(degree[order], fpgas * pes_per_fpga)
-    return Partition(pe, fpgas, pes_per_fpga, method="sortedgreedy")
+    return Partition(pe, fpgas, pes_per_fpga, method="sorted_greedy")
 
 
 def _symmetric_adjacency(graph):
@@ -170,9 +168,7 @@ def partition(graph, fpgas, pes_per_fpga, method="greedy", **options):
     ----------
     graph : gravfm.graph.Graph
     fpgas, pes_per_fpga : int
-    method : {"greedy", "sortedgreedy", "roundrobin", "metis"}
-        (``"round_robin"``, ``"round-robin"``, ``"sorted_greedy"``, ``"sorted-greedy"`` and
-        ``"lpt"`` are accepted too.)
+    method : {"greedy", "sorted_greedy", "round_robin", "metis"}
     **options
         Passed to the method: ``ufactor`` and ``seed`` for METIS.
 
@@ -187,8 +183,7 @@ def partition(graph, fpgas, pes_per_fpga, method="greedy", **options):
     gravfm.errors.ConfigError
         More PEs than vertices, or a non-positive size.
     """
-    functions = {"greedy": greedy, "sortedgreedy": sorted_greedy, "roundrobin": round_robin, "metis": metis}
-    method = ALIASES.get(method, method)
+    functions = {"greedy": greedy, "sorted_greedy": sorted_greedy, "round_robin": round_robin, "metis": metis}
     if method not in functions:
         raise SpecError(
             f"partition: unknown method {method!r}; choose one of {', '.join(METHODS)}")

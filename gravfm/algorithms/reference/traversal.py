@@ -3,6 +3,7 @@
 import numpy as np
 import scipy.sparse.csgraph
 
+from ..checks import vertex_label
 from ..params import check_root
 from .results import BfsResult
 from .rounds import adjacency_matrix, out_edges_of
@@ -103,7 +104,8 @@ def check_bfs_parent(graph, root, parent):
         return False, f"parent array has shape {parent.shape}, expected ({n},)"
     parent = parent.astype(np.int64)
     if parent[root] != root:
-        return False, f"vertex {root} (root): parent is {parent[root]}, expected {root}"
+        name = vertex_label(graph, root)
+        return False, f"vertex {name} (root): parent is {vertex_label(graph, parent[root])}, expected {name}"
     level = bfs_levels(graph, root)
     bad = np.zeros(n, dtype=bool)
     reason = np.zeros(n, dtype=np.int8)  # 1 unreachable given parent, 2 reachable without,
@@ -130,11 +132,12 @@ def check_bfs_parent(graph, root, parent):
         return True, ""
     v = int(np.flatnonzero(bad)[0])
     p = int(parent[v])
+    name_v, name_p, name_root = (vertex_label(graph, x) for x in (v, p, root))  # as the user knows them
     messages = {
-        1: f"vertex {v}: unreachable from {root} but has parent {p}",
-        2: f"vertex {v}: reachable from {root} (level {level[v]}) but has no parent",
-        3: f"vertex {v}: parent {p} is not a vertex id",
-        4: f"vertex {v}: level {level[v]} but its parent {p} is at level {level[p] if 0 <= p < n else '?'}",
-        5: f"vertex {v}: parent {p} but the graph has no edge ({p}, {v})",
+        1: f"vertex {name_v}: unreachable from {name_root} but has parent {name_p}",
+        2: f"vertex {name_v}: reachable from {name_root} (level {level[v]}) but has no parent",
+        3: f"vertex {name_v}: parent {name_p} is not a vertex id",
+        4: f"vertex {name_v}: level {level[v]} but its parent {name_p} is at level {level[p] if 0 <= p < n else '?'}",
+        5: f"vertex {name_v}: parent {name_p} but the graph has no edge ({name_p}, {name_v})",
     }
     return False, messages[int(reason[v])]
