@@ -231,8 +231,8 @@ def test_cache_path_checked_before_the_build(tmp_path, capsys):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     line = cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--cache", blocker / "cache", "--quiet")
-    assert line == f"gravfm: error: --cache {blocker / 'cache'}: {blocker} is not a folder"
-    assert "cannot be made in /proc" in cli_error(capsys, "run", "wcc", "--graph", "tiny:grid",
+    assert line == f"gravfm: error: build cache {blocker / 'cache'}: {blocker} is not a folder"
+    assert "cannot be created: /proc is not writable" in cli_error(capsys, "run", "wcc", "--graph", "tiny:grid",
                                                   "--cache", "/proc/gravfm-cache", "--quiet")
 
 

@@ -2,12 +2,12 @@
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 
 from ..errors import ConfigError, GravfmError
+from ..files import can_create_in
 
-__all__ = ["write_json", "check_output_file", "check_folder", "add_graph_input_arguments",
+__all__ = ["write_json", "check_output_file", "add_graph_input_arguments",
            "graph_load_options", "positive_int", "parse_params"]
 
 
@@ -23,23 +23,6 @@ def write_json(path, figures):
         Path(path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     except OSError as error:
         raise GravfmError(f"--json {path}: cannot write the figures: {error.strerror or error}") from None
-
-
-def _existing_ancestor(path):
-    for folder in (path, *path.parents):
-        if folder.exists():
-            return folder
-    return Path(".")
-
-
-def _can_create_in(folder):
-    """Whether a file can be made in ``folder``, found by making one (permissions alone do not
-    tell: a root user, a read-only or special file system)."""
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            return True
-    except OSError:
-        return False
 
 
 def check_output_file(path, option="--json", *, stdout=False):
@@ -59,22 +42,8 @@ def check_output_file(path, option="--json", *, stdout=False):
                 pass
         except OSError as error:
             raise ConfigError(f"{option} {path}: not writable ({error.strerror})") from None
-    elif not _can_create_in(path.parent):
+    elif not can_create_in(path.parent):
         raise ConfigError(f"{option} {path}: cannot create files in {path.parent}")
-
-
-def check_folder(path, option):
-    """Refuse a folder that cannot be made or written: a file in its place or on its way, a
-    place where nothing can be created. Nothing is left behind."""
-    if path is None:
-        return
-    path = Path(path)
-    ancestor = _existing_ancestor(path)
-    if not ancestor.is_dir():
-        raise ConfigError(f"{option} {path}: {ancestor} is not a folder")
-    if not _can_create_in(ancestor):
-        what = "not writable" if ancestor == path else f"cannot be made in {ancestor}"
-        raise ConfigError(f"{option} {path}: {what}")
 
 
 def add_graph_input_arguments(parser):

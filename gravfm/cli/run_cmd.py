@@ -1,11 +1,10 @@
 """``gravfm run ALGO --graph SPEC``: simulate an algorithm on a graph, verify it and report."""
 
 import math
-import os
 
 from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
-from .common import (add_graph_input_arguments, check_folder, check_output_file, graph_load_options, parse_params,
+from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
                      positive_int, write_json)
 
 __all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute"]
@@ -78,11 +77,9 @@ def local_bits_of(vertices_per_pe):
 
 
 def check_paths(args):
-    """The output and cache paths, checked before any work so that a finished run is not lost."""
+    """The output path, checked before any work so that a finished run is not lost (the cache
+    folder is checked by :class:`~gravfm.flow.RunOptions`)."""
     check_output_file(args.json, "--json")
-    if args.backend == "verilator":
-        cache = args.cache if args.cache is not None else os.environ.get("GRAVFM_CACHE") or None
-        check_folder(cache, "--cache" if args.cache is not None else "$GRAVFM_CACHE")
 
 
 def options_from_args(args, algorithm, graph, pes):

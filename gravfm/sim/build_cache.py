@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CacheError
+from ..files import can_create_in
 
 __all__ = ["cache_root", "check_cache_root", "build_key", "BuildCache", "MANIFEST"]
 
@@ -56,7 +57,7 @@ def check_cache_root(cache_dir=None):
         existing = existing.parent
     if not existing.is_dir():
         raise CacheError(f"{where} is not a folder" if existing == root else f"{where}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
+    if not can_create_in(existing):
         raise CacheError(f"{where} is not writable" if existing == root
                          else f"{where} cannot be created: {existing} is not writable")
     return root
