@@ -23,3 +23,7 @@ class CacheError(ConfigError):
 
 class UserCodeError(GravfmError):
     """A user's Python code (an algorithm file, a kernel) raised; the message starts ``FILE:LINE:``."""
+
+
+class SimulatorError(RuntimeError):
+    """The Verilator build or the compiled simulator failed (not a problem of the user's input)."""

@@ -37,7 +37,7 @@ def test_cpp_header_carries_the_python_values(tmp_path):
 
 
 def test_harness_takes_its_constants_from_the_header():
-    source = harness_source()
+    source = harness_source()["harness.cpp"]
     assert '"GRVFMLD1"' not in source and "LOAD_MAGIC" in source
     assert "HOST_READ_LATENCY" in source
 

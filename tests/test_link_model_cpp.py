@@ -24,7 +24,8 @@ from gravfm.hw.link import LinkConfig, LinkModel
 from gravfm.hw.link import config as link_config_module
 from gravfm.hw.link import model as link_model_module
 from gravfm.sim.build_cache import BuildCache, build_key
-from gravfm.sim.link_params import link_params, mixed_seed
+from gravfm.hw.link.config import mixed_seed
+from gravfm.sim.link_params import link_params
 from gravfm.sim.verilator_build import VERILATOR_FLAGS, export_verilog, verilator_executable, verilator_version
 
 TOP = "link_tb"

@@ -1,7 +1,7 @@
 """The integers of the C++ link model (``link_model.h``) for one link of a system.
 
 :func:`link_params` turns a :class:`~gravfm.hw.link.LinkConfig`, the bits an item costs and the
-link's seed (``MultiFpgaSystem`` gives link ``a -> b`` of ``n`` FPGAs ``config.seed * 64 + a * n + b``)
+link's seed (:meth:`~gravfm.hw.link.LinkConfig.link_seed`)
 into the :class:`LinkParams` with which ``gravfm::LinkModel`` behaves cycle for cycle like the
 Amaranth :class:`~gravfm.hw.link.LinkModel` of the same arguments
 (``tests/test_link_model_cpp.py`` proves it against the exported RTL).
@@ -13,12 +13,7 @@ that package already.
 
 from dataclasses import astuple, dataclass, fields
 
-__all__ = ["LinkParams", "link_params", "mixed_seed"]
-
-
-def mixed_seed(seed):
-    """Initial state of a link's 16-bit LFSR for ``seed``, as :class:`~gravfm.hw.link.LinkModel` mixes it."""
-    return (seed * 0x9E37 + 1) & 0xFFFF or 1
+__all__ = ["LinkParams", "link_params"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +37,7 @@ class LinkParams:
     stall_threshold : int
         The output stalls in a cycle whose 8-bit random draw is below this.
     lfsr_seed : int
-        Initial LFSR state (:func:`mixed_seed` of the link's seed).
+        Initial LFSR state (:func:`gravfm.hw.link.config.mixed_seed` of the link's seed).
     time_bits : int
         Width of the cycle counter and the due times.
     """
@@ -56,6 +51,10 @@ class LinkParams:
     stall_threshold: int
     lfsr_seed: int
     time_bits: int
+
+    def values(self):
+        """The fields' values in ``gravfm::LinkParams``'s order."""
+        return astuple(self)
 
     def cpp_initializer(self):
         """C++17 aggregate initializer of ``gravfm::LinkParams``, e.g. ``{/*rate_fixed*/ 0, ...}``."""
@@ -77,7 +76,7 @@ def link_params(config, *, item_bits, seed, time_bits=None):
         Width of the cycle counter; default the gateware's ``TIME_BITS`` (other values only for
         tests of the wrap-around).
     """
-    from ..hw.link.config import FRACTION_BITS
+    from ..hw.link.config import FRACTION_BITS, credit_bits, mixed_seed
     from ..hw.link.model import TIME_BITS
 
     if not isinstance(item_bits, int) or item_bits < 1:
@@ -86,7 +85,7 @@ def link_params(config, *, item_bits, seed, time_bits=None):
     rate = config.rate_fixed
     return LinkParams(
         rate_fixed=rate or 0, cost=cost,
-        credit_bits=0 if rate is None else max(rate, cost).bit_length() + 2,
+        credit_bits=0 if rate is None else credit_bits(rate, cost),
         latency=config.latency_cycles, fifo_depth=config.fifo_depth,
         reorder_window=config.reorder_window, stall_threshold=config.stall_threshold,
         lfsr_seed=mixed_seed(seed), time_bits=TIME_BITS if time_bits is None else time_bits)

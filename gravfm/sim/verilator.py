@@ -137,7 +137,7 @@ def write_plan(path, reads, watch):
 
 
 def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdog_cycles=1 << 20,
-                  progress_cycles=1 << 16, on_progress=None, workdir=None):
+                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None):
     """Run a compiled simulator: load ``writes``, start, run to ``done`` (or a stop), read back.
 
     Parameters
@@ -156,6 +156,10 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
         ``on_progress(cycle, superstep, {name: value})`` at every progress scan.
     workdir : path-like, optional
         Folder for the run's files (default: a temporary folder, removed afterwards).
+    system : str, optional
+        The harness's SYSTEM file (:func:`gravfm.sim.system_file.system_file`) when ``build``
+        is the top of one FPGA of several: the harness runs one instance per FPGA, joined by
+        C++ link models.
 
     Returns
     -------
@@ -168,14 +172,15 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="gravfm-run-") as folder:
             return _run_in(Path(folder), build, writes, reads, watch, max_cycles, watchdog_cycles,
-                           progress_cycles, on_progress)
+                           progress_cycles, on_progress, system)
     folder = Path(workdir)
     folder.mkdir(parents=True, exist_ok=True)
     return _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles,
-                   on_progress)
+                   on_progress, system)
 
 
-def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles, on_progress):
+def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles, on_progress,
+            system):
     interface = build.interface
     load_path, plan_path = folder / "load.bin", folder / "plan.txt"
     out_path, result_path = folder / "out.bin", folder / "result.json"
@@ -185,6 +190,9 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
                "--watchdog", str(int(watchdog_cycles)), "--progress", str(int(progress_cycles))]
     if max_cycles is not None:
         command += ["--max-cycles", str(int(max_cycles))]
+    if system is not None:
+        (folder / "system.txt").write_text(system)
+        command += ["--system", str(folder / "system.txt")]
     # stderr goes to a file so that a chatty simulator can never block on a full pipe. A session of
     # its own: a terminal's signals reach only gravfm, which stops the simulator (_stop).
     with open(folder / "stderr.txt", "w+") as stderr_file, \

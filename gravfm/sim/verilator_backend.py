@@ -29,11 +29,17 @@ class VerilatorBackend:
         Stop the simulation after this many cycles (status ``max_cycles``).
     watchdog_cycles : int
         Stop a run that makes no progress for this many cycles (status ``stalled``).
+    per_fpga : bool
+        A system of several FPGAs as one compiled FPGA model instantiated per FPGA, joined by
+        C++ link models (:mod:`gravfm.sim.system_file`): one build per FPGA design, whatever the
+        number of FPGAs. False compiles the whole system as one model (the reference the
+        per-FPGA simulation is checked against: the same cycles and counters).
     """
 
     cache_dir: str | None = None
     max_cycles: int | None = None
     watchdog_cycles: int = 1 << 20
+    per_fpga: bool = True
 
     name = "verilator"
 
@@ -47,11 +53,15 @@ class VerilatorBackend:
 
         ``on_progress(cycle, superstep, messages, total_messages)`` is called at every progress scan.
         """
+        from .system_file import system_file
         from .verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
 
         config = top.config
         pes, n = config.total_pes, config.fpgas
-        build = build_simulator(top, cache_dir=self.cache_dir, log=log)
+        separate = self.per_fpga and n > 1
+        if separate:
+            top._MustUse__silence = True   # its tops are simulated, the system around them is the harness
+        build = build_simulator(top.tops[0] if separate else top, cache_dir=self.cache_dir, log=log)
         writes = HostWrites.from_values(load.pe, load.mem, load.addr, load.data,
                                         data_bits=build.interface.data_bits)
         reads = [ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(load.num_local[g])) for g in range(pes)]
@@ -72,7 +82,7 @@ class VerilatorBackend:
         progress_cycles = max(256, min(1 << 16, self.watchdog_cycles // 4))
         outcome = run_simulator(build, writes, reads=reads, watch=watch, max_cycles=self.max_cycles,
                                 watchdog_cycles=self.watchdog_cycles, progress_cycles=progress_cycles,
-                                on_progress=progress)
+                                on_progress=progress, system=system_file(top) if separate else None)
         vertex_mask = (1 << top.layouts.vertex.size) - 1
         words = [[int(w) & vertex_mask for w in outcome.reads[f"state{g}"]] for g in range(pes)]
         counters = {name: np.array([outcome.watch[f"pe{g}.{name}"] for g in range(pes)], dtype=np.int64)

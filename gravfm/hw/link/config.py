@@ -4,10 +4,20 @@ from dataclasses import dataclass
 
 from ...errors import ConfigError
 
-__all__ = ["LinkConfig", "FRACTION_BITS"]
+__all__ = ["LinkConfig", "FRACTION_BITS", "mixed_seed", "credit_bits"]
 
 #: Fixed-point fraction bits of the bandwidth credit counter (bandwidth resolution 1/256 bit/cycle).
 FRACTION_BITS = 8
+
+
+def mixed_seed(seed):
+    """Initial state of a link's 16-bit LFSR for ``seed`` (never 0)."""
+    return (seed * 0x9E37 + 1) & 0xFFFF or 1
+
+
+def credit_bits(rate_fixed, cost):
+    """Width of a link's signed bandwidth-credit register: room for a refill and a cost."""
+    return max(rate_fixed, cost).bit_length() + 2
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,10 @@ class LinkConfig:
         if self.bits_per_cycle is None:
             return None
         return max(1, round(self.bits_per_cycle * (1 << FRACTION_BITS)))
+
+    def link_seed(self, sender, receiver, fpgas):
+        """Seed of the link from FPGA ``sender`` to ``receiver`` of ``fpgas`` (before mixing)."""
+        return self.seed * 64 + sender * fpgas + receiver
 
     @property
     def stall_threshold(self):

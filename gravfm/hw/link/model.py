@@ -19,7 +19,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
-from .config import FRACTION_BITS, LinkConfig
+from .config import FRACTION_BITS, LinkConfig, credit_bits, mixed_seed
 
 __all__ = ["LinkModel", "lfsr_step"]
 
@@ -67,7 +67,7 @@ class LinkModel(wiring.Component):
         self._shape = shape
         self._config = config
         self._item_bits = item_bits
-        self._seed = (seed * 0x9E37 + 1) & 0xFFFF or 1
+        self._seed = mixed_seed(seed)
         super().__init__({
             "i": In(stream.Signature(shape)),
             "o": Out(stream.Signature(shape)),
@@ -126,7 +126,7 @@ class LinkModel(wiring.Component):
         if rate is None:
             return Const(1)
         cost = self._item_bits << FRACTION_BITS
-        credit = Signal(signed(max(rate, cost).bit_length() + 2), init=0)
+        credit = Signal(signed(credit_bits(rate, cost)), init=0)
         allowed = Signal()
         m.d.comb += allowed.eq(credit >= 0)
         refilled = Signal.like(credit)

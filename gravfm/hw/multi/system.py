@@ -119,7 +119,7 @@ class MultiFpgaSystem(wiring.Component):
             for k, b in enumerate(peers_of(a, n)):
                 link = LinkModel(shape=nodes[a].link_out[k].payload.shape(), config=self.link_config,
                                  item_bits=self.item_bits,
-                                 seed=self.link_config.seed * 64 + a * n + b)
+                                 seed=self.link_config.link_seed(a, b, n))
                 m.submodules[f"link{a}_{b}"] = link
                 self.links[a, b] = link
                 wiring.connect(m, nodes[a].link_out[k], link.i)

@@ -1,0 +1,154 @@
+"""The generated part of the C++ harness: the widths of a top's ports and their accessors.
+
+A build's ``gravfm_ports.h`` adapts the static harness (``harness.cpp``) to one top: the host
+interface's data widths and, for the top of one FPGA of several, its link ports
+(``link_out__K__*``, ``link_in__K__*``: one stream pair per peer FPGA).
+"""
+
+from dataclasses import dataclass
+
+from ..errors import SimulatorError
+
+__all__ = ["HOST_PORTS", "HostInterface", "port_header"]
+
+HOST_PORTS = ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
+              "host_rd_pe", "host_rd_mem", "host_rd_addr", "host_rd_data", "start", "done", "superstep")
+
+
+def _words(bits):
+    return max(1, -(-bits // 32))
+
+
+@dataclass(frozen=True)
+class HostInterface:
+    """Widths of the host-interface ports of a top (docs/interfaces.md §5), and its link ports.
+
+    Attributes
+    ----------
+    pe_bits, mem_bits, addr_bits, data_bits, rd_data_bits : int
+    link_ports : int
+        Stream pairs to peer FPGAs (0 for a whole system).
+    link_bits : int
+        Payload width of a link stream (0 without link ports).
+    """
+
+    pe_bits: int
+    mem_bits: int
+    addr_bits: int
+    data_bits: int
+    rd_data_bits: int
+    link_ports: int = 0
+    link_bits: int = 0
+
+    @classmethod
+    def from_component(cls, top):
+        """Read the widths from an Amaranth component's signature; fail on a missing port."""
+        from amaranth.hdl import Shape, Value
+
+        members = top.signature.members
+        missing = [name for name in HOST_PORTS if name not in members]
+        if missing:
+            raise SimulatorError(f"system top lacks host-interface ports: {', '.join(missing)}")
+
+        def width(name):
+            return Shape.cast(members[name].shape).width
+
+        links = list(getattr(top, "link_out", ())) if "link_out" in members else []
+        return cls(pe_bits=width("host_wr_pe"), mem_bits=width("host_wr_mem"),
+                   addr_bits=width("host_wr_addr"), data_bits=width("host_wr_data"),
+                   rd_data_bits=width("host_rd_data"), link_ports=len(links),
+                   link_bits=len(Value.cast(links[0].payload)) if links else 0)
+
+    @property
+    def data_words(self):
+        """32-bit words per written data word in the load file."""
+        return _words(self.data_bits)
+
+    @property
+    def rd_words(self):
+        """32-bit words per read data word in the output file."""
+        return _words(self.rd_data_bits)
+
+    @property
+    def link_words(self):
+        """32-bit words per link item."""
+        return _words(self.link_bits)
+
+
+def _setter(port, bits, source="w"):
+    if bits <= 32:
+        return f"top->{port} = {source}[0];"
+    if bits <= 64:
+        return f"top->{port} = (static_cast<uint64_t>({source}[1]) << 32) | {source}[0];"
+    return " ".join(f"top->{port}[{k}] = {source}[{k}];" for k in range(_words(bits)))
+
+
+def _getter(port, bits, target="w"):
+    if bits <= 32:
+        return f"{target}[0] = static_cast<uint32_t>(top->{port});"
+    if bits <= 64:
+        return (f"{target}[0] = static_cast<uint32_t>(top->{port}); "
+                f"{target}[1] = static_cast<uint32_t>(top->{port} >> 32);")
+    return " ".join(f"{target}[{k}] = top->{port}[{k}];" for k in range(_words(bits)))
+
+
+def _per_link(interface, body):
+    """A ``switch (k)`` running ``body(k)`` for link port ``k``."""
+    cases = "\n".join(f"        case {k}: {body(k)} break;" for k in range(interface.link_ports))
+    return f"    switch (k) {{\n{cases}\n        default: break;\n    }}"
+
+
+def _link_accessors(interface):
+    if not interface.link_ports:
+        return ""
+    bits = interface.link_bits
+    # Verilator's C++ names escape a double underscore as "___05F".
+    out, into = "link_out___05F{k}___05F", "link_in___05F{k}___05F"
+    return f"""
+// Link port k (to the k-th other FPGA in increasing order): this FPGA's output stream...
+static inline bool gravfm_link_out_valid(TOP_CLASS* top, int k) {{
+    bool v = false;
+{_per_link(interface, lambda k: f"v = top->{out.format(k=k)}valid;")}
+    return v;
+}}
+static inline void gravfm_link_out_payload(TOP_CLASS* top, int k, uint32_t* w) {{
+{_per_link(interface, lambda k: _getter(out.format(k=k) + "payload", bits))}
+}}
+static inline void gravfm_set_link_out_ready(TOP_CLASS* top, int k, bool ready) {{
+{_per_link(interface, lambda k: f"top->{out.format(k=k)}ready = ready;")}
+}}
+// ... and its input stream.
+static inline void gravfm_set_link_in(TOP_CLASS* top, int k, bool valid, const uint32_t* w) {{
+{_per_link(interface, lambda k: f"top->{into.format(k=k)}valid = valid; " + _setter(into.format(k=k) + "payload", bits))}
+}}
+static inline bool gravfm_link_in_ready(TOP_CLASS* top, int k) {{
+    bool r = false;
+{_per_link(interface, lambda k: f"r = top->{into.format(k=k)}ready;")}
+    return r;
+}}
+"""
+
+
+def port_header(interface, *, name="gravfm_top"):
+    """The generated C++ header that adapts the harness to this top's port widths."""
+    return f"""// Generated by gravfm.sim.verilator: port accessors of this build's top.
+#pragma once
+#include <cstdint>
+#include "V{name}.h"
+#include "verilated.h"
+#include "gravfm_protocol.h"
+
+#define TOP_CLASS V{name}
+#define DATA_WORDS {interface.data_words}
+#define RD_WORDS {interface.rd_words}
+#define LINK_PORTS {interface.link_ports}
+#define LINK_WORDS {interface.link_words}
+
+static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
+    {_setter("host_wr_data", interface.data_bits)}
+}}
+
+static inline void gravfm_get_rd_data(TOP_CLASS* top, uint32_t* w) {{
+    {_getter("host_rd_data", interface.rd_data_bits)}
+}}
+{_link_accessors(interface)}"""

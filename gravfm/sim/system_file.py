@@ -1,0 +1,30 @@
+"""The harness's SYSTEM file: a system of several FPGAs as one FPGA model instantiated per FPGA.
+
+Every FPGA of a system carries the same top (:class:`gravfm.hw.FpgaTop`), so the compiled
+simulator is built once for that top and the harness (``harness.cpp``) runs one instance per
+FPGA, moving items between their link ports through C++ link models (``link_model.h``) with the
+parameters and seeds :class:`~gravfm.hw.multi.MultiFpgaSystem` gives its Amaranth link models.
+Nothing here depends on the graph: the build key is the FPGA design's alone.
+"""
+
+from ..hw.protocol import peers_of
+from .link_params import link_params
+
+__all__ = ["system_file"]
+
+
+def system_file(system):
+    """Text of the SYSTEM file of ``system`` (a :class:`~gravfm.hw.multi.MultiFpgaSystem`)."""
+    config, top = system.config, system.tops[0]
+    n = config.fpgas
+    word = top.link_out[0].payload.shape()   # link_word_layout: {item, parity}
+    item = word["item"]
+    barrier_bit = item.offset + item.shape["barrier"].offset
+    lines = [f"fpgas {n}", f"pes {config.pes_per_fpga}"]
+    for a in range(n):
+        for k, b in enumerate(peers_of(a, n)):
+            params = link_params(system.link_config, item_bits=system.item_bits,
+                                 seed=system.link_config.link_seed(a, b, n))
+            numbers = (a, b, k, peers_of(b, n).index(a), system.item_bits, barrier_bit, *params.values())
+            lines.append("link " + " ".join(str(int(x)) for x in numbers))
+    return "\n".join(lines) + "\n"
