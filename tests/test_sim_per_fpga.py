@@ -70,3 +70,25 @@ def test_the_build_does_not_depend_on_the_graph(build_cache):
         assert report.verified
         keys.add(report.build_key)
     assert len(keys) == 1
+
+
+def test_threads_change_nothing(build_cache):
+    """The same run with one and with two threads: identical figures apart from wall times."""
+    results = []
+    for threads in (1, 2):
+        backend = VerilatorBackend(cache_dir=build_cache, threads=threads)
+        report = run(RunOptions(algorithm="bfs", graph="rmat:scale=7,ef=8,seed=2", fpgas=3, pes=1,
+                                link=LINKS["stalling"], backend=backend))
+        assert report.verified and report.threads == threads
+        result = report.to_dict()
+        result.pop("sim")
+        results.append(result)
+    assert results[0] == results[1]
+
+
+def test_more_threads_than_fpgas_is_refused(build_cache):
+    from gravfm.errors import ConfigError
+
+    backend = VerilatorBackend(cache_dir=build_cache, threads=3)
+    with pytest.raises(ConfigError, match="threads=3: more threads than the system's 2 FPGAs"):
+        run(RunOptions(algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, backend=backend))

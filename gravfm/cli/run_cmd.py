@@ -60,6 +60,9 @@ def add_run_arguments(parser):
                         help="stop after N cycles")
     parser.add_argument("--watchdog", type=positive_int, default=1 << 20, metavar="N",
                         help="stop when nothing progresses for N cycles (default 1048576)")
+    parser.add_argument("--threads", type=positive_int, default=None, metavar="N",
+                        help="several FPGAs on the compiled simulator: threads that advance the FPGA models "
+                             "(default: the machine's cores, at most the FPGAs; results do not depend on it)")
     parser.add_argument("--cache", default=None, metavar="DIR",
                         help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
@@ -92,6 +95,7 @@ def options_from_args(args, algorithm, graph, pes):
                       params=parse_params(args.param, args.root), backend=args.backend,
                       local_bits=local_bits_of(args.vertices_per_pe), edges_per_pe=args.edges_per_pe,
                       max_cycles=args.max_cycles, watchdog_cycles=args.watchdog, cache_dir=args.cache,
+                      threads=args.threads,
                       arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
                       graph_options=graph_load_options(args))
 

@@ -52,6 +52,9 @@ class RunOptions:
         Stop a run that makes no progress for this many cycles (it is reported as a deadlock).
     cache_dir : str, optional
         Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
+    threads : int, optional
+        Compiled simulation of several FPGAs: threads advancing the FPGA models (default: the
+        machine's cores, at most the FPGAs); the results do not depend on it.
     arch : {"gravfm", "gravf"}
         GraVF-M (broadcast updates) or the GraVF baseline (unicast messages, one per edge).
     update_lanes : int, optional
@@ -86,6 +89,7 @@ class RunOptions:
     max_cycles: int | None = None
     watchdog_cycles: int = 1 << 20
     cache_dir: str | None = None
+    threads: int | None = None
     arch: str = "gravfm"
     update_lanes: int | None = None
     gather_forwarding: bool = True

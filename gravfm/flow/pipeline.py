@@ -49,7 +49,7 @@ def run(options, *, log=None, on_progress=None):
     writes = load(prepared, hardware, top)
     backend = options.backend if not isinstance(options.backend, str) else make_backend(
         options.backend, cache_dir=options.cache_dir, max_cycles=options.max_cycles,
-        watchdog_cycles=options.watchdog_cycles)
+        watchdog_cycles=options.watchdog_cycles, threads=options.threads)
     readback = simulate(top, writes, backend, log=log, on_progress=on_progress,
                         total_messages=prepared.reference_messages)
     log(f"simulated {readback.cycles:,} cycles in {readback.run_s:.2f} s ({readback.status})")

@@ -60,6 +60,7 @@ class RunReport:
     build_cached: bool = False
     build_key: str = ""
     run_s: float = 0.0
+    threads: int = 1
     load_cycles: int = 0
     links: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
@@ -144,6 +145,7 @@ class RunReport:
                 "build_cached": self.build_cached,
                 "build_key": self.build_key,
                 "run_s": self.run_s,
+                "threads": self.threads,
                 "cycles_per_s": self.cycles_per_s,
                 "edges_per_s": self.edges_per_s,
                 "load_cycles": self.load_cycles,
@@ -208,6 +210,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         stalls=readback.stalls, per_pe=readback.per_pe, diagnosis=readback.diagnosis,
         prediction=prediction, prediction_note=note, build_s=readback.build_s,
         build_cached=readback.build_cached, build_key=readback.build_key, run_s=readback.run_s,
+        threads=readback.threads,
         load_cycles=readback.load_cycles,
         links=_link_figures(prepared, plan, top, readback) if readback.links else {},
         params=prepared.given_params,

@@ -10,7 +10,8 @@
 // design) and moves items between their link ports through C++ link models (link_model.h, cycle
 // for cycle gravfm.hw.link.LinkModel), described at run time by the SYSTEM file.
 //
-// Usage: gravfm_sim LOAD PLAN OUT RESULT [--system SYSTEM] [--max-cycles N] [--watchdog N] [--progress N]
+// Usage: gravfm_sim LOAD PLAN OUT RESULT [--system SYSTEM [--threads T]] [--max-cycles N] [--watchdog N]
+//                   [--progress N]
 //   LOAD    binary host writes: LOAD_MAGIC, u32 data_words, u32 0, u64 n, then n records of
 //           u32 pe, u32 mem, u32 addr, u32 data[data_words] (little-endian, LSB word first)
 //   PLAN    text lines "watch PE MEM ADDR PROGRESS" (read every progress scan; PROGRESS=1 marks
@@ -28,6 +29,7 @@
                             // LINK_WORDS, accessors; includes gravfm_protocol.h (LOAD_MAGIC, codes)
 #include "link_model.h"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -36,6 +38,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -65,13 +68,46 @@ struct Link {
 
 bool bit_of(const uint32_t* words, unsigned bit) { return (words[bit / 32] >> (bit % 32)) & 1u; }
 
+// A reusable barrier for the harness's threads: spins briefly (a cycle of an FPGA model takes
+// microseconds), then yields so that more threads than free cores still make progress.
+class SpinBarrier {
+public:
+    explicit SpinBarrier(unsigned parties) : parties_(parties) {}
+    void wait() {
+        const unsigned generation = generation_.load(std::memory_order_acquire);
+        if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {
+            arrived_.store(0, std::memory_order_relaxed);
+            generation_.fetch_add(1, std::memory_order_acq_rel);
+            return;
+        }
+        for (unsigned spins = 0; generation_.load(std::memory_order_acquire) == generation; ++spins)
+            if (spins > 2000) std::this_thread::yield();
+    }
+
+private:
+    const unsigned parties_;
+    std::atomic<unsigned> arrived_{0}, generation_{0};
+};
+
 class Harness {
 public:
-    Harness(VerilatedContext* context, unsigned fpgas, unsigned pes_per_fpga, std::vector<Link> links)
-        : pes_per_fpga_(pes_per_fpga), links_(std::move(links)) {
-        for (unsigned f = 0; f < fpgas; ++f) tops_.emplace_back(new TOP_CLASS{context});
+    // Each FPGA model has a context of its own: models in different threads share nothing.
+    Harness(unsigned fpgas, unsigned pes_per_fpga, std::vector<Link> links, unsigned threads)
+        : pes_per_fpga_(pes_per_fpga), links_(std::move(links)), threads_(threads), barrier_(threads) {
+        for (unsigned f = 0; f < fpgas; ++f) {
+            contexts_.emplace_back(new VerilatedContext);
+            // Uninitialized variables (memories exported without their all-zero contents) start at 0.
+            contexts_.back()->randReset(0);
+            tops_.emplace_back(new TOP_CLASS{contexts_.back().get()});
+        }
+        for (unsigned j = 1; j < threads_; ++j) workers_.emplace_back([this, j] { work(j); });
     }
     ~Harness() {
+        if (!workers_.empty()) {
+            quit_ = true;
+            barrier_.wait();  // releases the workers from their wait for the next cycle
+            for (auto& worker : workers_) worker.join();
+        }
         for (auto& top : tops_) top->final();
     }
 
@@ -158,18 +194,58 @@ private:
     }
 
     // One cycle of several FPGA models joined by link models, in the order link_model.h gives.
+    // With several threads, thread j owns FPGAs f with f % threads == j and the links into them;
+    // the barriers between the phases make the result the serial schedule's, cycle for cycle.
     void tick_system() {
+        if (threads_ > 1) barrier_.wait();  // the workers start this cycle
+        cycle_phases(0);
+    }
+
+    void cycle_phases(unsigned j) {
+        drive_links(j);
+        for (unsigned f = j; f < tops_.size(); f += threads_) {
+            tops_[f]->clk = 0;
+            tops_[f]->eval();
+        }
+        if (threads_ > 1) barrier_.wait();
+        clock_links(j);
+        if (threads_ > 1) barrier_.wait();
+        for (unsigned f = j; f < tops_.size(); f += threads_) {
+            tops_[f]->clk = 1;
+            tops_[f]->eval();
+        }
+        if (threads_ > 1) barrier_.wait();  // the cycle is over in every thread
+    }
+
+    void work(unsigned j) {
+        for (;;) {
+            barrier_.wait();
+            if (quit_) return;
+            cycle_phases(j);
+        }
+    }
+
+    bool owns(unsigned j, unsigned fpga) const { return fpga % threads_ == j; }
+
+    // The FPGA models' link inputs from the link models' registered outputs.
+    void drive_links(unsigned j) {
+#if LINK_PORTS > 0
+        for (Link& link : links_) {
+            if (owns(j, link.to))
+                gravfm_set_link_in(tops_[link.to].get(), link.port_in, link.model->out_valid(), link.model->out_payload());
+            if (owns(j, link.from))
+                gravfm_set_link_out_ready(tops_[link.from].get(), link.port_out, link.model->in_ready());
+        }
+#endif
+    }
+
+    // The link models' clock edge, from the FPGA models' settled outputs (each link by the thread
+    // of the FPGA it feeds).
+    void clock_links(unsigned j) {
 #if LINK_PORTS > 0
         uint32_t payload[LINK_WORDS];
         for (Link& link : links_) {
-            gravfm_set_link_in(tops_[link.to].get(), link.port_in, link.model->out_valid(), link.model->out_payload());
-            gravfm_set_link_out_ready(tops_[link.from].get(), link.port_out, link.model->in_ready());
-        }
-        for (auto& top : tops_) {
-            top->clk = 0;
-            top->eval();
-        }
-        for (Link& link : links_) {
+            if (!owns(j, link.to)) continue;
             TOP_CLASS* sender = tops_[link.from].get();
             const bool in_valid = gravfm_link_out_valid(sender, link.port_out);
             gravfm_link_out_payload(sender, link.port_out, payload);
@@ -184,10 +260,6 @@ private:
                 link.delivered = link.barriers_sent = link.barriers_delivered = 0;
             }
             link.model->clock(in_valid, payload, out_ready, resetting_);
-        }
-        for (auto& top : tops_) {
-            top->clk = 1;
-            top->eval();
         }
 #endif
     }
@@ -207,7 +279,12 @@ private:
 
     unsigned pes_per_fpga_;
     std::vector<Link> links_;
+    unsigned threads_;
+    SpinBarrier barrier_;
+    std::vector<std::unique_ptr<VerilatedContext>> contexts_;
     std::vector<std::unique_ptr<TOP_CLASS>> tops_;
+    std::vector<std::thread> workers_;
+    std::atomic<bool> quit_{false};
     bool resetting_ = false;
 };
 
@@ -324,8 +401,10 @@ void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<L
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 5) fail("usage: gravfm_sim LOAD PLAN OUT RESULT [--system SYSTEM] [--max-cycles N] [--watchdog N] [--progress N]");
-    uint64_t max_cycles = 1ull << 40, watchdog = 1ull << 20, progress = 1ull << 16;
+    if (argc < 5)
+        fail("usage: gravfm_sim LOAD PLAN OUT RESULT [--system SYSTEM [--threads T]] [--max-cycles N] "
+             "[--watchdog N] [--progress N]");
+    uint64_t max_cycles = 1ull << 40, watchdog = 1ull << 20, progress = 1ull << 16, threads = 1;
     const char* system = nullptr;
     for (int i = 5; i < argc; i += 2) {
         if (i + 1 >= argc) fail(std::string("missing value after ") + argv[i]);
@@ -333,6 +412,7 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--watchdog")) watchdog = parse_count(argv[i + 1], argv[i]);
         else if (!std::strcmp(argv[i], "--progress")) progress = parse_count(argv[i + 1], argv[i]);
         else if (!std::strcmp(argv[i], "--system")) system = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--threads")) threads = parse_count(argv[i + 1], argv[i]);
         else fail(std::string("unknown option ") + argv[i]);
     }
     if (progress == 0) fail("--progress must be positive");
@@ -344,15 +424,13 @@ int main(int argc, char** argv) {
     std::vector<ReadRegion> reads;
     read_plan(argv[2], watch, reads);
 
-    auto context = std::make_unique<VerilatedContext>();
-    context->commandArgs(1, argv);
-    // Uninitialized variables (memories exported without their all-zero contents) start at 0.
-    context->randReset(0);
     unsigned fpgas = 1, pes_per_fpga = 1u << 30;
     std::vector<Link> links;
     if (system) read_system(system, fpgas, pes_per_fpga, links);
     else if (LINK_PORTS) fail("this build is one FPGA of several: --system SYSTEM is needed");
-    Harness harness(context.get(), fpgas, pes_per_fpga, std::move(links));
+    if (threads < 1 || threads > fpgas)
+        fail("--threads must be between 1 and the system's " + std::to_string(fpgas) + " FPGAs");
+    Harness harness(fpgas, pes_per_fpga, std::move(links), static_cast<unsigned>(threads));
     auto wall_start = std::chrono::steady_clock::now();
     harness.reset();
     const uint64_t reset_cycles = harness.cycle;

@@ -57,6 +57,8 @@ class Readback:
         A stalled run: what each PE (and link) waits on.
     build_s, build_cached, build_key, run_s
         The back-end's build (compiled back-ends) and run wall times.
+    threads : int
+        Threads that simulated the FPGAs (the result does not depend on it).
     """
 
     status: str
@@ -71,6 +73,7 @@ class Readback:
     build_cached: bool = False
     build_key: str = ""
     run_s: float = 0.0
+    threads: int = 1
 
     @property
     def supersteps(self):

@@ -137,7 +137,7 @@ def write_plan(path, reads, watch):
 
 
 def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdog_cycles=1 << 20,
-                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None):
+                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None, threads=1):
     """Run a compiled simulator: load ``writes``, start, run to ``done`` (or a stop), read back.
 
     Parameters
@@ -160,6 +160,8 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
         The harness's SYSTEM file (:func:`gravfm.sim.system_file.system_file`) when ``build``
         is the top of one FPGA of several: the harness runs one instance per FPGA, joined by
         C++ link models.
+    threads : int
+        With ``system``: threads that advance the FPGA models (identical results for any number).
 
     Returns
     -------
@@ -172,15 +174,15 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="gravfm-run-") as folder:
             return _run_in(Path(folder), build, writes, reads, watch, max_cycles, watchdog_cycles,
-                           progress_cycles, on_progress, system)
+                           progress_cycles, on_progress, system, threads)
     folder = Path(workdir)
     folder.mkdir(parents=True, exist_ok=True)
     return _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles,
-                   on_progress, system)
+                   on_progress, system, threads)
 
 
 def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles, on_progress,
-            system):
+            system, threads):
     interface = build.interface
     load_path, plan_path = folder / "load.bin", folder / "plan.txt"
     out_path, result_path = folder / "out.bin", folder / "result.json"
@@ -192,7 +194,7 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
         command += ["--max-cycles", str(int(max_cycles))]
     if system is not None:
         (folder / "system.txt").write_text(system)
-        command += ["--system", str(folder / "system.txt")]
+        command += ["--system", str(folder / "system.txt"), "--threads", str(int(threads))]
     # stderr goes to a file so that a chatty simulator can never block on a full pipe. A session of
     # its own: a terminal's signals reach only gravfm, which stops the simulator (_stop).
     with open(folder / "stderr.txt", "w+") as stderr_file, \

@@ -6,6 +6,7 @@ the run, watches the PE counters while it runs (progress display, watchdog) and 
 :class:`~gravfm.sim.readback.Readback`; a stalled run carries its diagnosis.
 """
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,16 +35,23 @@ class VerilatorBackend:
         C++ link models (:mod:`gravfm.sim.system_file`): one build per FPGA design, whatever the
         number of FPGAs. False compiles the whole system as one model (the reference the
         per-FPGA simulation is checked against: the same cycles and counters).
+    threads : int, optional
+        Per-FPGA simulation: threads advancing the FPGA models, synchronised every cycle
+        (identical results for any number). Default: the machine's cores, at most the FPGAs.
     """
 
     cache_dir: str | None = None
     max_cycles: int | None = None
     watchdog_cycles: int = 1 << 20
     per_fpga: bool = True
+    threads: int | None = None
 
     name = "verilator"
 
     def __post_init__(self):
+        if self.threads is not None and (isinstance(self.threads, bool) or not isinstance(self.threads, int)
+                                         or self.threads < 1):
+            raise ConfigError(f"threads must be a positive integer, not {self.threads!r}")
         if isinstance(self.watchdog_cycles, bool) or not isinstance(self.watchdog_cycles, int) \
                 or self.watchdog_cycles < 1:
             raise ConfigError(f"watchdog_cycles must be positive, not {self.watchdog_cycles!r}")
@@ -59,8 +67,15 @@ class VerilatorBackend:
         config = top.config
         pes, n = config.total_pes, config.fpgas
         separate = self.per_fpga and n > 1
+        threads = 1
         if separate:
             top._MustUse__silence = True   # its tops are simulated, the system around them is the harness
+            threads = min(os.cpu_count() or 1, n) if self.threads is None else self.threads
+            if threads > n:
+                raise ConfigError(f"threads={threads}: more threads than the system's {n} FPGAs")
+        elif self.threads not in (None, 1):
+            raise ConfigError(f"threads={self.threads}: threads simulate the FPGAs of a system of several, "
+                              f"here {n} FPGA(s) as one model")
         build = build_simulator(top.tops[0] if separate else top, cache_dir=self.cache_dir, log=log)
         writes = HostWrites.from_values(load.pe, load.mem, load.addr, load.data,
                                         data_bits=build.interface.data_bits)
@@ -82,7 +97,8 @@ class VerilatorBackend:
         progress_cycles = max(256, min(1 << 16, self.watchdog_cycles // 4))
         outcome = run_simulator(build, writes, reads=reads, watch=watch, max_cycles=self.max_cycles,
                                 watchdog_cycles=self.watchdog_cycles, progress_cycles=progress_cycles,
-                                on_progress=progress, system=system_file(top) if separate else None)
+                                on_progress=progress, system=system_file(top) if separate else None,
+                                threads=threads)
         vertex_mask = (1 << top.layouts.vertex.size) - 1
         words = [[int(w) & vertex_mask for w in outcome.reads[f"state{g}"]] for g in range(pes)]
         counters = {name: np.array([outcome.watch[f"pe{g}.{name}"] for g in range(pes)], dtype=np.int64)
@@ -98,4 +114,4 @@ class VerilatorBackend:
         return Readback(status=outcome.status, cycles=outcome.cycles, load_cycles=outcome.load_cycles,
                         state=load.decode_states(words), counters=counters, round_log=round_log, links=links,
                         diagnosis=diagnosis, build_s=build.build_s, build_cached=build.cached,
-                        build_key=build.key, run_s=outcome.run_s)
+                        build_key=build.key, run_s=outcome.run_s, threads=threads)
