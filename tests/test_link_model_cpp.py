@@ -26,7 +26,7 @@ from gravfm.hw.link import model as link_model_module
 from gravfm.sim.build_cache import BuildCache, build_key
 from gravfm.hw.link.config import mixed_seed
 from gravfm.sim.link_params import link_params
-from gravfm.sim.verilator_build import VERILATOR_FLAGS, export_verilog, verilator_executable, verilator_version
+from gravfm.sim.verilator_build import VERILATOR_FLAGS, export_verilog, verilator_command, verilator_version
 
 TOP = "link_tb"
 EXECUTABLE = "link_model_tb"
@@ -182,10 +182,7 @@ def build_bench(cases, cache_dir):
     def compile_into(folder):
         for name, text in sources.items():
             (folder / name).write_text(text)
-        script, env = verilator_executable()
-        command = [str(script), *VERILATOR_FLAGS, "--top-module", TOP, "--Mdir", str(folder / "obj"),
-                   "-CFLAGS", f"-I{folder}", "-o", str(folder / EXECUTABLE),
-                   str(folder / f"{TOP}.v"), str(folder / "link_model_tb.cpp")]
+        command, env = verilator_command(folder, flags=VERILATOR_FLAGS, top=TOP, main="link_model_tb.cpp")
         completed = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
         assert completed.returncode == 0, (completed.stdout + completed.stderr)[-3000:]
         shutil.rmtree(folder / "obj")  # large, and useless once linked

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 from ..errors import SimulatorError
 
-__all__ = ["HOST_PORTS", "HostInterface", "port_header"]
+__all__ = ["HOST_PORTS", "HostInterface", "port_header", "words"]
 
 HOST_PORTS = ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
               "host_rd_pe", "host_rd_mem", "host_rd_addr", "host_rd_data", "start", "done", "superstep")
 
 
-def _words(bits):
+def words(bits):
+    """32-bit words that carry ``bits`` (at least one): the harness's unit for every port."""
     return max(1, -(-bits // 32))
 
 
@@ -59,28 +60,13 @@ class HostInterface:
                    rd_data_bits=width("host_rd_data"), link_ports=len(links),
                    link_bits=len(Value.cast(links[0].payload)) if links else 0)
 
-    @property
-    def data_words(self):
-        """32-bit words per written data word in the load file."""
-        return _words(self.data_bits)
-
-    @property
-    def rd_words(self):
-        """32-bit words per read data word in the output file."""
-        return _words(self.rd_data_bits)
-
-    @property
-    def link_words(self):
-        """32-bit words per link item."""
-        return _words(self.link_bits)
-
 
 def _setter(port, bits, source="w"):
     if bits <= 32:
         return f"top->{port} = {source}[0];"
     if bits <= 64:
         return f"top->{port} = (static_cast<uint64_t>({source}[1]) << 32) | {source}[0];"
-    return " ".join(f"top->{port}[{k}] = {source}[{k}];" for k in range(_words(bits)))
+    return " ".join(f"top->{port}[{k}] = {source}[{k}];" for k in range(words(bits)))
 
 
 def _getter(port, bits, target="w"):
@@ -89,7 +75,7 @@ def _getter(port, bits, target="w"):
     if bits <= 64:
         return (f"{target}[0] = static_cast<uint32_t>(top->{port}); "
                 f"{target}[1] = static_cast<uint32_t>(top->{port} >> 32);")
-    return " ".join(f"{target}[{k}] = top->{port}[{k}];" for k in range(_words(bits)))
+    return " ".join(f"{target}[{k}] = top->{port}[{k}];" for k in range(words(bits)))
 
 
 def _per_link(interface, body):
@@ -139,10 +125,10 @@ def port_header(interface, *, name="gravfm_top"):
 #include "gravfm_protocol.h"
 
 #define TOP_CLASS V{name}
-#define DATA_WORDS {interface.data_words}
-#define RD_WORDS {interface.rd_words}
+#define DATA_WORDS {words(interface.data_bits)}
+#define RD_WORDS {words(interface.rd_data_bits)}
 #define LINK_PORTS {interface.link_ports}
-#define LINK_WORDS {interface.link_words}
+#define LINK_WORDS {words(interface.link_bits)}
 
 static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
     {_setter("host_wr_data", interface.data_bits)}

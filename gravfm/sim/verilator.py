@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..hw.protocol import join_words, split_words, write_load_file
+from .harness_header import words
 from .verilator_build import (HostInterface, SimulatorError, SimulatorSources, VerilatorBuild, build_simulator,
                               end_process_group, export_verilog, harness_source, simulator_sources,
                               verilator_executable)
@@ -186,7 +187,7 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
     interface = build.interface
     load_path, plan_path = folder / "load.bin", folder / "plan.txt"
     out_path, result_path = folder / "out.bin", folder / "result.json"
-    writes.write_load_file(load_path, interface.data_words)
+    writes.write_load_file(load_path, words(interface.data_bits))
     write_plan(plan_path, reads, watch)
     command = [str(build.executable), str(load_path), str(plan_path), str(out_path), str(result_path),
                "--watchdog", str(int(watchdog_cycles)), "--progress", str(int(progress_cycles))]
@@ -214,7 +215,7 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
     if process.returncode != 0:
         raise SimulatorError(f"simulator exited with {process.returncode}: {stderr.strip()[-2000:]}")
     result = json.loads(result_path.read_text())
-    raw = np.fromfile(out_path, dtype="<u4").reshape(-1, interface.rd_words)
+    raw = np.fromfile(out_path, dtype="<u4").reshape(-1, words(interface.rd_data_bits))
     values, offset = {}, 0
     for region in reads:
         values[region.name] = join_words(raw[offset:offset + region.count], interface.rd_data_bits)
