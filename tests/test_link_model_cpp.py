@@ -182,7 +182,8 @@ def build_bench(cases, cache_dir):
     def compile_into(folder):
         for name, text in sources.items():
             (folder / name).write_text(text)
-        command, env = verilator_command(folder, flags=VERILATOR_FLAGS, top=TOP, main="link_model_tb.cpp")
+        command, env = verilator_command(folder, flags=VERILATOR_FLAGS, top=TOP, main="link_model_tb.cpp",
+                                         executable=EXECUTABLE)
         completed = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
         assert completed.returncode == 0, (completed.stdout + completed.stderr)[-3000:]
         shutil.rmtree(folder / "obj")  # large, and useless once linked

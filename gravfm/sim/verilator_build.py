@@ -72,12 +72,12 @@ def verilator_executable():
     return root / "bin" / "verilator", env
 
 
-def verilator_command(folder, *, flags, top, main):
+def verilator_command(folder, *, flags, top, main, executable=EXECUTABLE):
     """``(command, environment)`` compiling ``folder/<top>.v`` with the C++ ``folder/<main>``
-    into ``folder/<EXECUTABLE>`` (Verilator's objects in ``folder/obj``; headers found in ``folder``)."""
+    into ``folder/<executable>`` (Verilator's objects in ``folder/obj``; headers found in ``folder``)."""
     script, env = verilator_executable()
     return [str(script), *flags, "--top-module", top, "--Mdir", str(folder / "obj"), "-CFLAGS", f"-I{folder}",
-            "-o", str(folder / EXECUTABLE), str(folder / f"{top}.v"), str(folder / main)], env
+            "-o", str(folder / executable), str(folder / f"{top}.v"), str(folder / main)], env
 
 
 def verilator_version():
