@@ -17,12 +17,14 @@ LINKS = {
 }
 
 
-def figures(algorithm, graph, *, fpgas, pes, arch, link, per_fpga, cache):
+def figures(algorithm, graph, *, fpgas, pes, arch, link, per_fpga, cache, threads=None):
     """The run's JSON figures without wall times and build details."""
-    backend = VerilatorBackend(cache_dir=cache, per_fpga=per_fpga, watchdog_cycles=1 << 18)
+    backend = VerilatorBackend(cache_dir=cache, per_fpga=per_fpga, watchdog_cycles=1 << 18, threads=threads)
     report = run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, arch=arch, link=link,
                             backend=backend))
     assert report.verified, report.check_detail
+    if threads is not None:
+        assert report.threads == threads
     result = report.to_dict()
     result.pop("sim")
     return result
@@ -74,15 +76,8 @@ def test_the_build_does_not_depend_on_the_graph(build_cache):
 
 def test_threads_change_nothing(build_cache):
     """The same run with one and with two threads: identical figures apart from wall times."""
-    results = []
-    for threads in (1, 2):
-        backend = VerilatorBackend(cache_dir=build_cache, threads=threads)
-        report = run(RunOptions(algorithm="bfs", graph="rmat:scale=7,ef=8,seed=2", fpgas=3, pes=1,
-                                link=LINKS["stalling"], backend=backend))
-        assert report.verified and report.threads == threads
-        result = report.to_dict()
-        result.pop("sim")
-        results.append(result)
+    results = [figures("bfs", "rmat:scale=7,ef=8,seed=2", fpgas=3, pes=1, arch="gravfm", link=LINKS["stalling"],
+                       per_fpga=True, cache=build_cache, threads=threads) for threads in (1, 2)]
     assert results[0] == results[1]
 
 

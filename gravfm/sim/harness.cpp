@@ -324,21 +324,27 @@ void load(Harness& harness, const char* path) {
     std::fclose(file);
 }
 
-void read_plan(const char* path, std::vector<WatchItem>& watch, std::vector<ReadRegion>& reads) {
+// The text files (PLAN, SYSTEM): items "KEYWORD NUMBERS...", one per line. on_item(kind, where)
+// reads the item's numbers from `file` itself; `where` names the file and item for messages.
+template <typename OnItem>
+void read_items(const char* path, const char* what, OnItem on_item) {
     FILE* file = std::fopen(path, "r");
-    if (!file) fail(std::string("cannot open plan file ") + path);
+    if (!file) fail(std::string("cannot open ") + what + " file " + path);
     char kind[16];
     int line = 0;
-    while (std::fscanf(file, "%15s", kind) == 1) {
-        ++line;
+    while (std::fscanf(file, "%15s", kind) == 1)
+        on_item(file, kind, std::string(path) + ": line " + std::to_string(++line));
+    std::fclose(file);
+}
+
+void read_plan(const char* path, std::vector<WatchItem>& watch, std::vector<ReadRegion>& reads) {
+    read_items(path, "plan", [&](FILE* file, const char* kind, const std::string& where) {
         uint32_t a, b, c, d;
-        if (std::fscanf(file, "%u %u %u %u", &a, &b, &c, &d) != 4)
-            fail(std::string(path) + ": line " + std::to_string(line) + " needs 4 numbers");
+        if (std::fscanf(file, "%u %u %u %u", &a, &b, &c, &d) != 4) fail(where + " needs 4 numbers");
         if (std::strcmp(kind, "watch") == 0) watch.push_back({a, b, c, d});
         else if (std::strcmp(kind, "read") == 0) reads.push_back({a, b, c, d});
-        else fail(std::string(path) + ": line " + std::to_string(line) + ": unknown " + kind);
-    }
-    std::fclose(file);
+        else fail(where + ": unknown " + kind);
+    });
 }
 
 void scan(Harness& harness, const std::vector<WatchItem>& watch, std::vector<uint64_t>& values) {
@@ -358,13 +364,7 @@ void print_values(FILE* file, const std::vector<uint64_t>& values) {
 
 // The SYSTEM file (see the top of this file): FPGAs, PEs per FPGA and the links.
 void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<Link>& links) {
-    FILE* file = std::fopen(path, "r");
-    if (!file) fail(std::string("cannot open system file ") + path);
-    char kind[16];
-    int line = 0;
-    while (std::fscanf(file, "%15s", kind) == 1) {
-        ++line;
-        const std::string where = std::string(path) + ": line " + std::to_string(line);
+    read_items(path, "system", [&](FILE* file, const char* kind, const std::string& where) {
         if (!std::strcmp(kind, "fpgas") || !std::strcmp(kind, "pes")) {
             unsigned value = 0;
             if (std::fscanf(file, "%u", &value) != 1 || value == 0) fail(where + ": needs a positive number");
@@ -389,8 +389,7 @@ void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<L
         } else {
             fail(where + ": unknown " + kind);
         }
-    }
-    std::fclose(file);
+    });
     if (fpgas != LINK_PORTS + 1)
         fail(std::string(path) + ": " + std::to_string(fpgas) + " FPGAs, but this build's top has " +
              std::to_string(LINK_PORTS) + " link ports");
@@ -424,7 +423,7 @@ int main(int argc, char** argv) {
     std::vector<ReadRegion> reads;
     read_plan(argv[2], watch, reads);
 
-    unsigned fpgas = 1, pes_per_fpga = 1u << 30;
+    unsigned fpgas = 1, pes_per_fpga = 1u << 30;  // one model: every PE index is its own (g % P == g)
     std::vector<Link> links;
     if (system) read_system(system, fpgas, pes_per_fpga, links);
     else if (LINK_PORTS) fail("this build is one FPGA of several: --system SYSTEM is needed");

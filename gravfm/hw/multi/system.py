@@ -109,11 +109,10 @@ class MultiFpgaSystem(wiring.Component):
             for name in ("host_wr_mem", "host_wr_addr", "host_wr_data", "host_rd_mem", "host_rd_addr", "start"):
                 m.d.comb += getattr(node, name).eq(getattr(self, name))
             # The host bus by FPGA: global PE g is local PE g - f p of FPGA f.
-            writes_here = (self.host_wr_pe >= f * p) & (self.host_wr_pe < (f + 1) * p)
-            m.d.comb += [node.host_wr_en.eq(self.host_wr_en & writes_here),
+            m.d.comb += [node.host_wr_en.eq(self.host_wr_en & self._on_fpga(self.host_wr_pe, f)),
                          node.host_wr_pe.eq(self.host_wr_pe - f * p),
                          node.host_rd_pe.eq(self.host_rd_pe - f * p)]
-            with m.If((self.host_rd_pe >= f * p) & (self.host_rd_pe < (f + 1) * p)):
+            with m.If(self._on_fpga(self.host_rd_pe, f)):
                 m.d.comb += rd_fpga.eq(f)
         for a in range(n):
             for k, b in enumerate(peers_of(a, n)):
@@ -140,6 +139,11 @@ class MultiFpgaSystem(wiring.Component):
         m.d.comb += [self.done.eq(done), self.superstep.eq(nodes[0].superstep)]
         return m
 
+    def _on_fpga(self, pe, fpga):
+        """Whether global PE index ``pe`` (a signal) is one of FPGA ``fpga``'s PEs."""
+        p = self.config.pes_per_fpga
+        return (pe >= fpga * p) & (pe < (fpga + 1) * p)
+
     def _count_link_ends(self, m, a, b, link):
         """Items leaving link ``a -> b``, barriers entering and leaving it (for the diagnosis)."""
         ends = {"delivered": (link.o, False), "barriers_sent": (link.i, True),
@@ -155,10 +159,10 @@ class MultiFpgaSystem(wiring.Component):
         self._link_ends[a, b] = counters
 
     def _read_link_counters(self, m, rd_pe, rd_addr):
-        n, p = self.config.fpgas, self.config.pes_per_fpga
+        n = self.config.fpgas
         for (a, b), link in self.links.items():
             k = peers_of(a, n).index(b)
-            in_fpga = (rd_pe >= a * p) & (rd_pe < (a + 1) * p)
+            in_fpga = self._on_fpga(rd_pe, a)
             values = {"items": link.items, "bits": link.items * self.item_bits, "bound_cycles": link.link_bound,
                       **self._link_ends[a, b]}
             for c, name in enumerate(LINK_COUNTER_NAMES):
