@@ -39,7 +39,7 @@ def steady_cpe(report):
 
 
 def measure(algorithm, graph, cache):
-    report = run(RunOptions(algorithm=algorithm, graph=graph, pes=1, cache_dir=cache))
+    report = run(RunOptions(edge_memory="onchip", algorithm=algorithm, graph=graph, pes=1, cache_dir=cache))
     return {
         "algorithm": algorithm,
         "graph": graph,

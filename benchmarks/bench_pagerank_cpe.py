@@ -30,7 +30,7 @@ from gravfm.provenance import arguments, write_results
 def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
     """One run through the flow (verified by its rule); a dict of what was measured."""
     started = time.perf_counter()
-    report = run(RunOptions(algorithm=algorithm, graph=graph, pes=pes, cache_dir=cache_dir,
+    report = run(RunOptions(edge_memory="onchip", algorithm=algorithm, graph=graph, pes=pes, cache_dir=cache_dir,
                             hardware={"hazard_slots": hazard_slots}), log=log)
     wall = time.perf_counter() - started
     rank = bits_float(report.readback.state["rank"]).astype(np.float64)

@@ -68,7 +68,7 @@ def capacities(prepared_graphs, fpgas, pes, arch, method):
     them): one build serves them all."""
     sizes = [graph_capacities(graph, partition(graph, fpgas, pes, method=method), arch=arch)
              for graph in prepared_graphs]
-    return max(bits for bits, _ in sizes), max(edges for _, edges in sizes)
+    return max(bits for bits, _, _ in sizes), max(edges for _, edges, _ in sizes)
 
 
 def model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, crossing):
@@ -89,7 +89,7 @@ def model_point(algorithm, graph, onchip, fpgas, pes, arch, vertexid_bits, cross
 def run_point(algorithm, graph, params, platform, onchip, fpgas, pes, arch, capacity, *, method, cache_dir, log):
     """One measured configuration, as a JSON-ready dict."""
     local_bits, edges_per_pe = capacity
-    report = run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, platform=platform,
+    report = run(RunOptions(edge_memory="onchip", algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, platform=platform,
                             root=params.get("root"), local_bits=local_bits, edges_per_pe=edges_per_pe,
                             cache_dir=cache_dir, arch=arch, partition=method), log=log)
     parts = partition(graph, fpgas, pes, method=method)

@@ -64,7 +64,8 @@ def build_cache(tmp_path_factory):
 _IDEAL = object()
 
 
-def run_flow(algorithm, graph, *, fpgas=1, pes=1, backend="amaranth", link=_IDEAL, **options):
+def run_flow(algorithm, graph, *, fpgas=1, pes=1, backend="amaranth", link=_IDEAL, edge_memory="onchip",
+             **options):
     """Run ``algorithm`` on ``graph`` through :func:`gravfm.flow.run`; return its report.
 
     Parameters
@@ -72,6 +73,8 @@ def run_flow(algorithm, graph, *, fpgas=1, pes=1, backend="amaranth", link=_IDEA
     link : gravfm.hw.link.LinkConfig or None
         Several FPGAs: the simulated links. By default ideal ones (the platform's 300-cycle
         latency would only slow the Amaranth simulation); None: the platform's.
+    edge_memory : {"onchip", "offchip", None}
+        On chip unless a test asks (off-chip tests say so); None: the platform's.
     **options
         :class:`~gravfm.flow.RunOptions` fields (``params``, ``partition``, ``arch``,
         ``local_bits``, ``update_lanes``, ``cache_dir``, ...) and
@@ -82,7 +85,8 @@ def run_flow(algorithm, graph, *, fpgas=1, pes=1, backend="amaranth", link=_IDEA
 
     hardware = {key: options.pop(key) for key in list(options) if key in HARDWARE_OPTIONS}
     return run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, backend=backend,
-                          link=LinkConfig() if link is _IDEAL else link, hardware=hardware, **options))
+                          link=LinkConfig() if link is _IDEAL else link, hardware=hardware,
+                          edge_memory=edge_memory, **options))
 
 
 def assert_verified(report):

@@ -202,7 +202,8 @@ def test_check_cache_root(tmp_path, monkeypatch):
 
 def gravfm_run(*options, env=None, prefix=()):
     """``python -m gravfm run wcc --graph tiny:grid`` with ``options``; the completed process."""
-    command = [*prefix, sys.executable, "-m", "gravfm", "run", "wcc", "--graph", "tiny:grid", "--quiet", *options]
+    command = [*prefix, sys.executable, "-m", "gravfm", "run", "wcc", "--graph", "tiny:grid", "--quiet",
+               "--edge-memory", "onchip", *options]
     return subprocess.run(command, env=dict(os.environ, PYTHONPATH=str(REPOSITORY), **(env or {})),
                           capture_output=True, text=True, timeout=120)
 

@@ -19,7 +19,7 @@ from gravfm.model.platform import PLATFORM_DIR
 ROOT = Path(__file__).resolve().parents[1]
 HOP = ROOT / "examples" / "hop_distance.py"
 VERILOG_WCC = ROOT / "examples" / "verilog_wcc" / "wcc_verilog.py"
-FAST = ["--backend", "amaranth", "--quiet"]
+FAST = ["--backend", "amaranth", "--quiet", "--edge-memory", "onchip"]
 
 
 def _run_json(capsys, tmp_path, *argv):

@@ -88,7 +88,7 @@ def test_gravfm_run_reports_the_architecture(tmp_path):
     from gravfm.cli import main
 
     out = tmp_path / "run.json"
-    status = main(["run", "wcc", "--graph", "tiny:binary_tree", "--pes", "2", "--arch", "gravf",
+    status = main(["run", "wcc", "--graph", "tiny:binary_tree", "--pes", "2", "--arch", "gravf", "--edge-memory", "onchip",
                    "--backend", "amaranth", "--quiet", "--json", str(out)])
     report = json.loads(out.read_text())
     assert status == 0

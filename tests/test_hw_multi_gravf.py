@@ -215,7 +215,7 @@ def test_gravfm_run_on_two_fpgas_reports_link_figures(tmp_path):
     graph = BFS.prepare(load_graph(spec), BFS.params({}))
     params = BFS.params({"root": int(np.argmax(graph.out_degree()))})
     out = tmp_path / "run.json"
-    status = main(["run", "bfs", "--graph", spec, "--root", str(params["root"]), "--fpgas", "2", "--pes", "1",
+    status = main(["run", "bfs", "--edge-memory", "onchip", "--graph", spec, "--root", str(params["root"]), "--fpgas", "2", "--pes", "1",
                    "--arch", "gravf", "--cache", str(tmp_path / "cache"), "--quiet", "--json", str(out)])
     report = json.loads(out.read_text())
     assert status == 0 and report["verified"] is True and report["arch"] == "gravf"

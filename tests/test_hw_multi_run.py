@@ -13,7 +13,7 @@ from gravfm.flow import RunOptions, run
 
 
 def test_run_on_two_fpgas_with_the_amaranth_backend():
-    report = run(RunOptions(algorithm="bfs", graph="tiny:binary_tree", fpgas=2, pes=1, backend="amaranth"))
+    report = run(RunOptions(edge_memory="onchip", algorithm="bfs", graph="tiny:binary_tree", fpgas=2, pes=1, backend="amaranth"))
     assert report.verified, report.check_detail
     assert report.fpgas == 2 and report.messages == report.reference_messages
     # Each superstep pays at least the platform's link latency once (300 cycles on ac510x4).
@@ -22,7 +22,7 @@ def test_run_on_two_fpgas_with_the_amaranth_backend():
 
 def test_platform_with_fewer_fpgas_than_asked():
     with pytest.raises(ConfigError, match="platform 'ac510x4' has 4 FPGAs, 5 asked"):
-        run(RunOptions(algorithm="wcc", graph="tiny:grid", fpgas=5, pes=1, backend="amaranth"))
+        run(RunOptions(edge_memory="onchip", algorithm="wcc", graph="tiny:grid", fpgas=5, pes=1, backend="amaranth"))
 
 
 def test_build_system_picks_the_top():
@@ -59,11 +59,11 @@ def test_every_fpga_of_a_system_has_the_same_top(arch):
 
 def test_graph_too_large_for_the_memories():
     with pytest.raises(ConfigError, match="local_bits=1 holds 2 vertices per PE"):
-        run(RunOptions(algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, local_bits=1, backend="amaranth"))
+        run(RunOptions(edge_memory="onchip", algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, local_bits=1, backend="amaranth"))
 
 
 @pytest.mark.slow
 def test_run_on_three_fpgas_with_verilator(tmp_path):
-    report = run(RunOptions(algorithm="wcc", graph="uniform:n=60,deg=4,seed=2", fpgas=3, pes=2,
+    report = run(RunOptions(edge_memory="onchip", algorithm="wcc", graph="uniform:n=60,deg=4,seed=2", fpgas=3, pes=2,
                             cache_dir=str(tmp_path)))
     assert report.status == "done" and report.verified, report.check_detail

@@ -17,7 +17,7 @@ from gravfm.cli import main
 from gravfm.flow import RunOptions, run
 
 #: Capacities shared by every small run, so they all use one build.
-SMALL = dict(pes=2, local_bits=5, edges_per_pe=512)
+SMALL = dict(pes=2, local_bits=5, edges_per_pe=512, edge_memory="onchip")
 
 
 def small_run(algorithm, graph, build_cache, **changes):
@@ -178,7 +178,7 @@ def test_deadlock_is_stopped_and_explained(build_cache, tmp_path):
 def test_datasets_are_verified(algorithm, dataset, tmp_path):
     path = datasets.path(dataset)
     out = tmp_path / "r.json"
-    code = main(["run", algorithm, "--graph", str(path), "--pes", "4", "--quiet", "--json", str(out)])
+    code = main(["run", algorithm, "--edge-memory", "onchip", "--graph", str(path), "--pes", "4", "--quiet", "--json", str(out)])
     data = json.loads(out.read_text())
     assert code == 0 and data["verified"] is True
     assert data["messages"] == data["reference"]["messages"]

@@ -20,7 +20,7 @@ LINKS = {
 def figures(algorithm, graph, *, fpgas, pes, arch, link, per_fpga, cache, threads=None):
     """The run's JSON figures without wall times and build details."""
     backend = VerilatorBackend(cache_dir=cache, per_fpga=per_fpga, watchdog_cycles=1 << 18, threads=threads)
-    report = run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, arch=arch, link=link,
+    report = run(RunOptions(edge_memory="onchip", algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, arch=arch, link=link,
                             backend=backend))
     assert report.verified, report.check_detail
     if threads is not None:
@@ -67,7 +67,7 @@ def test_the_build_does_not_depend_on_the_graph(build_cache):
     keys = set()
     for graph in ("rmat:scale=7,ef=8,seed=2", "rmat:scale=7,ef=8,seed=3"):
         backend = VerilatorBackend(cache_dir=build_cache)
-        report = run(RunOptions(algorithm="wcc", graph=graph, fpgas=2, pes=1, link=LINKS["default"],
+        report = run(RunOptions(edge_memory="onchip", algorithm="wcc", graph=graph, fpgas=2, pes=1, link=LINKS["default"],
                                 backend=backend, local_bits=7, edges_per_pe=2048))
         assert report.verified
         keys.add(report.build_key)
@@ -86,4 +86,4 @@ def test_more_threads_than_fpgas_is_refused(build_cache):
 
     backend = VerilatorBackend(cache_dir=build_cache, threads=3)
     with pytest.raises(ConfigError, match="threads=3: more threads than the system's 2 FPGAs"):
-        run(RunOptions(algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, backend=backend))
+        run(RunOptions(edge_memory="onchip", algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, backend=backend))

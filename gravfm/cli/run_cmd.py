@@ -6,6 +6,7 @@ from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
 from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
                      positive_int, write_json)
+from .memory_args import add_memory_arguments, memory_overrides
 
 __all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute"]
 
@@ -68,6 +69,7 @@ def add_run_arguments(parser):
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     add_graph_input_arguments(parser)
+    add_memory_arguments(parser)
 
 
 def local_bits_of(vertices_per_pe):
@@ -97,7 +99,8 @@ def options_from_args(args, algorithm, graph, pes):
                       max_cycles=args.max_cycles, watchdog_cycles=args.watchdog, cache_dir=args.cache,
                       threads=args.threads,
                       arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
-                      graph_options=graph_load_options(args))
+                      graph_options=graph_load_options(args),
+                      edge_memory=args.edge_memory, memory=memory_overrides(args))
 
 
 class progress_display:
@@ -157,7 +160,8 @@ def print_report(report, console):
                   f"{edges} — {verdict}{detail}", highlight=False)
     console.print(f"configuration: {report.fpgas} FPGA x {report.pes_per_fpga} PEs ({report.arch}, "
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
-                  f"{report.edges_per_pe:,} edges per PE, {report.update_lanes} update lane(s), gather "
+                  f"{report.edges_per_pe:,} {'edges per list' if report.edge_memory == 'offchip' else 'edges per PE'}"
+                  f" ({report.edge_memory}), {report.update_lanes} update lane(s), gather "
                   f"{'forwarding' if report.gather_forwarding else 'waits on hazards'}; platform {report.platform} at "
                   f"{report.f_clk_hz / 1e6:g} MHz", highlight=False)
 
@@ -191,6 +195,8 @@ def print_report(report, console):
 
     if report.links:
         _print_links(report.links, console)
+    if report.memory:
+        _print_memory(report.memory, console)
 
     for line in report.diagnosis:
         console.print(f"[bold red]deadlock:[/] {line}", highlight=False)
@@ -224,6 +230,19 @@ def _print_links(links, console):
     console.print(table)
     console.print(f"inter-FPGA bytes per traversed edge: measured {links['bytes_per_edge']:.4f}, "
                   f"theory {links['bytes_per_edge_theory']:.4f}", highlight=False)
+
+
+def _print_memory(memory, console):
+    """Off-chip edge memory: requests, words and the bandwidth the PEs drew (simulated)."""
+    from rich.table import Table
+
+    table = Table(title=f"off-chip edge memory (simulated; {memory['word_bits']}-bit words, "
+                        f"{memory['requests_in_flight']} requests in flight per PE)", title_justify="left")
+    for column in ("requests", "words", "bytes", "PE cycles waiting", "GiB/s", "GiB/s per FPGA"):
+        table.add_column(column, justify="right")
+    table.add_row(_figure(memory["requests"]), _figure(memory["words"]), _figure(memory["bytes"]),
+                  _figure(memory["wait_cycles"]), _figure(memory["gib_s"], 2), _figure(memory["gib_s_per_fpga"], 2))
+    console.print(table)
 
 
 def execute(options, args):

@@ -73,6 +73,11 @@ class RunOptions:
         Several FPGAs: the simulated links (default: the platform's).
     use_filter : bool
         Several FPGAs (GraVF-M): the neighbor filter in front of each link.
+    edge_memory : {"onchip", "offchip"}, optional
+        Where the PEs keep their edges (default: the platform's ``[memory] edge_storage``).
+    memory : dict
+        Off-chip edges: overrides of the platform's memory figures and the simulated memory's
+        faults (:data:`gravfm.flow.memory.MEMORY_OPTIONS`).
     """
 
     algorithm: object
@@ -97,8 +102,11 @@ class RunOptions:
     graph_options: dict = field(default_factory=dict)
     link: object = None
     use_filter: bool = True
+    edge_memory: str | None = None
+    memory: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        from .memory import EDGE_MEMORIES, check_memory_options
         from .planning import HARDWARE_OPTIONS
         from .simulation import BACKENDS
 
@@ -125,6 +133,9 @@ class RunOptions:
         unknown = sorted(set(self.graph_options) - set(GRAPH_OPTIONS))
         if unknown:
             raise ConfigError(f"unknown graph option {unknown[0]!r} (known: {', '.join(GRAPH_OPTIONS)})")
+        if self.edge_memory not in (None, *EDGE_MEMORIES):
+            raise ConfigError(f"edge memory must be one of {', '.join(EDGE_MEMORIES)}, not {self.edge_memory!r}")
+        check_memory_options(self.memory)
         unknown = sorted(set(self.hardware) - set(HARDWARE_OPTIONS))
         if unknown:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")

@@ -1,8 +1,11 @@
 """The whole pipeline for one :class:`~gravfm.flow.RunOptions`: prepare -> plan -> elaborate ->
 load -> simulate -> verify -> report."""
 
+from dataclasses import replace
+
 from .elaboration import elaborate
 from .loading import load
+from .memory import check_memory_fit, edge_memory_of, memory_hardware, memory_load, platform_for_run
 from .planning import plan
 from .preparation import prepare
 from .reporting import report
@@ -39,14 +42,21 @@ def run(options, *, log=None, on_progress=None):
                        graph_options=options.graph_options)
     graph = prepared.graph
     log(f"graph {prepared.graph_label}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges")
+    edge_memory = edge_memory_of(options.edge_memory, platform)
+    offchip = edge_memory == "offchip"
+    platform = platform_for_run(platform, edge_memory, options.memory)
     hardware = plan(prepared, fpgas=options.fpgas, pes=options.pes, partition=options.partition,
                     arch=options.arch, local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
                     update_lanes=options.update_lanes, gather_forwarding=options.gather_forwarding,
+                    edge_memory=memory_hardware(platform, options.memory) if offchip else None,
                     **options.hardware)
     check_fit(platform, model_params(algorithm, vertexid_bits=hardware.config.vertexid_bits),
               graph.num_vertices, hardware.config.fpgas)
+    check_memory_fit(hardware, platform)
     top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter)
     writes = load(prepared, hardware, top)
+    if offchip:
+        writes = replace(writes, memory=memory_load(writes, platform, options.memory))
     backend = options.backend if not isinstance(options.backend, str) else make_backend(
         options.backend, cache_dir=options.cache_dir, max_cycles=options.max_cycles,
         watchdog_cycles=options.watchdog_cycles, threads=options.threads)

@@ -33,10 +33,13 @@ class Plan:
     ----------
     partition : gravfm.partition.Partition
     config : gravfm.hw.SystemConfig
+    memory_bytes : tuple of int, optional
+        Off-chip edges: bytes of each FPGA's memory image.
     """
 
     partition: object = field(repr=False)
     config: object
+    memory_bytes: tuple | None = None
 
 
 def next_power_of_two(value):
@@ -104,18 +107,26 @@ def choose_capacities(partition, edges_needed, *, local_bits=None, edges_per_pe=
     return int(local_bits), int(edges_per_pe)
 
 
-def graph_capacities(graph, partition, *, arch="gravfm", local_bits=None, edges_per_pe=None):
-    """:func:`choose_capacities` for ``graph`` placed by ``partition``.
+def graph_capacities(graph, partition, *, arch="gravfm", local_bits=None, edges_per_pe=None, offchip=False):
+    """:func:`choose_capacities` for ``graph`` placed by ``partition``, and the edge stores.
 
     Edges per PE depend on the layout: GraVF-M stores edges at their destination's PE, the GraVF
-    baseline at their source's.
+    baseline at their source's. Off chip, ``edges_per_pe`` bounds one edge list (its length
+    field), not a PE's edges.
+
+    Returns
+    -------
+    (local_bits, edges_per_pe, stores)
     """
     from ..partition import edge_stores
 
     bits = partition.min_local_bits if local_bits is None else max(local_bits, partition.min_local_bits)
     stores = edge_stores(graph, partition, bits, layout=arch)
-    edges_needed = int(stores.edges_per_pe.max()) if len(stores) else 1
-    return choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe)
+    if offchip:
+        edges_needed = max([int(store.length.max()) for store in stores if store.length.size] or [1])
+    else:
+        edges_needed = int(stores.edges_per_pe.max()) if len(stores) else 1
+    return (*choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe), stores)
 
 
 def stated_capacity(vertices, edges, total_pes):
@@ -135,13 +146,15 @@ def stated_vertexid_bits(vertices, edges, total_pes):
 
 
 def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="gravfm", update_lanes=None,
-                  gather_forwarding=True, **hardware):
+                  gather_forwarding=True, edge_memory=None, **hardware):
     """The :class:`~gravfm.hw.SystemConfig` of these capacities, with the structural defaults.
 
     Parameters
     ----------
     update_lanes : int, optional
-        Default :func:`default_update_lanes`.
+        Default :func:`default_update_lanes` (one lane with off-chip edges).
+    edge_memory : dict, optional
+        Off-chip edges: the PE's memory fields (:func:`gravfm.flow.memory.memory_hardware`).
     **hardware
         Further fields (:data:`HARDWARE_OPTIONS`); the FIFO depths default to
         :func:`default_network_fifo_depth` and :func:`default_link_fifo_depth`.
@@ -153,15 +166,17 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="grav
         raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
     hardware.setdefault("network_fifo_depth", default_network_fifo_depth(fpgas, pes))
     hardware.setdefault("link_fifo_depth", default_link_fifo_depth(fpgas, pes))
+    edge_memory = dict(edge_memory or {})
     if update_lanes is None:
-        update_lanes = default_update_lanes(arch, fpgas, pes)
+        # An off-chip PE looks up one edge index per cycle.
+        update_lanes = 1 if edge_memory.get("edge_memory") == "offchip" else default_update_lanes(arch, fpgas, pes)
     return SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=local_bits,
                            edges_per_pe=edges_per_pe, arch=arch, update_lanes=update_lanes,
-                           gather_forwarding=gather_forwarding, **hardware)
+                           gather_forwarding=gather_forwarding, **edge_memory, **hardware)
 
 
 def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_bits=None, edges_per_pe=None,
-         update_lanes=None, gather_forwarding=True, **hardware):
+         update_lanes=None, gather_forwarding=True, edge_memory=None, **hardware):
     """Partition the prepared graph and size the hardware for it.
 
     Parameters
@@ -176,6 +191,9 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
         Capacities of a PE (checked against the graph); by default :func:`graph_capacities`.
     update_lanes : int, optional
     gather_forwarding : bool
+    edge_memory : dict, optional
+        Off-chip edges: the PE's memory fields (:func:`gravfm.flow.memory.memory_hardware`);
+        the edge images' size is then known (``Plan.memory_bytes``).
     **hardware
         Further :class:`~gravfm.hw.SystemConfig` fields (:data:`HARDWARE_OPTIONS`); ``max_rounds``
         defaults to :func:`default_max_rounds` of the reference's supersteps.
@@ -187,11 +205,16 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
     from ..partition import partition as make_partition
 
     parts = make_partition(prepared.graph, fpgas, pes, partition)
-    bits, edges = graph_capacities(prepared.graph, parts, arch=arch, local_bits=local_bits,
-                                   edges_per_pe=edges_per_pe)
+    offchip = bool(edge_memory) and edge_memory.get("edge_memory") == "offchip"
+    bits, edges, stores = graph_capacities(prepared.graph, parts, arch=arch, local_bits=local_bits,
+                                           edges_per_pe=edges_per_pe, offchip=offchip)
     hardware.setdefault("max_rounds", default_max_rounds(prepared.reference_supersteps))
     config = system_config(prepared.algorithm, fpgas=parts.fpgas, pes=parts.pes_per_fpga, local_bits=bits,
                            edges_per_pe=edges, arch=arch, update_lanes=update_lanes,
-                           gather_forwarding=gather_forwarding, **hardware)
-    return Plan(partition=parts, config=config)
+                           gather_forwarding=gather_forwarding, edge_memory=edge_memory, **hardware)
+    memory_bytes = None
+    if offchip:
+        from .memory import image_bytes
+        memory_bytes = image_bytes(stores, config)
+    return Plan(partition=parts, config=config, memory_bytes=memory_bytes)
 

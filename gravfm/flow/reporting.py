@@ -65,6 +65,8 @@ class RunReport:
     links: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
     input_edges: int = 0
+    edge_memory: str = "onchip"
+    memory: dict = field(default_factory=dict)
     prepared: object = field(default=None, repr=False, compare=False)
     plan: object = field(default=None, repr=False, compare=False)
     readback: object = field(default=None, repr=False, compare=False)
@@ -131,6 +133,8 @@ class RunReport:
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
             "links": dict(self.links),
+            "edge_memory": self.edge_memory,
+            "memory": dict(self.memory),
             "model": {
                 "kind": "prediction",
                 "mteps": prediction.t_sys_mteps if prediction is not None else None,
@@ -184,6 +188,20 @@ def _link_figures(prepared, plan, top, readback):
                         word_bits=top.link_config.word_bits, messages=readback.messages, theory=theory)
 
 
+def memory_figures(readback, config, f_clk_hz):
+    """Off-chip edges: the PEs' memory counters summed, bytes and the bandwidth they achieved."""
+    if not config.pe.offchip:
+        return {}
+    counters = readback.counters
+    words = int(counters["mem_words"].sum())
+    seconds = readback.cycles / f_clk_hz
+    gib_s = words * config.pe.memory_word_bytes / seconds / 2 ** 30 if seconds else 0.0
+    return {"requests": int(counters["mem_requests"].sum()), "words": words,
+            "bytes": words * config.pe.memory_word_bytes, "wait_cycles": int(counters["mem_wait"].sum()),
+            "gib_s": gib_s, "gib_s_per_fpga": gib_s / config.fpgas,
+            "requests_in_flight": config.pe.requests_in_flight, "word_bits": config.pe.memory_word_bits}
+
+
 def report(prepared, plan, top, readback, verdict, *, platform, backend, partition):
     """The :class:`RunReport` of a run.
 
@@ -215,4 +233,5 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         links=_link_figures(prepared, plan, top, readback) if readback.links else {},
         params=prepared.given_params,
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
+        edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
         prepared=prepared, plan=plan, readback=readback)

@@ -23,11 +23,15 @@ from dataclasses import dataclass, field, fields
 
 from ..errors import ConfigError
 
-__all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES"]
+__all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES", "EDGE_MEMORIES"]
 
 #: Architectures a configuration can build: GraVF-M, and the GraVF baseline (:mod:`gravfm.hw.arch`).
 ARCHITECTURES = ("gravfm", "gravf")
 UPDATE_LANES = (1, 2)
+#: Where a PE keeps its edge index and edge lists (:class:`PeConfig`).
+EDGE_MEMORIES = ("onchip", "offchip")
+#: Bits of one edge-index entry in off-chip memory: u32 first word of the list, u32 edge count.
+INDEX_ENTRY_BITS = 64
 #: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.
 _NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_fifo_depth"}
 
@@ -75,6 +79,16 @@ class PeConfig:
         instead of waiting for its write-back (:mod:`gravfm.hw.pe.gather_forward`): one message
         per cycle even on a power-law graph's hub vertices. Off: every kernel waits in the
         hazard unit (the paper's behaviour).
+    edge_memory : {"onchip", "offchip"}
+        Where the edge index and the edge lists live: block RAM filled by host writes, or
+        off-chip memory read through an AXI4 port (:mod:`gravfm.hw.pe.offchip_scatter`), which
+        the host fills as a memory image. Off-chip, ``edges_per_pe`` bounds one edge list only.
+    memory_word_bits : int
+        Off-chip memory access word (the HMC's 128 bits): one AXI beat.
+    requests_in_flight : int
+        Off-chip: memory requests one PE may have outstanding (the paper's 64).
+    memory_addr_bits : int
+        Off-chip: width of a byte address (32: 4 GiB per FPGA).
     """
 
     local_bits: int = 5
@@ -85,10 +99,28 @@ class PeConfig:
     max_rounds: int = 64
     update_lanes: int = 1
     gather_forwarding: bool = True
+    edge_memory: str = "onchip"
+    memory_word_bits: int = 128
+    requests_in_flight: int = 64
+    memory_addr_bits: int = 32
 
     def __post_init__(self):
         _check_positive(self, ("local_bits", "edges_per_pe", "message_fifo_depth", "hazard_slots",
-                               "round_bits", "max_rounds"))
+                               "round_bits", "max_rounds", "memory_word_bits", "requests_in_flight",
+                               "memory_addr_bits"))
+        if self.edge_memory not in EDGE_MEMORIES:
+            raise ConfigError(f"PeConfig.edge_memory must be one of {', '.join(EDGE_MEMORIES)}, "
+                              f"not {self.edge_memory!r}")
+        if self.offchip:
+            word = self.memory_word_bits
+            if word < INDEX_ENTRY_BITS or word & (word - 1):
+                raise ConfigError(f"PeConfig.memory_word_bits = {word}: a power of two of at least "
+                                  f"{INDEX_ENTRY_BITS} (one edge-index entry) is needed")
+            if self.update_lanes != 1:
+                raise ConfigError("PeConfig.update_lanes = 2 needs on-chip edges (edge_memory = 'onchip'): "
+                                  "an off-chip PE reads one edge index per cycle")
+            if not 16 <= self.memory_addr_bits <= 48:
+                raise ConfigError(f"PeConfig.memory_addr_bits = {self.memory_addr_bits}: 16 to 48 bits")
         if self.update_lanes not in UPDATE_LANES:
             raise ConfigError(f"PeConfig.update_lanes must be one of {UPDATE_LANES}, not {self.update_lanes!r}")
         if not isinstance(self.gather_forwarding, bool):
@@ -99,6 +131,21 @@ class PeConfig:
             raise ConfigError(f"PeConfig.round_bits = {self.round_bits} exceeds 32")
         if self.max_rounds > 2 ** self.round_bits:
             raise ConfigError(f"PeConfig.max_rounds = {self.max_rounds} exceeds 2**round_bits")
+
+    @property
+    def offchip(self):
+        """The edges live in off-chip memory."""
+        return self.edge_memory == "offchip"
+
+    @property
+    def memory_word_bytes(self):
+        """Bytes of one off-chip memory word."""
+        return self.memory_word_bits // 8
+
+    @property
+    def memory_id_bits(self):
+        """Width of an AXI id: a request's slot in its reorder buffer, and which buffer."""
+        return _bits_for(self.requests_in_flight) + 1
 
     @property
     def vertices_per_pe(self):

@@ -21,6 +21,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..errors import ConfigError
 from .arch import architecture
+from .axi import memory_port_signature
 from .config import SystemConfig
 from .host import HostGeometry, host_ports
 from .host_read import pe_read_request, select_registered
@@ -56,6 +57,8 @@ class FpgaTop(wiring.Component):
         (for one FPGA, the global ones); a write to ``HostMem.FPGA`` sets the FPGA's index.
     link_out, link_in : Out / In (array of ``fpgas - 1`` streams of link words), several FPGAs only
         Port ``k`` talks to the ``k``-th other FPGA in increasing order (``peers_of``).
+    mem : Out (array of ``pes_per_fpga`` AXI4 read ports), off-chip edges only
+        Local PE ``i``'s edge reads; all of them face the FPGA's one memory.
 
     Raises
     ------
@@ -84,6 +87,8 @@ class FpgaTop(wiring.Component):
             word = stream.Signature(link_word_layout(arch.network_item(layouts)))
             members["link_out"] = Out(word).array(config.fpgas - 1)
             members["link_in"] = In(word).array(config.fpgas - 1)
+        if config.pe.offchip:
+            members["mem"] = Out(memory_port_signature(config.pe)).array(config.pes_per_fpga)
         super().__init__(members)
         self._MustUse__silence = False
 
@@ -127,6 +132,8 @@ class FpgaTop(wiring.Component):
                 pe.wr_addr.eq(self.host_wr_addr),
                 pe.wr_data.eq(self.host_wr_data),
             ]
+            if config.pe.offchip:
+                wiring.connect(m, pe.mem, wiring.flipped(self.mem[i]))
             pe_read_request(m, i, top=self, pe=pe)
             words[i] = pe.rd_data
             if i == 0:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from amaranth.lib.wiring import In, Out
 
-from .protocol import COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LINK_COUNTER_NAMES, LOG_BITS
+from .protocol import COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LINK_COUNTER_NAMES, LOG_BITS, PRESENT_WORD_BITS
 
 __all__ = ["HostGeometry", "host_ports"]
 
@@ -40,7 +40,9 @@ class HostGeometry:
                           (config.pe.max_rounds - 1).bit_length(), (len(COUNTER_NAMES) - 1).bit_length(),
                           (link_counters - 1).bit_length(), 1),
             wr_data_bits=max(layouts.vertex.size, layouts.edge_index.size, layouts.edge_word.size,
-                             config.pe.local_bits + 1, 1),
+                             config.pe.local_bits + 1, 1,
+                             # off-chip edges: 32 presence bits, the memory's word addresses
+                             *((PRESENT_WORD_BITS, config.pe.memory_addr_bits) if config.pe.offchip else ())),
             rd_data_bits=max(layouts.vertex.size, COUNTER_BITS, LOG_BITS))
 
 

@@ -17,7 +17,7 @@ harness includes: nothing is spelled twice.
 import numpy as np
 
 __all__ = [
-    "HostMem", "HostReadMem", "PeRegister", "FpgaRegister", "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS",
+    "HostMem", "HostReadMem", "PeRegister", "PRESENT_WORD_BITS", "FpgaRegister", "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS",
     "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS", "PE_READ_LATENCY", "HOST_READ_LATENCY",
     "LINK_COUNTER_NAMES", "peers_of", "link_counter_address", "LOAD_MAGIC", "split_words", "join_words",
     "write_load_file", "cpp_header",
@@ -37,6 +37,7 @@ class HostMem:
     FILTER = 4        #: neighbor filter (multi-FPGA GraVF-M): bit k = link k's peer hosts a neighbour
     APPLY_LIST = 5    #: vertices round 0's apply visits (sparse apply)
     FPGA = 6          #: registers of the FPGA written to (:class:`FpgaRegister`); the PE is ignored
+    EDGE_PRESENT = 7  #: off-chip edges: which index entries hold a list, addr = entry // 32, bit = entry % 32
 
 
 class HostReadMem:
@@ -55,6 +56,12 @@ class PeRegister:
 
     NUM_LOCAL = 0       #: vertices this PE holds
     SPARSE_ROUND0 = 1   #: 1: round 0's apply visits only the listed vertices (APPLY_LIST)
+    INDEX_BASE = 2      #: off-chip edges: memory word address of this PE's edge index
+    EDGE_BASE = 3       #: off-chip edges: memory word address of this PE's edge lists
+
+
+#: Index entries per EDGE_PRESENT word.
+PRESENT_WORD_BITS = 32
 
 
 class FpgaRegister:
@@ -76,6 +83,9 @@ COUNTER_DESCRIPTIONS = {
     "stall_backpressure": "cycles the scatter address generator had an edge but the pipeline was full",
     "wait_barrier": "cycles the PE was idle and its endpoint waited for other PEs' updates or barriers",
     "apply_cycles": "cycles spent in the apply pass",
+    "mem_requests": "off-chip memory read requests (edge index and edge words)",
+    "mem_words": "off-chip memory words received",
+    "mem_wait": "cycles scatter had a list to deliver but waited for off-chip memory",
 }
 #: Counter order = read address. All count between ``start`` and this PE's termination.
 COUNTER_NAMES = tuple(COUNTER_DESCRIPTIONS)

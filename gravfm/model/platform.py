@@ -54,11 +54,14 @@ class FpgaSpec(FromDict):
         Clock of the PEs, f_clk.
     max_pes : int
         Most PEs that fit in one FPGA (gives L_PE max).
+    block_ram_kib : float, optional
+        On-chip block RAM of one FPGA (KiB): the vertex state must fit in it.
     """
 
     part: str
     f_clk_mhz: float
     max_pes: int
+    block_ram_kib: float | None = None
 
     def __post_init__(self):
         _require_positive(self, "f_clk_mhz")
@@ -89,6 +92,14 @@ class MemorySpec(FromDict):
         m_memword, bits read by one memory access (the access granularity).
     requests_in_flight : int
         Outstanding memory requests per PE (for the hardware; not used by the throughput model).
+    latency_cycles : int
+        Simulated memory: cycles (at f_clk) from a request to its data, without queueing.
+    latency_jitter_cycles : int
+        Simulated memory: up to this many cycles more per access, pseudo-random.
+    banks : int
+        Simulated memory: banks (the HMC's vaults), each serving its own queue, one word per cycle.
+    bank_depth : int
+        Simulated memory: requests each bank's queue holds.
     """
 
     edge_storage: Literal["onchip", "offchip"]
@@ -97,10 +108,17 @@ class MemorySpec(FromDict):
     peak_bandwidth_gib_s: float
     word_bits: int
     requests_in_flight: int = 1
+    latency_cycles: int = 100
+    latency_jitter_cycles: int = 0
+    banks: int = 1
+    bank_depth: int = 8
 
     def __post_init__(self):
         _require_positive(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s")
-        _require_positive(self, "word_bits", "requests_in_flight", integer=True)
+        _require_positive(self, "word_bits", "requests_in_flight", "latency_cycles", "banks", "bank_depth",
+                          integer=True)
+        if self.latency_jitter_cycles < 0:
+            raise ConfigError(f"MemorySpec.latency_jitter_cycles must not be negative, not {self.latency_jitter_cycles!r}")
         if self.bandwidth_gib_s > self.peak_bandwidth_gib_s:
             raise ConfigError(f"MemorySpec.bandwidth_gib_s ({self.bandwidth_gib_s}) exceeds "
                               f"peak_bandwidth_gib_s ({self.peak_bandwidth_gib_s})")

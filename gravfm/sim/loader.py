@@ -23,6 +23,7 @@ import numpy as np
 from ..algorithms.base import VERTEXID
 from ..errors import ConfigError
 from ..hw.protocol import FpgaRegister, HostMem, PeRegister, split_words, write_load_file
+from .memory_image import memory_images
 
 __all__ = ["LoadPlan", "build_load", "field_offsets"]
 
@@ -88,6 +89,11 @@ class LoadPlan:
         Original vertex id of every local index, per PE.
     hw_id : np.ndarray of int64
         Hardware id of every original vertex.
+    memory_images : tuple of np.ndarray of uint8, or None
+        Off-chip edges: each FPGA's memory image (:mod:`gravfm.sim.memory_image`).
+    memory : gravfm.sim.memory_params.MemoryLoad, or None
+        Off-chip edges: the images with the simulated memory's parameters (the run's plan adds
+        them; the back-ends serve the memory ports from it).
     """
 
     pe: np.ndarray
@@ -100,6 +106,8 @@ class LoadPlan:
     hw_id: np.ndarray
     algorithm: object
     config: object
+    memory_images: tuple | None = None
+    memory: object = None
 
     def __len__(self):
         return len(self.pe)
@@ -179,11 +187,8 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     build_stores = gravf_edge_stores if gravf else gravfm_edge_stores
     stores = build_stores(graph, partition, config.pe.local_bits, weights=_edge_data(algorithm, graph, vid))
     dst_bits = vid if gravf else config.pe.local_bits
-    most_edges = int(stores.edges_per_pe.max()) if len(stores) else 0
-    if most_edges > config.pe.edges_per_pe:
-        g = int(np.argmax(stores.edges_per_pe))
-        raise ConfigError(f"PE {g} gets {most_edges} edges but holds at most {config.pe.edges_per_pe} "
-                          f"(edges_per_pe): {most_edges - config.pe.edges_per_pe} too many")
+    offchip = config.pe.offchip
+    _check_edge_capacity(stores, config)
 
     hw_id = partition.hw_ids(config.pe.local_bits)
     state = algorithm.initial_state_arrays(graph, params)
@@ -204,8 +209,9 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     edge_field_offsets, _ = field_offsets(algorithm.edge, vid)
     edge_offsets = {"dst": (0, dst_bits)}
     edge_offsets.update({name: (dst_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
-    widest = max(vertex_bits, config.pe.edge_addr_bits + config.pe.edge_len_bits,
-                 dst_bits + sum(w for _, w in edge_field_offsets.values()), config.pe.local_bits + 1)
+    edge_bits = dst_bits + sum(w for _, w in edge_field_offsets.values())
+    widest = max(vertex_bits, config.pe.edge_addr_bits + config.pe.edge_len_bits, edge_bits,
+                 config.pe.local_bits + 1)
     data_bits = widest if data_bits is None else data_bits
     if data_bits < widest:
         raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
@@ -238,6 +244,8 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
             words = _pack({name: state[name][members] for name in vertex_offsets}, vertex_offsets)
             parts.append((g, HostMem.VERTEX, np.arange(members.size), words))
         store = stores[g]
+        if offchip:
+            continue
         entries = np.arange(store.length.size) if write_empty_lists else np.flatnonzero(store.length)
         if entries.size:
             words = _pack({"start": store.start[entries], "length": store.length[entries]}, index_offsets)
@@ -245,11 +253,13 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
             addresses = (g << config.pe.local_bits) | entries if gravf else entries
             parts.append((g, HostMem.EDGE_INDEX, addresses, words))
         if store.num_edges:
-            columns = {"dst": store.destination}
-            for name in edge_field_offsets:
-                columns[name] = store.weights[name] if isinstance(store.weights, dict) else store.weights
-            words = _pack(columns, edge_offsets)
-            parts.append((g, HostMem.EDGES, np.arange(store.num_edges), words))
+            parts.append((g, HostMem.EDGES, np.arange(store.num_edges),
+                          _edge_words(store, edge_field_offsets, edge_offsets)))
+    memory = None
+    if offchip:
+        memory = memory_images(stores, [_edge_words(stores[g], edge_field_offsets, edge_offsets)
+                                        for g in range(config.total_pes)], config, edge_bits=edge_bits)
+        parts.extend(memory.parts)
     if config.fpgas > 1 and not gravf:   # the GraVF baseline has no neighbor filter
         parts.extend(_filter_writes(graph, partition, config))
 
@@ -261,7 +271,30 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     else:
         data = np.concatenate([d for *_, d in parts]).astype(np.uint64)
     return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits, num_local=num_local,
-                    vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config)
+                    vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config,
+                    memory_images=memory.images if memory else None)
+
+
+def _check_edge_capacity(stores, config):
+    """On chip a PE holds at most ``edges_per_pe`` edges; off chip, its longest list does."""
+    if config.pe.offchip:
+        longest = [int(store.length.max()) if store.length.size else 0 for store in stores]
+        what = "edges in one list"
+    else:
+        longest = [int(count) for count in stores.edges_per_pe]
+        what = "edges"
+    if longest and max(longest) > config.pe.edges_per_pe:
+        g = int(np.argmax(longest))
+        raise ConfigError(f"PE {g} gets {longest[g]} {what} but holds at most {config.pe.edges_per_pe} "
+                          f"(edges_per_pe): {longest[g] - config.pe.edges_per_pe} too many")
+
+
+def _edge_words(store, edge_field_offsets, edge_offsets):
+    """A store's edges packed as edge words (destination, then the edge data)."""
+    columns = {"dst": store.destination}
+    for name in edge_field_offsets:
+        columns[name] = store.weights[name] if isinstance(store.weights, dict) else store.weights
+    return _pack(columns, edge_offsets)
 
 
 def _filter_writes(graph, partition, config):

@@ -20,7 +20,9 @@ message), no neighbor filter.
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
+from amaranth.lib.wiring import Out
 
+from ..axi import memory_port_signature
 from ..config import SystemConfig
 from ..fpga import FpgaTop
 from ..host import HostGeometry, host_ports
@@ -74,7 +76,10 @@ class MultiFpgaSystem(wiring.Component):
         self.layouts = self.tops[0].layouts
         self.geometry = HostGeometry.of(config, self.layouts)
         self.links = {}
-        super().__init__(host_ports(self.geometry))
+        members = host_ports(self.geometry)
+        if config.pe.offchip:   # every FPGA's PE ports in turn: port f p + i is PE i of FPGA f
+            members["mem"] = Out(memory_port_signature(config.pe)).array(config.total_pes)
+        super().__init__(members)
         self._MustUse__silence = False
 
     @property
@@ -114,6 +119,9 @@ class MultiFpgaSystem(wiring.Component):
                          node.host_rd_pe.eq(self.host_rd_pe - f * p)]
             with m.If(self._on_fpga(self.host_rd_pe, f)):
                 m.d.comb += rd_fpga.eq(f)
+            if self.config.pe.offchip:
+                for i in range(p):
+                    wiring.connect(m, node.mem[i], wiring.flipped(self.mem[f * p + i]))
         for a in range(n):
             for k, b in enumerate(peers_of(a, n)):
                 link = LinkModel(shape=nodes[a].link_out[k].payload.shape(), config=self.link_config,

@@ -21,6 +21,7 @@ from amaranth.lib import stream, wiring
 
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
+from .offchip_scatter import OffchipScatterUnit
 from .scatter import ScatterUnit
 
 __all__ = ["ReceiverScatter", "SenderScatter"]
@@ -39,6 +40,14 @@ class _Core:
         self.kernel = kernel
         self.in_signature = stream.Signature(in_layout)
         self.out_signature = stream.Signature(out_layout)
+
+    def _scatter_unit(self, *, pe_index, index_bits):
+        """The scatter unit with its edges on chip or, per ``config.pe.edge_memory``, off chip
+        (its index entries are the low ``index_bits`` bits of an update's sender)."""
+        if self.config.pe.offchip:
+            return OffchipScatterUnit(layouts=self.layouts, config=self.config, pe_index=pe_index,
+                                      kernel=self.kernel, index_bits=index_bits)
+        return ScatterUnit(layouts=self.layouts, config=self.config, pe_index=pe_index, kernel=self.kernel)
 
     def _update_queue(self, m, apply):
         """Apply's updates through a registered stage into the update queue; returns the queue.
@@ -82,8 +91,9 @@ class ReceiverScatter(_Core):
                          in_layout=layouts.pe_updates, out_layout=layouts.net_update)
 
     def build(self, m, *, net_in, net_out, gather, apply):
-        m.submodules.scatter = scatter = ScatterUnit(
-            layouts=self.layouts, config=self.config, pe_index=self.pe_index, kernel=self.kernel)
+        # Index entry = the sender's hardware id (every vertex of the system may send here).
+        m.submodules.scatter = scatter = self._scatter_unit(pe_index=self.pe_index,
+                                                            index_bits=self.config.vertexid_bits)
         # A registered stage between the network endpoint and scatter: the endpoint's arbiter
         # (grant, payload mux, per-source ready) and scatter's accept logic would otherwise form
         # one combinational path across the chip (one cycle more per superstep).
@@ -111,8 +121,8 @@ class SenderScatter(_Core):
         layouts = self.layouts
         # pe_index=0: the edge word's dst is already a full hardware id, so the scatter unit
         # must not put this PE's index above it (its extra high bits are truncated away).
-        m.submodules.scatter = scatter = ScatterUnit(
-            layouts=layouts, config=self.config, pe_index=0, kernel=self.kernel)
+        # Index entry = the sender's local index (only this PE's own vertices send here).
+        m.submodules.scatter = scatter = self._scatter_unit(pe_index=0, index_bits=self.config.pe.local_bits)
         queue = self._update_queue(m, apply)
         wiring.connect(m, queue.o, scatter.updates)
 

@@ -20,6 +20,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..axi import memory_port_signature
 from ..host_read import pe_host_read
 from ..memory_ports import no_read_during_write
 from ..protocol import COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LOG_BITS, HostMem, HostReadMem, PeRegister
@@ -64,6 +65,8 @@ class ProcessingElement(wiring.Component):
         after the address.
     round : Out(round_bits)
         Round of the apply pass (current or next).
+    mem : Out(AXI4 read), off-chip edges only
+        The scatter unit's memory port.
     """
 
     def __init__(self, *, layouts, config, pe_index, kernels, core, geometry):
@@ -82,6 +85,7 @@ class ProcessingElement(wiring.Component):
             "wr_data": In(geometry.wr_data_bits),
             "rd_mem": In(HOST_MEM_BITS), "rd_addr": In(geometry.addr_bits), "rd_data": Out(geometry.rd_data_bits),
             "round": Out(config.pe.round_bits),
+            **({"mem": Out(memory_port_signature(config.pe))} if config.pe.offchip else {}),
         })
 
     def elaborate(self, platform):
@@ -94,7 +98,7 @@ class ProcessingElement(wiring.Component):
         # memory write enables, one long path otherwise. A write lands a cycle later and start
         # is delayed alike, so it still follows the last write.
         host_write = {}
-        for code in range(HostMem.APPLY_LIST + 1):
+        for code in range(HostMem.EDGE_PRESENT + 1):
             host_write[code] = Signal(name=f"host_write{code}")
             m.d.sync += host_write[code].eq(self.wr_en & (self.wr_mem == code))
         wr_addr = Signal.like(self.wr_addr, reset_less=True)
@@ -158,14 +162,17 @@ class ProcessingElement(wiring.Component):
             m.d.sync += num_local.eq(wr_data)
         with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.SPARSE_ROUND0)):
             m.d.sync += sparse_round0.eq(wr_data[0])
-        m.d.comb += [
-            scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
-            scatter.index_wr.addr.eq(wr_addr),
-            scatter.index_wr.data.eq(wr_data),
-            scatter.edge_wr.en.eq(host_write[HostMem.EDGES]),
-            scatter.edge_wr.addr.eq(wr_addr),
-            scatter.edge_wr.data.eq(wr_data),
-        ]
+        if config.pe.offchip:
+            self._offchip_edges(m, scatter, host_write, wr_addr, wr_data)
+        else:
+            m.d.comb += [
+                scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
+                scatter.index_wr.addr.eq(wr_addr),
+                scatter.index_wr.data.eq(wr_data),
+                scatter.edge_wr.en.eq(host_write[HostMem.EDGES]),
+                scatter.edge_wr.addr.eq(wr_addr),
+                scatter.edge_wr.data.eq(wr_data),
+            ]
 
         # Vertex memory.
         # Block RAM at every size: a graph needs thousands of vertices per PE, and a small build
@@ -226,6 +233,9 @@ class ProcessingElement(wiring.Component):
             "supersteps": apply.done,
             "stall_hazard": gather.hazard_stall,
             "stall_backpressure": scatter.stall,
+            "mem_requests": getattr(scatter, "mem_request", 0),
+            "mem_words": getattr(scatter, "mem_word", 0),
+            "mem_wait": getattr(scatter, "mem_wait", 0),
             "wait_barrier": self.waiting & ~busy,
             "apply_cycles": apply.busy,
         }
@@ -254,6 +264,17 @@ class ProcessingElement(wiring.Component):
                      counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
                      memories={HostReadMem.VERTEX: host_vertex.data.state.as_value(), **log_reads})
         return m
+
+    def _offchip_edges(self, m, scatter, host_write, wr_addr, wr_data):
+        """Off-chip edges: the presence bits and the two base registers from the host; the
+        scatter unit's memory port is the PE's."""
+        registers = host_write[HostMem.REGISTERS]
+        for register, base in ((PeRegister.INDEX_BASE, scatter.index_base), (PeRegister.EDGE_BASE, scatter.edge_base)):
+            with m.If(registers & (wr_addr == register)):
+                m.d.sync += base.eq(wr_data)
+        m.d.comb += [scatter.present_wr.en.eq(host_write[HostMem.EDGE_PRESENT]),
+                     scatter.present_wr.addr.eq(wr_addr), scatter.present_wr.data.eq(wr_data)]
+        wiring.connect(m, scatter.mem, wiring.flipped(self.mem))
 
 
 def round_logs(m, *, depth, scatter, apply, cycles, rd_addr, ram_style=None):

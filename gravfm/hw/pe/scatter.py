@@ -28,7 +28,7 @@ from ..layouts import hardware_id
 from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
 from ..skid_buffer import SkidBuffer
 
-__all__ = ["ScatterUnit"]
+__all__ = ["ScatterUnit", "round_strobes"]
 
 # Non-empty lists waiting for the address generator (two or more lanes): a few lists of slack
 # let a PE run ahead of its neighbours instead of halting every broadcast (4 -> 8 took a 2x9-PE
@@ -208,27 +208,8 @@ class ScatterUnit(wiring.Component):
             m.d.sync += [address.eq(address + 1), left.eq(left - 1),
                          left_nonzero.eq(~left_one), left_one.eq(left == 2)]
 
-        rnd = Signal(config.pe.round_bits)
-        edge_fire = fire & ~is_barrier
-        barrier_fire = fire & is_barrier
-        with m.If(barrier_fire):
-            m.d.sync += rnd.eq(rnd + 1)
-        # The round log counts from registered strobes, a cycle late: ``fire`` ends the ready
-        # chain from the message path and would otherwise drive the reset and enable of a
-        # 32-bit counter.
-        edge_fired = Signal()
-        barrier_fired = Signal()
-        log_round = Signal(config.pe.round_bits)
-        round_messages = Signal(32)
-        m.d.sync += [edge_fired.eq(edge_fire), barrier_fired.eq(barrier_fire)]
-        with m.If(barrier_fired):
-            m.d.sync += [log_round.eq(log_round + 1), round_messages.eq(0)]
-        with m.Elif(edge_fired):
-            m.d.sync += round_messages.eq(round_messages + 1)
-        m.d.comb += [
-            self.edge_strobe.eq(edge_fire), self.round_end.eq(barrier_fired), self.round.eq(log_round),
-            self.round_messages.eq(round_messages), self.stall.eq(b_valid & ~c_advance),
-        ]
+        rnd = round_strobes(m, self, config, edge_fire=fire & ~is_barrier, barrier_fire=fire & is_barrier)
+        m.d.comb += self.stall.eq(b_valid & ~c_advance)
 
         # Stage C: edge-array read. Stage D: the read data in plain registers (the block RAM's
         # late output goes straight into flip-flops instead of through the kernel into the
@@ -264,3 +245,26 @@ class ScatterUnit(wiring.Component):
         ]
         wiring.connect(m, wiring.flipped(self.messages), kernel.o)
         return m
+
+
+def round_strobes(m, unit, config, *, edge_fire, barrier_fire):
+    """A scatter unit's ``edge_strobe``, ``round_end``, ``round`` and ``round_messages`` from the
+    cycles an edge or a barrier enters the kernel's pipeline; returns the round number those
+    items carry (it counts the barriers that went before)."""
+    rnd = Signal(config.pe.round_bits)
+    with m.If(barrier_fire):
+        m.d.sync += rnd.eq(rnd + 1)
+    # The round log counts from registered strobes, a cycle late: ``fire`` ends the ready chain
+    # from the message path and would otherwise drive the reset and enable of a 32-bit counter.
+    edge_fired = Signal()
+    barrier_fired = Signal()
+    log_round = Signal(config.pe.round_bits)
+    round_messages = Signal(32)
+    m.d.sync += [edge_fired.eq(edge_fire), barrier_fired.eq(barrier_fire)]
+    with m.If(barrier_fired):
+        m.d.sync += [log_round.eq(log_round + 1), round_messages.eq(0)]
+    with m.Elif(edge_fired):
+        m.d.sync += round_messages.eq(round_messages + 1)
+    m.d.comb += [unit.edge_strobe.eq(edge_fire), unit.round_end.eq(barrier_fired), unit.round.eq(log_round),
+                 unit.round_messages.eq(round_messages)]
+    return rnd

@@ -1,0 +1,126 @@
+"""Off-chip edge memory in the run: where the edges live, the PE's memory fields, the checks that
+a graph fits, and the simulated memory's parameters (all from the platform's ``[memory]``).
+
+Every figure comes from the platform file; :data:`MEMORY_OPTIONS` override them for one run
+(``gravfm run --memory-bandwidth ...``), e.g. to make a system memory-bound on purpose.
+"""
+
+from ..errors import ConfigError
+
+__all__ = ["MEMORY_OPTIONS", "EDGE_MEMORIES", "edge_memory_of", "memory_hardware", "image_bytes",
+           "check_memory_fit", "memory_load", "platform_for_run"]
+
+EDGE_MEMORIES = ("onchip", "offchip")
+#: Overrides of the platform's ``[memory]`` figures for one run, and the simulated memory's faults.
+MEMORY_OPTIONS = ("bandwidth_gib_s", "latency_cycles", "latency_jitter_cycles", "banks", "bank_depth",
+                  "requests_in_flight", "reorder", "stuck", "seed")
+INDEX_ENTRY_BYTES = 8
+
+
+def edge_memory_of(choice, platform):
+    """``choice`` ("onchip", "offchip") or, when None, the platform's ``[memory] edge_storage``."""
+    edge_memory = platform.memory.edge_storage if choice is None else choice
+    if edge_memory not in EDGE_MEMORIES:
+        raise ConfigError(f"edge memory must be one of {', '.join(EDGE_MEMORIES)}, not {edge_memory!r}")
+    return edge_memory
+
+
+def check_memory_options(overrides):
+    """Refuse an unknown override or a value out of range, naming it."""
+    for name, value in overrides.items():
+        if name not in MEMORY_OPTIONS:
+            raise ConfigError(f"unknown memory option {name!r} (known: {', '.join(MEMORY_OPTIONS)})")
+        if name in ("reorder", "stuck"):
+            if not isinstance(value, bool):
+                raise ConfigError(f"memory option {name} must be true or false, not {value!r}")
+            continue
+        minimum = 0 if name in ("latency_jitter_cycles", "seed") else 1
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum or \
+                (name != "bandwidth_gib_s" and not isinstance(value, int)):
+            raise ConfigError(f"memory option {name} must be {'a number' if name == 'bandwidth_gib_s' else 'an integer'}"
+                              f" >= {minimum}, not {value!r}")
+
+
+def platform_for_run(platform, edge_memory, overrides=None):
+    """``platform`` as this run uses it: its edges where the run keeps them, its memory bandwidth
+    as overridden (the model then predicts for the machine simulated)."""
+    from dataclasses import replace
+
+    overrides = overrides or {}
+    memory = replace(platform.memory, edge_storage=edge_memory,
+                     bandwidth_gib_s=overrides.get("bandwidth_gib_s", platform.memory.bandwidth_gib_s),
+                     peak_bandwidth_gib_s=max(platform.memory.peak_bandwidth_gib_s,
+                                              overrides.get("bandwidth_gib_s", 0)))
+    return replace(platform, memory=memory)
+
+
+def memory_hardware(platform, overrides=None):
+    """The :class:`~gravfm.hw.config.PeConfig` fields of a PE with off-chip edges on ``platform``."""
+    overrides = overrides or {}
+    memory = platform.memory
+    capacity_bytes = int(memory.capacity_mib * 2 ** 20)
+    return {"edge_memory": "offchip", "memory_word_bits": memory.word_bits,
+            "requests_in_flight": int(overrides.get("requests_in_flight", memory.requests_in_flight)),
+            "memory_addr_bits": max(16, (capacity_bytes - 1).bit_length())}
+
+
+def image_bytes(stores, config):
+    """Bytes of every FPGA's memory image (:mod:`gravfm.sim.memory_image`), from the stores alone."""
+    from ..sim.memory_image import slot_bits_of
+    from ..hw.arch import architecture
+
+    layouts = architecture(config.arch).layouts(config.algorithm, config)
+    word = config.pe.memory_word_bytes
+    per_word = config.pe.memory_word_bits // slot_bits_of(layouts.edge_word.size)
+    p = config.pes_per_fpga
+    sizes = []
+    for f in range(config.fpgas):
+        total = 0
+        for g in range(f * p, (f + 1) * p):
+            length = stores[g].length
+            total += -(-length.size * INDEX_ENTRY_BYTES // word) * word
+            total += int((-(-length // per_word)).sum()) * word
+        sizes.append(total)
+    return tuple(sizes)
+
+
+def check_memory_fit(plan, platform):
+    """Refuse, before any build, a graph whose edges exceed an FPGA's memory or whose vertex
+    state exceeds its block RAM (each figure named, with the platform file)."""
+    config = plan.config
+    source = f"platform {platform.name}:"
+    if plan.memory_bytes:
+        capacity = platform.memory.capacity_mib * 2 ** 20
+        f = max(range(len(plan.memory_bytes)), key=plan.memory_bytes.__getitem__)
+        if plan.memory_bytes[f] > capacity:
+            raise ConfigError(f"FPGA {f}'s edges need {plan.memory_bytes[f] / 2 ** 20:,.1f} MiB of memory, but "
+                              f"{source} [memory] capacity_mib is {platform.memory.capacity_mib:,g}")
+    block_ram = platform.fpga.block_ram_kib
+    if block_ram:
+        from ..hw.arch import architecture
+        layouts = architecture(config.arch).layouts(config.algorithm, config)
+        state_bits = config.pes_per_fpga * config.pe.vertices_per_pe * layouts.vertex_word.size
+        if state_bits > block_ram * 8192:
+            raise ConfigError(f"the vertex state of one FPGA needs {state_bits / 8192:,.0f} KiB of block RAM "
+                              f"({config.pes_per_fpga} PEs x {config.pe.vertices_per_pe:,} vertices x "
+                              f"{layouts.vertex_word.size} bits), but {source} [fpga] block_ram_kib is {block_ram:,g}")
+
+
+def memory_load(load_plan, platform, overrides=None, *, seed=1):
+    """The :class:`~gravfm.sim.memory_params.MemoryLoad` the back-ends serve a run's memory ports
+    from: the plan's images, the platform's figures (with ``overrides``) at its clock."""
+    from ..sim.memory_params import MemoryLoad, MemoryParams
+
+    overrides = overrides or {}
+    memory = platform.memory
+    config = load_plan.config
+    bandwidth = overrides.get("bandwidth_gib_s", memory.bandwidth_gib_s)
+    params = MemoryParams(
+        word_bytes=config.pe.memory_word_bytes,
+        bytes_per_cycle=bandwidth * 2 ** 30 / platform.fpga.f_clk_hz,
+        latency=overrides.get("latency_cycles", memory.latency_cycles),
+        jitter=overrides.get("latency_jitter_cycles", memory.latency_jitter_cycles),
+        banks=overrides.get("banks", memory.banks), bank_depth=overrides.get("bank_depth", memory.bank_depth),
+        seed=overrides.get("seed", seed), reorder=overrides.get("reorder", False),
+        stuck=overrides.get("stuck", False))
+    return MemoryLoad(params=params, images=load_plan.memory_images, ports_per_memory=config.pes_per_fpga)

@@ -1,0 +1,127 @@
+"""The off-chip memory image of each FPGA: its PEs' edge indexes and edge lists, built by numpy.
+
+Layout (what :mod:`gravfm.hw.pe.offchip_scatter` reads), per FPGA, its PEs one after another::
+
+    PE i: [index: one 64-bit entry per index entry, padded to a word]
+          [lists: each starts on a word boundary, W / slot edges per word]
+
+Index entry ``e``: u32 first word of the list (relative to the PE's ``edge_base``), u32 edge
+count. An edge is its ``edge_word`` (destination, then the edge data) in a power-of-two slot.
+All little-endian. The host tells each PE where its two parts start (``PeRegister.INDEX_BASE``
+and ``EDGE_BASE``, in words) and which entries hold a list (``HostMem.EDGE_PRESENT``).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..hw.protocol import PRESENT_WORD_BITS, HostMem, PeRegister
+
+__all__ = ["MemoryImages", "memory_images", "slot_bits_of"]
+
+
+def slot_bits_of(edge_bits):
+    """Bits one edge takes in a memory word (its edge word rounded up to a power of two, >= 8)."""
+    return max(8, 1 << (edge_bits - 1).bit_length())
+
+
+@dataclass(frozen=True, eq=False)
+class MemoryImages:
+    """Every FPGA's memory image and the host writes that point the PEs at their parts.
+
+    Attributes
+    ----------
+    images : tuple of np.ndarray of uint8
+        One per FPGA, a whole number of words.
+    parts : list
+        Host writes ``(pe, mem, addresses, words)``: base registers and presence bits.
+    """
+
+    images: tuple
+    parts: list
+
+    @property
+    def bytes_per_fpga(self):
+        """Bytes of every FPGA's image."""
+        return [image.size for image in self.images]
+
+
+def memory_images(stores, edge_words, config, *, edge_bits):
+    """Images and host writes for the PEs' edge stores.
+
+    Parameters
+    ----------
+    stores : gravfm.partition.EdgeStores
+        One store per global PE (GraVF-M: index by sender hw id; GraVF: by local index).
+    edge_words : list of np.ndarray of uint64
+        Per PE, its packed edge words in store order (``destination`` order).
+    config : gravfm.hw.SystemConfig
+    edge_bits : int
+        Width of one edge word.
+
+    Raises
+    ------
+    gravfm.errors.ConfigError
+        An edge word wider than a memory word or 64 bits, or an image beyond the address space.
+    """
+    pe = config.pe
+    word_bytes = pe.memory_word_bytes
+    slot_bits = slot_bits_of(edge_bits)
+    if slot_bits > min(64, pe.memory_word_bits):
+        raise ConfigError(f"an edge of {edge_bits} bits does not fit the off-chip layout "
+                          f"(at most {min(64, pe.memory_word_bits)} bits)")
+    per_word = pe.memory_word_bits // slot_bits
+    slot_type = np.dtype(f"<u{slot_bits // 8}")
+    p = config.pes_per_fpga
+    images, parts = [], []
+    for f in range(config.fpgas):
+        regions, offset = [], 0
+        for g in range(f * p, (f + 1) * p):
+            index, lists = _pe_region(stores[g], edge_words[g], per_word, slot_type, word_bytes)
+            index_base = offset // word_bytes
+            edge_base = index_base + index.size // word_bytes
+            regions += [index, lists]
+            offset += index.size + lists.size
+            parts.append((g, HostMem.REGISTERS, np.array([PeRegister.INDEX_BASE, PeRegister.EDGE_BASE]),
+                          np.array([index_base, edge_base], dtype=np.uint64)))
+            parts.extend(_presence_writes(g, stores[g].length))
+        if offset > 1 << pe.memory_addr_bits:
+            raise ConfigError(f"FPGA {f}: the edge image needs {offset:,} bytes, beyond the "
+                              f"{pe.memory_addr_bits}-bit memory address (memory_addr_bits)")
+        images.append(np.concatenate(regions) if regions else np.zeros(0, dtype=np.uint8))
+    return MemoryImages(images=tuple(images), parts=parts)
+
+
+def _pe_region(store, words, per_word, slot_type, word_bytes):
+    """(index bytes, list bytes) of one PE, each a whole number of memory words."""
+    length = np.asarray(store.length, dtype=np.int64)
+    list_words = -(-length // per_word)
+    first_word = np.zeros(length.size, dtype=np.int64)
+    np.cumsum(list_words[:-1], out=first_word[1:])
+    entries = (first_word.astype(np.uint64) & np.uint64(0xFFFFFFFF)) | (length.astype(np.uint64) << np.uint64(32))
+    index = _pad(entries.astype("<u8").view(np.uint8), word_bytes)
+    slots = np.zeros(int(list_words.sum()) * per_word, dtype=slot_type)
+    listed = np.flatnonzero(length)
+    owners = np.repeat(listed, length[listed])
+    list_starts = np.zeros(listed.size, dtype=np.int64)
+    np.cumsum(length[listed][:-1], out=list_starts[1:])
+    within = np.arange(owners.size) - np.repeat(list_starts, length[listed])
+    source = np.asarray(store.start, dtype=np.int64)[owners] + within
+    slots[first_word[owners] * per_word + within] = np.asarray(words, dtype=np.uint64)[source]
+    return index, slots.view(np.uint8)
+
+
+def _pad(data, word_bytes):
+    """``data`` (bytes) zero-padded to a whole number of words."""
+    extra = -data.size % word_bytes
+    return np.concatenate([data, np.zeros(extra, dtype=np.uint8)]) if extra else data
+
+
+def _presence_writes(g, length):
+    """Host writes of PE ``g``'s presence bits (entry has a list), only the non-zero words."""
+    present = np.asarray(length) > 0
+    present = np.concatenate([present, np.zeros(-present.size % PRESENT_WORD_BITS, dtype=bool)])
+    words = np.packbits(present, bitorder="little").view("<u4").astype(np.uint64)
+    nonzero = np.flatnonzero(words)
+    return [(g, HostMem.EDGE_PRESENT, nonzero, words[nonzero])] if nonzero.size else []

@@ -1,0 +1,105 @@
+"""Units of the off-chip edge path on their own: the reorder buffer and the memory image."""
+
+import random
+
+import numpy as np
+import pytest
+
+from gravfm.hw.reorder_buffer import ReorderBuffer
+from conftest import run_dut as run
+
+
+@pytest.mark.parametrize("depth", [1, 3, 8])
+def test_reorder_buffer_hands_on_in_taking_order_whatever_the_fill_order(depth):
+    dut = ReorderBuffer(depth=depth, meta=8, shape=16)
+    rng = random.Random(depth)
+    seen = {"full": 0, "out_of_order": 0, "prefilled": 0}
+
+    async def bench(ctx):
+        taken, waiting, received, next_meta = [], [], [], 0
+        for _ in range(1500):
+            take = rng.random() < 0.6 and next_meta < 200
+            prefilled = rng.random() < 0.2
+            fill = bool(waiting) and rng.random() < 0.5
+            slot_filled = waiting.pop(rng.randrange(len(waiting))) if fill else None
+            if fill and waiting and slot_filled[0] > min(w[0] for w in waiting):
+                seen["out_of_order"] += 1
+            ready = rng.random() < 0.7
+            can_take = ctx.get(dut.can_take)
+            assert can_take == (ctx.get(dut.used) < depth)
+            seen["full"] += not can_take
+            ctx.set(dut.take, take)
+            ctx.set(dut.take_meta, next_meta)
+            ctx.set(dut.take_filled, prefilled)
+            ctx.set(dut.fill, fill)
+            if fill:
+                ctx.set(dut.fill_slot, slot_filled[1])
+                ctx.set(dut.fill_data, 1000 + slot_filled[0])
+            ctx.set(dut.o.ready, ready)
+            if ctx.get(dut.o.valid) and ready:
+                payload = ctx.get(dut.o.payload)
+                received.append((payload.meta, payload.data))
+            if take and can_take:
+                slot = ctx.get(dut.slot)
+                taken.append((next_meta, prefilled))
+                seen["prefilled"] += prefilled
+                if not prefilled:
+                    waiting.append((next_meta, slot))
+                next_meta += 1
+            await ctx.tick()
+        expected = [(meta, None if prefilled else 1000 + meta) for meta, prefilled in taken]
+        assert len(received) > 100
+        assert [meta for meta, _ in received] == [meta for meta, _ in expected[:len(received)]]
+        assert all(data == want for (_, data), (_, want) in zip(received, expected) if want is not None)
+
+    run(dut, bench)
+    assert seen["full"] and seen["prefilled"]
+    if depth > 1:
+        assert seen["out_of_order"]
+
+
+def _read_list(image, index_base, edge_base, entry, word_bytes, slot_bytes):
+    """Edge words of index entry ``entry``, read from the image by the documented layout."""
+    at = index_base * word_bytes + entry * 8
+    first_word, length = (int(x) for x in np.frombuffer(image[at:at + 8].tobytes(), dtype="<u4"))
+    start = (edge_base + first_word) * word_bytes
+    slots = np.frombuffer(image[start:start + length * slot_bytes].tobytes(), dtype=f"<u{slot_bytes}")
+    return [int(s) for s in slots]
+
+
+@pytest.mark.parametrize("arch", ["gravfm", "gravf"])
+def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch):
+    from gravfm.algorithms import SSSP
+    from gravfm.hw import SystemConfig
+    from gravfm.hw.protocol import HostMem, PeRegister
+    from gravfm.partition import edge_stores, partition
+    from gravfm.sim.memory_image import memory_images
+    from conftest import random_graph
+
+    graph = random_graph(40, 300, seed=3)
+    parts = partition(graph, 2, 2, "greedy")
+    config = SystemConfig.of(SSSP, arch=arch, fpgas=2, pes_per_fpga=2, local_bits=parts.min_local_bits,
+                             edges_per_pe=64, edge_memory="offchip")
+    stores = edge_stores(graph, parts, config.pe.local_bits, layout=arch)
+    words = [store.destination.astype(np.uint64) * 3 + 1 for store in stores]   # any distinct words
+    edge_bits = 24
+    images = memory_images(stores, words, config, edge_bits=edge_bits)
+    bases = {g: dict(zip(addr.tolist(), data.tolist())) for g, mem, addr, data in images.parts
+             if mem == HostMem.REGISTERS}
+    present = {g: dict(zip(addr.tolist(), data.tolist())) for g, mem, addr, data in images.parts
+               if mem == HostMem.EDGE_PRESENT}
+    assert len(images.images) == 2 and all(image.size % 16 == 0 for image in images.images)
+    checked = 0
+    for g, store in enumerate(stores):
+        image = images.images[g // 2]
+        index_base, edge_base = bases[g][PeRegister.INDEX_BASE], bases[g][PeRegister.EDGE_BASE]
+        for entry in np.flatnonzero(store.length):
+            want = words[g][store.start[entry]:store.start[entry] + store.length[entry]]
+            assert _read_list(image, index_base, edge_base, entry, 16, 4) == [int(w) for w in want]
+            first = int(np.frombuffer(image[index_base * 16 + entry * 8:][:4].tobytes(), dtype="<u4")[0])
+            assert (edge_base + first) * 16 % 16 == 0
+            assert present[g][entry // 32] >> (entry % 32) & 1
+            checked += 1
+        empty = np.flatnonzero(store.length == 0)
+        assert not any(present[g].get(e // 32, 0) >> (e % 32) & 1 for e in empty)
+    assert checked > 30
