@@ -1,0 +1,181 @@
+"""Parameters of the simulated off-chip edge memory, and what a run hands the simulators.
+
+:class:`MemoryParams` describes one FPGA's memory (the paper's HMC): beat width, bandwidth,
+latency and its jitter, banks, and two fault modes. Both models of that memory read it: the
+Python reference (:mod:`gravfm.sim.memory_model`, used by the Amaranth back-end) and the C++ one
+(``memory_model.h``, used by the compiled simulator's harness), which behave identically cycle
+for cycle (``tests/test_memory_model_cpp.py``).
+
+:class:`MemoryLoad` is what a run gives a back-end: the parameters, one byte image per memory and
+the ports each memory serves. Port ``i`` of top instance ``t`` (a top with ``mem_ports`` ports)
+is served by memory :func:`memory_of_port` ``= t * (mem_ports // P) + i // P``. The harness learns
+all of it from the text :func:`memory_file` writes (its ``--memory SPEC`` option).
+
+This module imports no Amaranth.
+"""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ConfigError
+
+__all__ = ["FRACTION_BITS", "MemoryParams", "MemoryLoad", "memory_file", "memory_of_port"]
+
+#: Fraction bits of the bandwidth credit (bytes per cycle in fixed point).
+FRACTION_BITS = 16
+_U64 = (1 << 64) - 1
+
+
+def _check_int(name, value, low, high=None):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+            or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ConfigError(f"memory {name} must be an integer {bound}, not {value!r}")
+
+
+@dataclass(frozen=True)
+class MemoryParams:
+    """One FPGA's simulated edge memory (semantics: the header of ``memory_model.h``).
+
+    Parameters
+    ----------
+    word_bytes : int
+        Bytes per beat (``rdata`` is ``8 * word_bytes`` bits); a power of two up to 128.
+    bytes_per_cycle : float
+        Bandwidth of the whole memory at the FPGA's clock; held as fixed point with
+        :data:`FRACTION_BITS` fraction bits (:attr:`rate_fixed`).
+    latency : int
+        Cycles from a beat's service to its earliest ``rvalid`` (>= 1); unloaded, a request
+        accepted in cycle c shows its first beat in cycle c + 2 + latency.
+    jitter : int
+        Extra cycles per beat, uniform in ``0 .. jitter``.
+    banks : int
+        Independent banks; a word's bank is its word address modulo ``banks``.
+    bank_depth : int
+        Beats each bank's queue holds.
+    seed : int
+        Seed of the splitmix64 stream (jitter, reorder), 0 .. 2**64 - 1.
+    reorder : bool
+        Fault mode: return a random ready beat instead of the oldest (one ID's order is kept).
+    stuck : bool
+        Fault mode: accept and queue requests, never answer.
+    """
+
+    word_bytes: int = 16
+    bytes_per_cycle: float = 16.0
+    latency: int = 20
+    jitter: int = 0
+    banks: int = 8
+    bank_depth: int = 4
+    seed: int = 1
+    reorder: bool = False
+    stuck: bool = False
+
+    def __post_init__(self):
+        _check_int("word_bytes", self.word_bytes, 1, 128)
+        if self.word_bytes & (self.word_bytes - 1):
+            raise ConfigError(f"memory word_bytes must be a power of two, not {self.word_bytes}")
+        rate = self.bytes_per_cycle
+        if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(rate) or rate <= 0 or rate >= 1 << 32:
+            raise ConfigError(f"memory bytes_per_cycle must be a positive number below 2**32, not {rate!r}")
+        _check_int("latency", self.latency, 1, (1 << 32) - 1)
+        _check_int("jitter", self.jitter, 0, (1 << 32) - 2)
+        _check_int("banks", self.banks, 1, 1 << 16)
+        _check_int("bank_depth", self.bank_depth, 1, 1 << 16)
+        _check_int("seed", self.seed, 0, _U64)
+        for name in ("reorder", "stuck"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"memory {name} must be True or False, not {getattr(self, name)!r}")
+
+    @property
+    def rate_fixed(self):
+        """Credit gained per cycle: ``bytes_per_cycle * 2**16``, rounded, at least 1."""
+        return max(1, round(self.bytes_per_cycle * (1 << FRACTION_BITS)))
+
+    @property
+    def word_bits(self):
+        """Width of ``rdata``."""
+        return 8 * self.word_bytes
+
+    def values(self):
+        """The integers of ``gravfm::MemoryParams`` (``memory_model.h``), in its order."""
+        return (self.word_bytes, self.rate_fixed, self.latency, self.jitter, self.banks, self.bank_depth,
+                self.seed, int(self.reorder), int(self.stuck))
+
+    def describe(self):
+        """One line for reports, e.g. ``16 B words, 16 B/cycle, latency 20 cycles, 8 banks x 4``."""
+        latency = f"{self.latency}+0..{self.jitter}" if self.jitter else f"{self.latency}"
+        faults = [name for name in ("reorder", "stuck") if getattr(self, name)]
+        return (f"{self.word_bytes} B words, {self.bytes_per_cycle:g} B/cycle, latency {latency} cycles, "
+                f"{self.banks} banks x {self.bank_depth}, seed {self.seed}"
+                + "".join(f", {fault}" for fault in faults))
+
+
+def memory_of_port(instance, port, *, mem_ports, ports_per_memory):
+    """Index of the memory serving port ``port`` of top instance ``instance``."""
+    return instance * (mem_ports // ports_per_memory) + port // ports_per_memory
+
+
+def memory_file(params, ports_per_memory, image_paths):
+    """The harness's memory SPEC text (its ``--memory`` option).
+
+    Lines: ``params`` and the :meth:`MemoryParams.values`, ``ports P`` (ports per memory), then
+    ``image INDEX PATH`` for memory ``INDEX`` (the path runs to the end of the line).
+    """
+    _check_int("ports_per_memory", ports_per_memory, 1)
+    lines = ["params " + " ".join(str(int(v)) for v in params.values()), f"ports {ports_per_memory}"]
+    for index, path in enumerate(image_paths):
+        path = str(path)
+        if "\n" in path or path != path.strip():
+            raise ConfigError(f"memory image path {path!r}: no newlines or surrounding blanks")
+        lines.append(f"image {index} {path}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class MemoryLoad:
+    """The edge memories of a run: parameters, one image per memory, ports per memory.
+
+    Parameters
+    ----------
+    params : MemoryParams
+    images : tuple of numpy.ndarray
+        Memory ``m``'s contents (1-D ``uint8``, a whole number of words); byte address A of a
+        port served by memory m reads ``images[m][A : A + word_bytes]``, little-endian.
+    ports_per_memory : int
+        P: PEs (AXI ports) per FPGA.
+    """
+
+    params: MemoryParams
+    images: tuple
+    ports_per_memory: int
+
+    def __post_init__(self):
+        if not isinstance(self.params, MemoryParams):
+            raise ConfigError(f"MemoryLoad needs MemoryParams, not {type(self.params).__name__}")
+        _check_int("ports_per_memory", self.ports_per_memory, 1)
+        object.__setattr__(self, "images", tuple(self.images))
+        if not self.images:
+            raise ConfigError("MemoryLoad needs at least one image")
+        for m, image in enumerate(self.images):
+            if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 1:
+                raise ConfigError(f"memory image {m} must be a 1-D numpy uint8 array")
+            if image.size % self.params.word_bytes:
+                raise ConfigError(f"memory image {m} has {image.size} bytes, not a multiple of "
+                                  f"word_bytes={self.params.word_bytes}")
+
+    def write(self, folder):
+        """Write every image (``memory{m}.bin``) and the SPEC (``memory.txt``) into ``folder``;
+        return the SPEC's path."""
+        folder = Path(folder)
+        paths = []
+        for m, image in enumerate(self.images):
+            paths.append(folder / f"memory{m}.bin")
+            image.tofile(paths[-1])
+        spec = folder / "memory.txt"
+        spec.write_text(memory_file(self.params, self.ports_per_memory, [p.resolve() for p in paths]))
+        return spec
