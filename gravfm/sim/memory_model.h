@@ -9,8 +9,12 @@
 //
 // One cycle, clock(inputs) (the inputs are sampled before the clock edge), in this order:
 //   a. R handshake: a port whose presented beat sees rready delivers it.
-//   b. Service: credit = min(credit + rate_fixed, max(rate_fixed, word_bytes << 16)) (the FPGA's
-//      shared bandwidth, 16 fraction bits; idle time is not banked). Banks in round-robin order,
+//   b. Service: credit = min(credit + rate_fixed, rate_fixed + cost - 1), cost = word_bytes << 16
+//      (the FPGA's shared bandwidth, 16 fraction bits). The cap is the most credit a busy memory
+//      can hold after a refill (less than cost is left after a service), so a busy memory loses
+//      none and an idle one banks less than one word. (A cap of max(rate, cost) would waste
+//      credit whenever cost is not a multiple of the rate: 12 B/cycle would give 8.) The credit
+//      starts at the cap. Banks in round-robin order,
 //      starting at `service_next_`: a bank with a queued beat takes its head while credit >=
 //      word_bytes << 16 (credit -= that); the beat is due at now + latency + jitter draw. One beat
 //      per bank per cycle; the first credit shortfall ends the round. Afterwards service_next_ =
@@ -95,7 +99,7 @@ public:
         while ((1u << log2_word_) < p_.word_bytes) ++log2_word_;
         image_words_ = image_bytes / p_.word_bytes;
         data_words_ = (p_.word_bytes + 3) / 4;
-        cap_ = std::max(p_.rate_fixed, cost_);
+        cap_ = p_.rate_fixed + cost_ - 1;
         credit_ = cap_;  // an idle memory has its full allowance
         random_ = p_.seed + uint64_t{index} * 0xD1B54A32D192ED03ull;
         slots_.resize(ports);
