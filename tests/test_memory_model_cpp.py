@@ -23,7 +23,7 @@ from gravfm.sim.memory_model import MemoryModel, PortOutputs
 from gravfm.sim.memory_params import MemoryParams, memory_file
 
 EXECUTABLE = "memory_model_tb"
-SOURCES = ("memory_model.h", "memory_spec.h", "memory_model_tb.cpp")
+SOURCES = ("memory_model.h", "memory_harness.h", "memory_model_tb.cpp")
 CXX_FLAGS = ("-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror")
 
 
@@ -88,7 +88,7 @@ def bench(build_cache):
 
 
 def run_bench(executable, case, folder, *, cycles, seed):
-    """Run the bench on ``case``; return ``(image, per-port stats, model stats, trace)``."""
+    """Run the bench on ``case``; return ``(image, per-port stats, RESULT entries, trace)``."""
     image = np.random.default_rng(seed).integers(0, 256, case.image_words * case.params.word_bytes, dtype=np.uint8)
     image.tofile(folder / "image.bin")
     (folder / "spec.txt").write_text(memory_file(case.params, case.ports, [folder / "image.bin"]))
@@ -124,9 +124,9 @@ def check_identical(executable, name, case, folder, *, cycles, seed):
     image, ports, stats, trace = run_bench(executable, case, folder, cycles=cycles, seed=seed)
     model, difference = replay(case, image, trace)
     assert difference is None, f"{name}: first difference (cycle, port, python, c++): {difference}"
-    assert model.stats() == {key: stats[key] for key in ("requests", "beats", "outstanding")}
-    assert model.errors == stats["errors"]
-    assert model.first_error == (tuple(stats["first_error"]) if stats["errors"] else None)
+    assert stats["memory"] == [model.stats()]
+    first = model.first_error[1:] if model.errors else (None, None)
+    assert stats["memory_errors"] == {"count": model.errors, "first_port": first[0], "first_address": first[1]}
     for port in ports:
         assert port["refused"] > 0, (name, port)             # back-pressure reached the masters
         if case.params.stuck:

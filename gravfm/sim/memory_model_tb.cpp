@@ -11,13 +11,14 @@
 // stays unchanged in the next cycle; rdata, rid, rresp and rlast are 0 while rvalid is low.
 //
 // Usage: memory_model_tb SPEC CYCLES SEED IDS TRACE
-//   SPEC   memory spec (memory_spec.h): the model's parameters, its ports, image 0
+//   SPEC   memory spec (memory_harness.h) of one memory: its parameters, ports and image
 //   IDS    transaction IDs each master uses (0 .. IDS-1)
 //   TRACE  binary output: per cycle, per port: u64 arvalid, araddr, arid, arlen, arsize, arburst,
 //          rready (the inputs), u64 arready, rvalid, rid, rresp, rlast (the outputs), then
 //          u32 rdata[ceil(word_bytes / 4)]
-// Prints one JSON line per port (what the traffic exercised), one with the model's statistics,
-// then "OK PORTS ports, CYCLES cycles"; exit 1 at the first violation.
+// Prints one JSON line per port (what the traffic exercised), one with the harness's RESULT
+// entries of the memory (print_memories), then "OK PORTS ports, CYCLES cycles"; exit 1 at the
+// first violation.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdint>
@@ -31,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "memory_spec.h"
+#include "memory_harness.h"
 
 namespace {
 
@@ -139,12 +140,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     gravfm::MemorySpec spec;
-    std::unique_ptr<gravfm::MappedImage> image;
-    std::unique_ptr<gravfm::MemoryModel> model;
-    try {
+    std::vector<gravfm::Memory> memories;
+    try {  // the harness's way: one top instance whose ports are all this memory's
         spec = gravfm::read_memory_spec(argv[1]);
-        image.reset(new gravfm::MappedImage(spec.images.at(0)));
-        model.reset(new gravfm::MemoryModel(spec.params, image->data(), image->size(), spec.ports_per_memory));
+        memories = gravfm::open_memories(argv[1], 1, spec.ports_per_memory, 8 * spec.params.word_bytes);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "memory_model_tb: %s\n", error.what());
         return 2;
@@ -157,6 +156,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "memory_model_tb: bad IDS or cannot write %s\n", argv[5]);
         return 2;
     }
+    gravfm::MemoryModel* model = memories[0].model.get();
+    const gravfm::MappedImage* image = memories[0].image.get();
     const unsigned ports = spec.ports_per_memory, word_bytes = spec.params.word_bytes;
     const unsigned data_words = model->data_words();
     unsigned log2_word = 0;
@@ -232,10 +233,9 @@ int main(int argc, char** argv) {
                     ", \"max_outstanding\": %" PRIu64 "}\n",
                     m.k, m.requests, m.delivered, m.refused, m.interleaved, m.slverr, m.decerr, m.max_outstanding);
     }
-    std::printf("{\"requests\": %" PRIu64 ", \"beats\": %" PRIu64 ", \"outstanding\": [", model->requests, model->beats);
-    for (unsigned k = 0; k < ports; ++k) std::printf("%s%" PRIu64, k ? ", " : "", model->outstanding[k]);
-    std::printf("], \"errors\": %" PRIu64 ", \"first_error\": [%" PRIu64 ", %u, %" PRIu64 "]}\n", model->errors,
-                model->first_error_cycle, model->first_error_port, model->first_error_address);
+    std::printf("{\"cycles\": %" PRIu64, cycles);
+    gravfm::print_memories(stdout, memories);
+    std::printf("}\n");
     std::printf("OK %u ports, %" PRIu64 " cycles\n", ports, cycles);
     return 0;
 }
