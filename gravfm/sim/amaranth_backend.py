@@ -3,7 +3,9 @@
 :class:`AmaranthBackend` runs a top exactly as a board's host would: it applies the
 :class:`~gravfm.sim.loader.LoadPlan` writes one per cycle, pulses ``start``, waits for ``done``,
 then reads the counters, the per-round log of the supersteps run, the vertex states and (several
-FPGAs) the link counters, and returns a :class:`~gravfm.sim.readback.Readback`.
+FPGAs) the link counters, and returns a :class:`~gravfm.sim.readback.Readback`. A top with
+edge-memory ports (``mem``) has them served by Python memory models (:mod:`.memory_bench`) from
+the load's :class:`~gravfm.sim.memory_params.MemoryLoad`.
 
 Amaranth's simulator runs about a thousand cycles per second: keep graphs tiny (tens of vertices).
 """
@@ -15,6 +17,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..hw.protocol import COUNTER_NAMES, HOST_READ_LATENCY, ROUND_LOGS, HostReadMem
+from .memory_bench import memory_testbench
 from .readback import Readback, link_counter_reads, logged_rounds
 
 __all__ = ["AmaranthBackend", "SimulationTimeout"]
@@ -124,5 +127,13 @@ def drive(top, load, *, max_cycles):
     sim = Simulator(top)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
+    memory = getattr(load, "memory", None)   # LoadPlan.memory: a MemoryLoad or None
+    if "mem" in top.signature.members:
+        if memory is None:
+            raise ConfigError("the top has edge-memory ports, but the load has no memory (LoadPlan.memory)")
+        serve, _ = memory_testbench(top, memory)
+        sim.add_testbench(serve, background=True)
+    elif memory is not None:
+        raise ConfigError("the load has an edge memory, but the top has no memory ports")
     sim.run()
     return words

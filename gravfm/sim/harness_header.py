@@ -1,8 +1,10 @@
 """The generated part of the C++ harness: the widths of a top's ports and their accessors.
 
 A build's ``gravfm_ports.h`` adapts the static harness (``harness.cpp``) to one top: the host
-interface's data widths and, for the top of one FPGA of several, its link ports
-(``link_out__K__*``, ``link_in__K__*``: one stream pair per peer FPGA).
+interface's data widths, for the top of one FPGA of several its link ports (``link_out__K__*``,
+``link_in__K__*``: one stream pair per peer FPGA), and its AXI read ports to the edge memory
+(``mem__K__*``, :func:`gravfm.hw.axi.axi_read_signature`), which the harness serves from C++
+memory models (``memory_model.h``).
 """
 
 from dataclasses import dataclass
@@ -31,6 +33,10 @@ class HostInterface:
         Stream pairs to peer FPGAs (0 for a whole system).
     link_bits : int
         Payload width of a link stream (0 without link ports).
+    mem_ports : int
+        AXI read ports of the member ``mem`` (0 without).
+    mem_addr_bits, mem_word_bits, mem_id_bits : int
+        Widths of their ``araddr``, ``rdata`` and ``arid`` (0 without memory ports).
     """
 
     pe_bits: int
@@ -40,6 +46,10 @@ class HostInterface:
     rd_data_bits: int
     link_ports: int = 0
     link_bits: int = 0
+    mem_ports: int = 0
+    mem_addr_bits: int = 0
+    mem_word_bits: int = 0
+    mem_id_bits: int = 0
 
     @classmethod
     def from_component(cls, top):
@@ -58,7 +68,34 @@ class HostInterface:
         return cls(pe_bits=width("host_wr_pe"), mem_bits=width("host_wr_mem"),
                    addr_bits=width("host_wr_addr"), data_bits=width("host_wr_data"),
                    rd_data_bits=width("host_rd_data"), link_ports=len(links),
-                   link_bits=len(Value.cast(links[0].payload)) if links else 0)
+                   link_bits=len(Value.cast(links[0].payload)) if links else 0,
+                   **_memory_widths(members))
+
+
+#: Members of an AXI read port (gravfm.hw.axi.axi_read_signature).
+AXI_READ_MEMBERS = ("araddr", "arid", "arlen", "arsize", "arburst", "arvalid", "arready",
+                    "rdata", "rid", "rresp", "rlast", "rvalid", "rready")
+
+
+def _memory_widths(members):
+    """``mem_*`` fields of :class:`HostInterface` from a top's ``mem`` member (an array of AXI read ports)."""
+    from amaranth.hdl import Shape
+
+    if "mem" not in members:
+        return {}
+    mem = members["mem"]
+    if not mem.is_signature or len(mem.dimensions) != 1:
+        raise SimulatorError("a top's 'mem' must be a one-dimensional array of AXI read ports")
+    ports = mem.signature.members
+    missing = [name for name in AXI_READ_MEMBERS if name not in ports]
+    if missing:
+        raise SimulatorError(f"the top's memory ports lack AXI members: {', '.join(missing)}")
+    widths = {name: Shape.cast(ports[name].shape).width for name in ("araddr", "rdata", "arid")}
+    if widths["araddr"] > 64 or widths["arid"] > 32:
+        raise SimulatorError(f"memory ports: araddr of {widths['araddr']} bits (at most 64) or arid of "
+                             f"{widths['arid']} bits (at most 32)")
+    return {"mem_ports": mem.dimensions[0], "mem_addr_bits": widths["araddr"], "mem_word_bits": widths["rdata"],
+            "mem_id_bits": widths["arid"]}
 
 
 def _setter(port, bits, source="w"):
@@ -78,10 +115,15 @@ def _getter(port, bits, target="w"):
     return " ".join(f"{target}[{k}] = top->{port}[{k}];" for k in range(words(bits)))
 
 
+def _per_port(count, body):
+    """A ``switch (k)`` running ``body(k)`` for port ``k`` of ``count``."""
+    cases = "\n".join(f"        case {k}: {body(k)} break;" for k in range(count))
+    return f"    switch (k) {{\n{cases}\n        default: break;\n    }}"
+
+
 def _per_link(interface, body):
     """A ``switch (k)`` running ``body(k)`` for link port ``k``."""
-    cases = "\n".join(f"        case {k}: {body(k)} break;" for k in range(interface.link_ports))
-    return f"    switch (k) {{\n{cases}\n        default: break;\n    }}"
+    return _per_port(interface.link_ports, body)
 
 
 def _link_accessors(interface):
@@ -115,6 +157,36 @@ static inline bool gravfm_link_in_ready(TOP_CLASS* top, int k) {{
 """
 
 
+def _memory_accessors(interface):
+    if not interface.mem_ports:
+        return ""
+    port = "mem___05F{k}___05F"   # Verilator's C++ name of mem__K__...
+
+    def sample(k):
+        p = port.format(k=k)
+        return (f"in.arvalid = top->{p}arvalid; in.araddr = top->{p}araddr; in.arid = top->{p}arid; "
+                f"in.arlen = top->{p}arlen; in.arsize = top->{p}arsize; in.arburst = top->{p}arburst; "
+                f"in.rready = top->{p}rready;")
+
+    def drive(k):
+        p = port.format(k=k)
+        return (f"top->{p}arready = model.ar_ready(j); top->{p}rvalid = model.r_valid(j); "
+                + _setter(p + "rdata", interface.mem_word_bits, source="d")
+                + f" top->{p}rid = model.r_id(j); top->{p}rresp = model.r_resp(j); top->{p}rlast = model.r_last(j);")
+
+    return f"""
+// AXI read port k of the top: its request and rready (sampled before the clock edge)...
+static inline void gravfm_mem_inputs(TOP_CLASS* top, int k, gravfm::MemoryPortInputs& in) {{
+{_per_port(interface.mem_ports, sample)}
+}}
+// ... and its inputs from port j of a memory model (registered outputs).
+static inline void gravfm_set_mem(TOP_CLASS* top, int k, const gravfm::MemoryModel& model, unsigned j) {{
+    const uint32_t* d = model.r_data(j);
+{_per_port(interface.mem_ports, drive)}
+}}
+"""
+
+
 def port_header(interface, *, name="gravfm_top"):
     """The generated C++ header that adapts the harness to this top's port widths."""
     return f"""// Generated by gravfm.sim.verilator: port accessors of this build's top.
@@ -123,12 +195,16 @@ def port_header(interface, *, name="gravfm_top"):
 #include "V{name}.h"
 #include "verilated.h"
 #include "gravfm_protocol.h"
+#include "memory_model.h"
 
 #define TOP_CLASS V{name}
 #define DATA_WORDS {words(interface.data_bits)}
 #define RD_WORDS {words(interface.rd_data_bits)}
 #define LINK_PORTS {interface.link_ports}
 #define LINK_WORDS {words(interface.link_bits)}
+#define MEM_PORTS {interface.mem_ports}
+#define MEM_WORDS {words(interface.mem_word_bits)}
+#define MEM_WORD_BITS {interface.mem_word_bits}
 
 static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
     {_setter("host_wr_data", interface.data_bits)}
@@ -137,4 +213,4 @@ static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
 static inline void gravfm_get_rd_data(TOP_CLASS* top, uint32_t* w) {{
     {_getter("host_rd_data", interface.rd_data_bits)}
 }}
-{_link_accessors(interface)}"""
+{_link_accessors(interface)}{_memory_accessors(interface)}"""

@@ -126,8 +126,8 @@ class MemoryModel:
         self._log2_word = params.word_bytes.bit_length() - 1
         self._image_words = image.size // params.word_bytes
         self._rate, self._cost = params.rate_fixed, params.word_bytes << FRACTION_BITS
-        self._cap = max(self._rate, self._cost)
-        self._credit = self._cap          # an idle memory has its full allowance
+        self._cap = self._rate + self._cost - 1   # the most a busy memory holds: none of it is lost
+        self._credit = self._cap                  # an idle memory has its full allowance
         self._random = SplitMix64(params.seed + index * INDEX_STRIDE)
         self._slots = [None] * ports
         self._pending = [{} for _ in range(ports)]   # per port: ID -> deque of beats, request order

@@ -45,8 +45,9 @@ class MemoryParams:
     word_bytes : int
         Bytes per beat (``rdata`` is ``8 * word_bytes`` bits); a power of two up to 128.
     bytes_per_cycle : float
-        Bandwidth of the whole memory at the FPGA's clock; held as fixed point with
-        :data:`FRACTION_BITS` fraction bits (:attr:`rate_fixed`).
+        Bandwidth of the whole memory at the FPGA's clock, shared by its ports and banks; held
+        as fixed point with :data:`FRACTION_BITS` fraction bits (:attr:`rate_fixed`). A busy
+        memory delivers exactly this in the long run; an idle one banks less than one word.
     latency : int
         Cycles from a beat's service to its earliest ``rvalid`` (>= 1); unloaded, a request
         accepted in cycle c shows its first beat in cycle c + 2 + latency.

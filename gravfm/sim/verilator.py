@@ -110,6 +110,12 @@ class SimOutcome:
     watch, watch_before : dict
         Watched words at the stop, and ``scan_gap_cycles`` cycles earlier (a stalled run shows
         which wait counters still grow).
+    memory : list of dict or None
+        A top with edge-memory ports: per memory, the model's ``requests``, ``beats`` and
+        ``outstanding`` beats per port at the stop (diagnostics of the simulated memory).
+    memory_errors : dict or None
+        Beats answered SLVERR or DECERR: ``count`` and the first one's global ``first_port`` and
+        byte ``first_address`` (None when the count is 0).
     """
 
     status: str
@@ -123,6 +129,8 @@ class SimOutcome:
     reads: dict = field(repr=False)
     watch: dict = field(repr=False)
     watch_before: dict = field(repr=False)
+    memory: list | None = field(default=None, repr=False)
+    memory_errors: dict | None = None
 
     @property
     def cycles_per_s(self):
@@ -138,7 +146,7 @@ def write_plan(path, reads, watch):
 
 
 def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdog_cycles=1 << 20,
-                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None, threads=1):
+                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None, threads=1, memory=None):
     """Run a compiled simulator: load ``writes``, start, run to ``done`` (or a stop), read back.
 
     Parameters
@@ -163,6 +171,9 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
         C++ link models.
     threads : int
         With ``system``: threads that advance the FPGA models (identical results for any number).
+    memory : gravfm.sim.memory_params.MemoryLoad, optional
+        The edge memories, needed exactly when the build's top has memory ports: the images are
+        written into the run's folder and served by C++ memory models.
 
     Returns
     -------
@@ -172,18 +183,34 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
     names = [r.name for r in reads] + [w.name for w in watch]
     if len(set(r.name for r in reads)) != len(reads) or len(set(w.name for w in watch)) != len(watch):
         raise ValueError(f"read and watch names must be unique: {names}")
+    check_memory(build.interface, memory)
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="gravfm-run-") as folder:
             return _run_in(Path(folder), build, writes, reads, watch, max_cycles, watchdog_cycles,
-                           progress_cycles, on_progress, system, threads)
+                           progress_cycles, on_progress, system, threads, memory)
     folder = Path(workdir)
     folder.mkdir(parents=True, exist_ok=True)
     return _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles,
-                   on_progress, system, threads)
+                   on_progress, system, threads, memory)
+
+
+def check_memory(interface, memory):
+    """Fail unless ``memory`` (a MemoryLoad or None) fits the memory ports of the build's top."""
+    ports = interface.mem_ports
+    if memory is None:
+        if ports:
+            raise SimulatorError(f"the top has {ports} AXI memory ports: run_simulator needs memory=MemoryLoad(...)")
+        return
+    if not ports:
+        raise SimulatorError("memory given, but the top has no memory ports")
+    per_memory = memory.ports_per_memory
+    if ports % per_memory or memory.params.word_bits != interface.mem_word_bits:
+        raise SimulatorError(f"memory of {per_memory} ports per memory and {memory.params.word_bits}-bit words "
+                             f"does not fit the top's {ports} ports of {interface.mem_word_bits}-bit rdata")
 
 
 def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles, on_progress,
-            system, threads):
+            system, threads, memory):
     interface = build.interface
     load_path, plan_path = folder / "load.bin", folder / "plan.txt"
     out_path, result_path = folder / "out.bin", folder / "result.json"
@@ -196,6 +223,8 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
     if system is not None:
         (folder / "system.txt").write_text(system)
         command += ["--system", str(folder / "system.txt"), "--threads", str(int(threads))]
+    if memory is not None:
+        command += ["--memory", str(memory.write(folder))]
     # stderr goes to a file so that a chatty simulator can never block on a full pipe. A session of
     # its own: a terminal's signals reach only gravfm, which stops the simulator (_stop).
     with open(folder / "stderr.txt", "w+") as stderr_file, \
@@ -225,7 +254,8 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
         superstep=result["superstep"], run_s=result["run_s"], total_s=result["total_s"],
         last_progress_cycle=result["last_progress_cycle"], scan_gap_cycles=result["scan_gap_cycles"],
         reads=values, watch=dict(zip((w.name for w in watch), result["watch"])),
-        watch_before=dict(zip((w.name for w in watch), result["watch_before"])))
+        watch_before=dict(zip((w.name for w in watch), result["watch_before"])),
+        memory=result.get("memory"), memory_errors=result.get("memory_errors"))
 
 
 def _stop(process):

@@ -98,7 +98,7 @@ class VerilatorBackend:
         outcome = run_simulator(build, writes, reads=reads, watch=watch, max_cycles=self.max_cycles,
                                 watchdog_cycles=self.watchdog_cycles, progress_cycles=progress_cycles,
                                 on_progress=progress, system=system_file(top) if separate else None,
-                                threads=threads)
+                                threads=threads, memory=getattr(load, "memory", None))
         vertex_mask = (1 << top.layouts.vertex.size) - 1
         words = [[int(w) & vertex_mask for w in outcome.reads[f"state{g}"]] for g in range(pes)]
         counters = {name: np.array([outcome.watch[f"pe{g}.{name}"] for g in range(pes)], dtype=np.int64)

@@ -1,0 +1,292 @@
+// The simulated off-chip edge memory of one FPGA (the paper's HMC) in C++, cycle for cycle the
+// Python reference gravfm.sim.memory_model.MemoryModel (tests/test_memory_model_cpp.py replays
+// gravfm/sim/memory_model_tb.cpp's traces through it and compares every output of every cycle).
+// It serves P AXI4 read ports (gravfm.hw.axi.axi_read_signature) from a read-only byte image.
+//
+// Outputs (arready, rvalid, rdata, rid, rresp, rlast of every port) are registered: functions of
+// the state at the start of the cycle, never of the same cycle's inputs, so a memory never closes
+// a combinational path through the design.
+//
+// One cycle, clock(inputs) (the inputs are sampled before the clock edge), in this order:
+//   a. R handshake: a port whose presented beat sees rready delivers it.
+//   b. Service: credit = min(credit + rate_fixed, rate_fixed + cost - 1), cost = word_bytes << 16
+//      (the FPGA's shared bandwidth, 16 fraction bits). The cap is the most credit a busy memory
+//      can hold after a refill (less than cost is left after a service), so a busy memory loses
+//      none and an idle one banks less than one word. (A cap of max(rate, cost) would waste
+//      credit whenever cost is not a multiple of the rate: 12 B/cycle would give 8.) The credit
+//      starts at the cap. Banks in round-robin order,
+//      starting at `service_next_`: a bank with a queued beat takes its head while credit >=
+//      word_bytes << 16 (credit -= that); the beat is due at now + latency + jitter draw. One beat
+//      per bank per cycle; the first credit shortfall ends the round. Afterwards service_next_ =
+//      one past the first bank that took a beat (unchanged if none did). `stuck`: no service.
+//   c. Dispatch: ports in round-robin order, starting at `dispatch_next_`: a port's staged
+//      request pushes its next beat into the queue of the beat's bank (word address % banks) if
+//      that queue holds fewer than bank_depth beats (after step b) and the bank has not taken
+//      another port's beat in this step; one beat per port. The slot empties with its last
+//      beat. Afterwards dispatch_next_ = one past the first port that dispatched (unchanged if
+//      none did).
+//   d. AR handshake: a port whose slot was empty at the start of the cycle (arready) and sees
+//      arvalid stages the request (arlen + 1 beats from araddr, its arid). A slot emptied in
+//      step c is refilled in the next cycle at the earliest.
+//   e. now += 1.
+//   f. Presentation: every port (in port order) without a presented beat picks one of its ready
+//      beats. A beat is ready when it has been serviced, its due time <= now, and every earlier
+//      beat of the same port and ID has been delivered (AXI: one ID's beats in request order;
+//      this is the brief's "due time raised to the previous beat's of the same ID"). Normal
+//      mode picks the smallest (due, sequence); `reorder` mode, when there are k > 1 candidates
+//      ordered by sequence, the one at index random() % k. The beat stays until delivered.
+// Unloaded timing: an AR handshake in cycle c gives rvalid in cycle c + 2 + latency (jitter 0).
+//
+// A request whose araddr is not word-aligned, whose arsize is not log2(word_bytes) or whose
+// arburst is not INCR answers every beat with rresp 2 (SLVERR); a beat of an aligned request whose
+// word lies beyond the image answers rresp 3 (DECERR). Error beats carry zero data, travel like
+// the others, and are counted when dispatched (errors, first_error_*). Beat k's byte address is
+// araddr + k * word_bytes (wrapping at 2^64); its bank is (address / word_bytes) % banks.
+//
+// Randomness: splitmix64, state = seed + index * 0xD1B54A32D192ED03 (mod 2^64) for memory
+// `index` of the system; one draw per serviced beat when jitter > 0 (random() % (jitter + 1)),
+// in service order, and one per reorder pick with k > 1 candidates, in port order.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gravfm {
+
+// gravfm.sim.memory_params.MemoryParams.values(), same fields in the same order.
+struct MemoryParams {
+    uint32_t word_bytes;   // bytes per beat (a power of two)
+    uint64_t rate_fixed;   // bytes per cycle << 16, rounded, at least 1
+    uint32_t latency;      // cycles from service to the earliest rvalid (>= 1)
+    uint32_t jitter;       // extra cycles per beat, uniform in 0..jitter
+    uint32_t banks;        // bank of a word = word address % banks
+    uint32_t bank_depth;   // beats a bank's queue holds
+    uint64_t seed;         // of the splitmix64 stream (mixed with the memory's index)
+    uint32_t reorder;      // 1: pick a random ready beat instead of the oldest due
+    uint32_t stuck;        // 1: accept and queue requests, never answer
+};
+
+// One port's inputs, sampled before the clock edge.
+struct MemoryPortInputs {
+    bool arvalid = false;
+    uint64_t araddr = 0;
+    uint32_t arid = 0, arlen = 0, arsize = 0, arburst = 0;
+    bool rready = false;
+};
+
+class MemoryModel {
+public:
+    static constexpr unsigned FRACTION_BITS = 16;
+    static constexpr uint32_t RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3;
+
+    MemoryModel(const MemoryParams& params, const uint8_t* image, uint64_t image_bytes, unsigned ports,
+                unsigned index = 0)
+        : p_(params), image_(image), ports_(ports), cost_(uint64_t{params.word_bytes} << FRACTION_BITS) {
+        if (!p_.word_bytes || (p_.word_bytes & (p_.word_bytes - 1)) || p_.word_bytes > 128)
+            throw std::invalid_argument("MemoryModel: word_bytes must be a power of two up to 128");
+        if (!p_.rate_fixed) throw std::invalid_argument("MemoryModel: rate_fixed must be >= 1");
+        if (!p_.latency) throw std::invalid_argument("MemoryModel: latency must be >= 1");
+        if (!p_.banks || !p_.bank_depth) throw std::invalid_argument("MemoryModel: banks and bank_depth must be >= 1");
+        if (!ports) throw std::invalid_argument("MemoryModel: ports must be >= 1");
+        if (image_bytes % p_.word_bytes)
+            throw std::invalid_argument("MemoryModel: the image is not a whole number of words");
+        while ((1u << log2_word_) < p_.word_bytes) ++log2_word_;
+        image_words_ = image_bytes / p_.word_bytes;
+        data_words_ = (p_.word_bytes + 3) / 4;
+        cap_ = p_.rate_fixed + cost_ - 1;
+        credit_ = cap_;  // an idle memory has its full allowance
+        random_ = p_.seed + uint64_t{index} * 0xD1B54A32D192ED03ull;
+        slots_.resize(ports);
+        ports_state_.resize(ports);
+        for (Port& port : ports_state_) port.data.assign(data_words_, 0);
+        queues_.resize(p_.banks);
+        outstanding.assign(ports, 0);
+    }
+    MemoryModel(const MemoryModel&) = delete;  // bank queues point into the ports' beats
+    MemoryModel& operator=(const MemoryModel&) = delete;
+
+    // Registered outputs of port k (valid between two clock() calls).
+    bool ar_ready(unsigned k) const { return !slots_[k].busy; }
+    bool r_valid(unsigned k) const { return ports_state_[k].shown != nullptr; }
+    // word_bytes of data in ceil(word_bytes / 4) words, LSB first; zero while rvalid is low.
+    const uint32_t* r_data(unsigned k) const { return ports_state_[k].data.data(); }
+    uint32_t r_id(unsigned k) const { return shown(k) ? shown(k)->id : 0; }
+    uint32_t r_resp(unsigned k) const { return shown(k) ? shown(k)->resp : 0; }
+    bool r_last(unsigned k) const { return shown(k) && shown(k)->last; }
+    unsigned data_words() const { return data_words_; }
+    unsigned ports() const { return ports_; }
+    uint64_t now() const { return now_; }
+
+    // The clock edge; `in` holds one MemoryPortInputs per port.
+    void clock(const MemoryPortInputs* in) {
+        std::vector<uint8_t>& ar_ready_now = scratch_;
+        ar_ready_now.resize(ports_);
+        for (unsigned k = 0; k < ports_; ++k) ar_ready_now[k] = !slots_[k].busy;
+        for (unsigned k = 0; k < ports_; ++k)
+            if (ports_state_[k].shown && in[k].rready) deliver(k);
+        if (!p_.stuck) service();
+        dispatch();
+        for (unsigned k = 0; k < ports_; ++k)
+            if (ar_ready_now[k] && in[k].arvalid) accept(k, in[k]);
+        ++now_;
+        for (unsigned k = 0; k < ports_; ++k)
+            if (!ports_state_[k].shown) present(k);
+    }
+
+    // Statistics (diagnostics; the report's memory counters are the PEs').
+    uint64_t requests = 0;               // AR handshakes
+    uint64_t beats = 0;                  // R handshakes
+    std::vector<uint64_t> outstanding;   // per port: beats requested and not yet delivered
+    uint64_t errors = 0;                 // beats dispatched with rresp != OKAY
+    uint64_t first_error_cycle = 0, first_error_address = 0;
+    unsigned first_error_port = 0;
+
+private:
+    struct Beat {
+        uint64_t address, seq, due = 0;
+        uint32_t id, resp;
+        bool last, serviced = false;
+    };
+    struct Slot {  // the staged request
+        bool busy = false;
+        uint64_t address = 0;
+        uint32_t beats_left = 0, id = 0, resp = RESP_OKAY;
+    };
+    struct Port {
+        std::map<uint32_t, std::deque<Beat>> pending;  // by ID, in request order (deque: stable references)
+        const Beat* shown = nullptr;
+        std::vector<uint32_t> data;
+    };
+
+    const Beat* shown(unsigned k) const { return ports_state_[k].shown; }
+
+    uint64_t random() {  // splitmix64
+        uint64_t z = (random_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+
+    void deliver(unsigned k) {
+        Port& port = ports_state_[k];
+        auto entry = port.pending.find(port.shown->id);
+        entry->second.pop_front();  // the shown beat is the head of its ID
+        if (entry->second.empty()) port.pending.erase(entry);
+        port.shown = nullptr;
+        std::fill(port.data.begin(), port.data.end(), 0);
+        ++beats;
+        --outstanding[k];
+    }
+
+    void service() {
+        credit_ = std::min(credit_ + p_.rate_fixed, cap_);
+        if (!queued_) return;
+        int first = -1;
+        for (unsigned i = 0; i < p_.banks; ++i) {
+            const unsigned b = (service_next_ + i) % p_.banks;
+            std::deque<Beat*>& queue = queues_[b];
+            if (queue.empty()) continue;
+            if (credit_ < cost_) break;
+            credit_ -= cost_;
+            Beat* beat = queue.front();
+            queue.pop_front();
+            --queued_;
+            beat->serviced = true;
+            beat->due = now_ + p_.latency + (p_.jitter ? random() % (uint64_t{p_.jitter} + 1) : 0);
+            if (first < 0) first = static_cast<int>(b);
+        }
+        if (first >= 0) service_next_ = (static_cast<unsigned>(first) + 1) % p_.banks;
+    }
+
+    void dispatch() {
+        taken_.assign(p_.banks, 0);
+        int first = -1;
+        for (unsigned i = 0; i < ports_; ++i) {
+            const unsigned k = (dispatch_next_ + i) % ports_;
+            Slot& slot = slots_[k];
+            if (!slot.busy) continue;
+            const uint64_t word = slot.address >> log2_word_;
+            const unsigned b = static_cast<unsigned>(word % p_.banks);
+            if (taken_[b] || queues_[b].size() >= p_.bank_depth) continue;
+            taken_[b] = 1;
+            uint32_t resp = slot.resp;
+            if (resp == RESP_OKAY && word >= image_words_) resp = RESP_DECERR;
+            if (resp != RESP_OKAY) note_error(k, slot.address);
+            --slot.beats_left;
+            std::deque<Beat>& same_id = ports_state_[k].pending[slot.id];
+            same_id.push_back(Beat{slot.address, seq_++, 0, slot.id, resp, slot.beats_left == 0});
+            queues_[b].push_back(&same_id.back());
+            ++queued_;
+            slot.address += p_.word_bytes;
+            if (!slot.beats_left) slot.busy = false;
+            if (first < 0) first = static_cast<int>(k);
+        }
+        if (first >= 0) dispatch_next_ = (static_cast<unsigned>(first) + 1) % ports_;
+    }
+
+    void note_error(unsigned k, uint64_t address) {
+        if (!errors++) {
+            first_error_cycle = now_;
+            first_error_port = k;
+            first_error_address = address;
+        }
+    }
+
+    void accept(unsigned k, const MemoryPortInputs& in) {
+        Slot& slot = slots_[k];
+        const bool bad = (in.araddr & (p_.word_bytes - 1)) || in.arsize != log2_word_ || in.arburst != 1;
+        slot.busy = true;
+        slot.address = in.araddr;
+        slot.beats_left = (in.arlen & 0xFFu) + 1;
+        slot.id = in.arid;
+        slot.resp = bad ? RESP_SLVERR : RESP_OKAY;
+        ++requests;
+        outstanding[k] += slot.beats_left;
+    }
+
+    void present(unsigned k) {
+        Port& port = ports_state_[k];
+        candidates_.clear();
+        for (const auto& entry : port.pending) {
+            const Beat& head = entry.second.front();
+            if (head.serviced && head.due <= now_) candidates_.push_back(&head);
+        }
+        if (candidates_.empty()) return;
+        const Beat* pick = candidates_[0];
+        if (p_.reorder) {
+            if (candidates_.size() > 1) {
+                std::sort(candidates_.begin(), candidates_.end(),
+                          [](const Beat* a, const Beat* b) { return a->seq < b->seq; });
+                pick = candidates_[random() % candidates_.size()];
+            }
+        } else {
+            for (const Beat* beat : candidates_)
+                if (beat->due < pick->due || (beat->due == pick->due && beat->seq < pick->seq)) pick = beat;
+        }
+        port.shown = pick;
+        if (pick->resp == RESP_OKAY)
+            std::memcpy(port.data.data(), image_ + (pick->address >> log2_word_) * p_.word_bytes, p_.word_bytes);
+    }
+
+    MemoryParams p_;
+    const uint8_t* image_;
+    unsigned ports_;
+    uint64_t cost_, cap_ = 0, credit_ = 0;
+    unsigned log2_word_ = 0, data_words_ = 0;
+    uint64_t image_words_ = 0;
+    uint64_t random_ = 0, now_ = 0, seq_ = 0, queued_ = 0;
+    unsigned dispatch_next_ = 0, service_next_ = 0;
+    std::vector<Slot> slots_;
+    std::vector<Port> ports_state_;
+    std::vector<std::deque<Beat*>> queues_;
+    std::vector<uint8_t> taken_, scratch_;
+    std::vector<const Beat*> candidates_;
+};
+
+}  // namespace gravfm
