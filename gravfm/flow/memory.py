@@ -34,11 +34,13 @@ def check_memory_options(overrides):
             if not isinstance(value, bool):
                 raise ConfigError(f"memory option {name} must be true or false, not {value!r}")
             continue
+        if name == "bandwidth_gib_s":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"memory option bandwidth_gib_s must be a positive number, not {value!r}")
+            continue
         minimum = 0 if name in ("latency_jitter_cycles", "seed") else 1
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum or \
-                (name != "bandwidth_gib_s" and not isinstance(value, int)):
-            raise ConfigError(f"memory option {name} must be {'a number' if name == 'bandwidth_gib_s' else 'an integer'}"
-                              f" >= {minimum}, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ConfigError(f"memory option {name} must be an integer >= {minimum}, not {value!r}")
 
 
 def platform_for_run(platform, edge_memory, overrides=None):

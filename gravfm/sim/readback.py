@@ -13,7 +13,7 @@ import numpy as np
 
 from ..hw.protocol import COUNTER_NAMES, LINK_COUNTER_NAMES, HostReadMem, link_counter_address
 
-__all__ = ["Readback", "SuperstepRow", "BREAKDOWN_COUNTERS", "PROGRESS_COUNTERS", "link_counter_reads",
+__all__ = ["memory_waits", "Readback", "SuperstepRow", "BREAKDOWN_COUNTERS", "PROGRESS_COUNTERS", "link_counter_reads",
            "logged_rounds", "diagnose_stall"]
 
 #: Counters that say where PE cycles went (the rest are totals: cycles, messages, ...).
@@ -148,6 +148,7 @@ def diagnose_stall(outcome, config, links):
 
     lines = _pe_lines(outcome.watch, outcome.watch_before, outcome.scan_gap_cycles, config.total_pes,
                       outcome.superstep)
+    lines += memory_waits(outcome.watch, config)
     if links:
         p = config.pes_per_fpga
         rounds = [min(outcome.watch[f"pe{g}.supersteps"] for g in range(f * p, (f + 1) * p))
@@ -155,6 +156,20 @@ def diagnose_stall(outcome, config, links):
         stuck = diagnose_links(links, fpgas=config.fpgas, supersteps=rounds)
         lines += stuck or ("every link is drained and has delivered every barrier sent",)
     return tuple(lines)
+
+
+def memory_waits(watch, config):
+    """Off-chip edges: the PEs whose memory requests were not all answered (a PE reads single
+    words, so requests - words are outstanding), e.g. a memory that stopped responding."""
+    if not config.pe.offchip:
+        return []
+    lines = []
+    for g in range(config.total_pes):
+        outstanding = watch[f"pe{g}.mem_requests"] - watch[f"pe{g}.mem_words"]
+        if outstanding:
+            lines.append(f"PE {g} waits for {outstanding} off-chip memory request(s) "
+                         f"({watch[f'pe{g}.mem_words']:,} of {watch[f'pe{g}.mem_requests']:,} answered)")
+    return lines
 
 
 def logged_rounds(counters, max_rounds):
