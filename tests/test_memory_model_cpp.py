@@ -127,12 +127,14 @@ def check_identical(executable, name, case, folder, *, cycles, seed):
     assert stats["memory"] == [model.stats()]
     first = model.first_error[1:] if model.errors else (None, None)
     assert stats["memory_errors"] == {"count": model.errors, "first_port": first[0], "first_address": first[1]}
+    if not case.params.stuck:   # both kinds of error answered
+        assert sum(port["slverr"] for port in ports) > 0 and sum(port["decerr"] for port in ports) > 0, ports
     for port in ports:
         assert port["refused"] > 0, (name, port)             # back-pressure reached the masters
         if case.params.stuck:
             assert port["delivered"] == 0 and port["requests"] > 0, (name, port)
             continue
-        assert port["delivered"] > 50 and port["slverr"] > 0 and port["decerr"] > 0, (name, port)
+        assert port["delivered"] > 50, (name, port)
         params = case.params
         if case.ids > 1 and (params.banks > 1 or params.jitter or params.reorder):
             assert port["interleaved"] > 0, (name, port)     # IDs overtook each other

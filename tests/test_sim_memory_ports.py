@@ -21,6 +21,7 @@ from gravfm.hw.axi import axi_read_signature
 from gravfm.hw.host import HostGeometry, host_ports
 from gravfm.hw.link import LinkConfig
 from gravfm.hw.protocol import HOST_READ_LATENCY
+from gravfm.sim.harness_header import HostInterface
 from gravfm.sim.link_params import link_params
 from gravfm.sim.memory_bench import memory_testbench
 from gravfm.sim.memory_params import MemoryLoad, MemoryParams
@@ -147,6 +148,16 @@ def run_harness(top, cache, **options):
     outcome = run_simulator(build, writes, reads=reads, memory=memory_load(), **options)
     assert outcome.status == "done"
     return outcome, [[int(w) for w in outcome.reads[f"port{g}"]] for g in range(len(BASES))]
+
+
+def test_interface_reads_the_memory_ports():
+    interface = HostInterface.from_component(MemoryProbe(3))
+    assert (interface.mem_ports, interface.mem_addr_bits, interface.mem_word_bits, interface.mem_id_bits,
+            interface.link_ports) == (3, 20, 8 * WORD_BYTES, 2, 0)
+    members = dict(MemoryProbe(1).signature.members)
+    members["mem"] = Out(wiring.Signature({"araddr": Out(8), "arvalid": Out(1)})).array(1)
+    with pytest.raises(SimulatorError, match="lack AXI members: arid, arlen"):
+        HostInterface.from_component(wiring.Signature(members).create())
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,8 @@
 ``gravfm.sim.amaranth_backend.AmaranthBackend`` (Amaranth's simulator) and
 ``gravfm.sim.verilator_backend.VerilatorBackend`` (the compiled simulator of
 ``gravfm.sim.verilator``), return one read-back type, ``gravfm.sim.readback.Readback``.
+A top's edge-memory ports are served by the simulated memory of ``gravfm.sim.memory_params``
+(parameters, images), ``gravfm.sim.memory_model`` (Python) and ``memory_model.h`` (C++).
 """
 
 from .loader import LoadPlan, build_load

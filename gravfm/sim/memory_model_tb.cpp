@@ -101,8 +101,10 @@ struct Master {
         const uint64_t beats = in.arlen + 1;
         const unsigned kind = static_cast<unsigned>(random.below(100));
         uint64_t word = random.below(image_words > beats ? image_words - beats + 1 : 1);
-        if (kind < 6) word = image_words + random.below(1000);                        // beyond: DECERR
-        else if (kind < 10 && image_words) word = image_words - 1 - random.below(std::min<uint64_t>(image_words, 3));  // crosses the end
+        if (kind < 6)  // beyond the image: DECERR
+            word = image_words + random.below(1000);
+        else if (kind < 10 && image_words)  // the burst crosses the image's end
+            word = image_words - 1 - random.below(std::min<uint64_t>(image_words, 3));
         in.araddr = word * word_bytes;
         in.arsize = log2_word;
         in.arburst = 1;
@@ -186,7 +188,8 @@ int main(int argc, char** argv) {
             if (holding[k] && (!valid || std::memcmp(last, now, sizeof now) ||
                                std::memcmp(last + 3, data, 4 * data_words)))
                 violation(cycle, k, "a beat changed before it was taken");
-            if (!valid && (now[0] || now[1] || now[2] || std::any_of(data, data + data_words, [](uint32_t w) { return w; })))
+            const bool data_zero = std::all_of(data, data + data_words, [](uint32_t w) { return w == 0; });
+            if (!valid && (now[0] || now[1] || now[2] || !data_zero))
                 violation(cycle, k, "rdata, rid, rresp or rlast not 0 while rvalid is low");
             holding[k] = valid && !master.in.rready;
             std::memcpy(last, now, sizeof now);
