@@ -73,6 +73,9 @@ class RunOptions:
         Several FPGAs: the simulated links (default: the platform's).
     use_filter : bool
         Several FPGAs (GraVF-M): the neighbor filter in front of each link.
+    check_kernels : bool
+        Bench each kernel alone against the kernel contract before the build
+        (:func:`gravfm.flow.elaboration.check_kernels`; ``gravfm run --no-kernel-check``).
     """
 
     algorithm: object
@@ -97,12 +100,15 @@ class RunOptions:
     graph_options: dict = field(default_factory=dict)
     link: object = None
     use_filter: bool = True
+    check_kernels: bool = True
 
     def __post_init__(self):
         from .planning import HARDWARE_OPTIONS
         from .simulation import BACKENDS
 
         _positive("fpgas", self.fpgas)
+        if not isinstance(self.check_kernels, bool):
+            raise ConfigError(f"check_kernels must be true or false, not {self.check_kernels!r}")
         _positive("pes", self.pes)
         if self.arch not in ARCHITECTURES:
             raise ConfigError(f"unknown architecture {self.arch!r} (known: {', '.join(ARCHITECTURES)})")
