@@ -57,7 +57,10 @@ class Algorithm:
     vertex, update, message, edge : dict
         Ordered ``{field: width}`` layouts. ``edge`` may be empty (unweighted graphs).
     gather, apply, scatter : callable
-        ``(layouts) -> wiring.Component`` building each hardware kernel.
+        ``(layouts) -> wiring.Component`` building each hardware kernel. The kernels keep the
+        kernel contract (docs/interfaces.md §3: one output per input, the barrier passes, a
+        pipelined gather declares its ``latency``), which is checked on a short bench before
+        every build (:func:`gravfm.flow.elaboration.check_kernels`).
     initial_state : callable
         ``(graph, params) -> {field: ndarray[num_vertices]}`` vertex state before round 0, in
         original vertex ids. Fields listed in ``vertexid_fields`` hold original vertex ids (or -1

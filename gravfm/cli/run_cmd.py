@@ -44,6 +44,9 @@ def add_run_arguments(parser):
     parser.add_argument("--no-gather-forwarding", dest="gather_forwarding", action="store_false",
                         help="make messages to a vertex in the gather pipeline wait for its write-back "
                              "(the paper's hazard unit) instead of taking the in-flight result")
+    parser.add_argument("--no-kernel-check", dest="kernel_check", action="store_false",
+                        help="skip the kernel contract check (each kernel benched alone in Amaranth's "
+                             "simulator before the build: outputs per input, barrier, declared latency)")
     parser.add_argument("--partition", default="greedy", choices=METHODS,
                         help="greedy (default), sorted_greedy (largest out-degree first), round_robin or metis")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
@@ -99,7 +102,7 @@ def options_from_args(args, algorithm, graph, pes):
                       max_cycles=args.max_cycles, watchdog_cycles=args.watchdog, cache_dir=args.cache,
                       threads=args.threads,
                       arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
-                      graph_options=graph_load_options(args),
+                      check_kernels=args.kernel_check, graph_options=graph_load_options(args),
                       edge_memory=args.edge_memory, memory=memory_overrides(args))
 
 
@@ -148,6 +151,8 @@ def print_report(report, console):
     """The human-readable report of a :class:`gravfm.flow.RunReport`."""
     from rich.table import Table
 
+    from ..flow.reporting import hazard_stall_note
+
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
         else "[bold red]NOT VERIFIED[/]"
     detail = f" ({report.check_detail})" if report.check_detail else ""
@@ -171,6 +176,9 @@ def print_report(report, console):
     figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles),
                     _figure(report.messages), _figure(report.cpe), _figure(report.mteps, 1))
     console.print(figures)
+    hazard_note = hazard_stall_note(report)
+    if hazard_note:
+        console.print(f"[bold yellow]warning:[/] {hazard_note}", highlight=False)
 
     if report.rounds:
         rounds = Table(title="per superstep", title_justify="left")

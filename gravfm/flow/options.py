@@ -78,6 +78,9 @@ class RunOptions:
     memory : dict
         Off-chip edges: overrides of the platform's memory figures and the simulated memory's
         faults (:data:`gravfm.flow.memory.MEMORY_OPTIONS`).
+    check_kernels : bool
+        Bench each kernel alone against the kernel contract before the build
+        (:func:`gravfm.flow.elaboration.check_kernels`; ``gravfm run --no-kernel-check``).
     """
 
     algorithm: object
@@ -104,6 +107,7 @@ class RunOptions:
     use_filter: bool = True
     edge_memory: str | None = None
     memory: dict = field(default_factory=dict)
+    check_kernels: bool = True
 
     def __post_init__(self):
         from .memory import EDGE_MEMORIES, check_memory_options
@@ -111,6 +115,8 @@ class RunOptions:
         from .simulation import BACKENDS
 
         _positive("fpgas", self.fpgas)
+        if not isinstance(self.check_kernels, bool):
+            raise ConfigError(f"check_kernels must be true or false, not {self.check_kernels!r}")
         _positive("pes", self.pes)
         if self.arch not in ARCHITECTURES:
             raise ConfigError(f"unknown architecture {self.arch!r} (known: {', '.join(ARCHITECTURES)})")

@@ -53,7 +53,8 @@ def run(options, *, log=None, on_progress=None):
     check_fit(platform, model_params(algorithm, vertexid_bits=hardware.config.vertexid_bits),
               graph.num_vertices, hardware.config.fpgas)
     check_memory_fit(hardware, platform)
-    top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter)
+    top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter,
+                    kernel_check=options.check_kernels, log=log)
     writes = load(prepared, hardware, top)
     if offchip:
         writes = replace(writes, memory=memory_load(writes, platform, options.memory))

@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 
 from ..errors import GravfmError
 
-__all__ = ["RunReport", "report", "predict_run"]
+__all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE"]
+
+#: Hazard stalls above this share of the PEs' cycles get a warning line of their own.
+HAZARD_STALL_SHARE = 0.03
 
 
 @dataclass(frozen=True)
@@ -235,3 +238,26 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
         edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
         prepared=prepared, plan=plan, readback=readback)
+
+
+def hazard_stall_note(report):
+    """A warning line when gather's hazard stalls exceed :data:`HAZARD_STALL_SHARE` of the PEs'
+    cycles, naming the gather kernel's declared latency; None otherwise.
+
+    A gather kernel that declares a lower latency than it has gets too small a hazard unit, and
+    messages to distinct vertices then wait: the run verifies but is slower.
+    """
+    stalled = report.stalls.get("stall_hazard", 0)
+    pe_cycles = sum(pe.get("cycles", 0) for pe in report.per_pe) or report.cycles * report.total_pes
+    if not pe_cycles or stalled <= HAZARD_STALL_SHARE * pe_cycles:
+        return None
+    line = f"hazard stalls: gather waited {stalled:,} PE cycles ({100 * stalled / pe_cycles:.1f}% of them)"
+    if report.plan is not None:
+        from .elaboration import gather_latency
+
+        declared, measured, slots = gather_latency(report.plan.config)
+        line += (f"; the gather kernel declares {'no latency (0)' if declared is None else f'latency {declared}'}"
+                 f"{'' if measured is None else f' (measured {measured})'}, so its hazard unit holds {slots} "
+                 f"vertices in flight (latency + 3 keep one message per cycle)")
+    return line + ("; messages to a vertex in flight wait for its write-back (a combinational kernel "
+                   "lets gather forward instead)")
