@@ -53,7 +53,9 @@ def platform_for_run(platform, edge_memory, overrides=None):
                      bandwidth_gib_s=overrides.get("bandwidth_gib_s", platform.memory.bandwidth_gib_s),
                      peak_bandwidth_gib_s=max(platform.memory.peak_bandwidth_gib_s,
                                               overrides.get("bandwidth_gib_s", 0)))
-    return replace(platform, memory=memory)
+    run_platform = replace(platform, memory=memory)
+    object.__setattr__(run_platform, "origin", platform.origin)  # the file, for error messages
+    return run_platform
 
 
 def memory_hardware(platform, overrides=None):
@@ -90,7 +92,7 @@ def check_memory_fit(plan, platform):
     """Refuse, before any build, a graph whose edges exceed an FPGA's memory or whose vertex
     state exceeds its block RAM (each figure named, with the platform file)."""
     config = plan.config
-    source = f"platform {platform.name}:"
+    source = platform.origin or f"platform {platform.name}"
     if plan.memory_bytes:
         capacity = platform.memory.capacity_mib * 2 ** 20
         f = max(range(len(plan.memory_bytes)), key=plan.memory_bytes.__getitem__)
