@@ -23,8 +23,11 @@ def register(subparsers):
                         help="vertices of the graph the memories must hold (default 65536)")
     parser.add_argument("--capacity-edges", type=int, default=1 << 20,
                         help="edges of the graph the memories must hold (default 1048576)")
-    parser.add_argument("--offchip-edges", action="store_true",
-                        help="edge index and arrays in off-chip memory (as the paper's HMC)")
+    parser.add_argument("--edge-memory", choices=("onchip", "offchip"), default="onchip",
+                        help="onchip (default): edges in block RAM; offchip: each PE reads its edges through "
+                             "an AXI4 read port, a top-level port of the synthesised FPGA (the paper's HMC)")
+    parser.add_argument("--offchip-edges", dest="edge_memory", action="store_const", const="offchip",
+                        help="same as --edge-memory offchip")
     parser.add_argument("--build-local-bits", type=int, default=8,
                         help="log2 vertices per PE of the synthesised build (default 8)")
     parser.add_argument("--build-edges-per-pe", type=int, default=4096)
@@ -62,7 +65,7 @@ def run(args):
     print(f"synthesising {algorithm.name} x {args.pes} PEs{which} for {args.target} in {workdir} ...", flush=True)
     report = synth_system(algorithm, pes=args.pes, fpgas=args.fpgas, target=args.target, workdir=workdir,
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
-                          offchip_edges=args.offchip_edges, build_local_bits=args.build_local_bits,
+                          offchip_edges=args.edge_memory == "offchip", build_local_bits=args.build_local_bits,
                           build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes,
                           freq_mhz=args.freq, seed=args.seed, router=args.router)
     _print(report)

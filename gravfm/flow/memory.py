@@ -8,7 +8,7 @@ Every figure comes from the platform file; :data:`MEMORY_OPTIONS` override them 
 from ..errors import ConfigError
 
 __all__ = ["MEMORY_OPTIONS", "EDGE_MEMORIES", "edge_memory_of", "memory_hardware", "image_bytes",
-           "check_memory_fit", "memory_load", "platform_for_run"]
+           "check_memory_fit", "memory_load", "platform_for_run", "words_per_pass"]
 
 EDGE_MEMORIES = ("onchip", "offchip")
 #: Overrides of the platform's ``[memory]`` figures for one run, and the simulated memory's faults.
@@ -128,3 +128,27 @@ def memory_load(load_plan, platform, overrides=None, *, seed=1):
         seed=overrides.get("seed", seed), reorder=overrides.get("reorder", False),
         stuck=overrides.get("stuck", False))
     return MemoryLoad(params=params, images=load_plan.memory_images, ports_per_memory=config.pes_per_fpga)
+
+
+def words_per_pass(stores, config):
+    """Memory words one superstep reads when every vertex is active, per FPGA: for each
+    non-empty list its index word and its list words (the off-chip scatter unit's requests).
+
+    The access model of this implementation, from the graph's layout (a prediction, not a
+    measurement); with the traversed edges of the same pass it gives L_mem for this layout.
+    """
+    from ..hw.arch import architecture
+    from ..sim.memory_image import slot_bits_of
+
+    layouts = architecture(config.arch).layouts(config.algorithm, config)
+    per_word = config.pe.memory_word_bits // slot_bits_of(layouts.edge_word.size)
+    p = config.pes_per_fpga
+    words = []
+    for f in range(config.fpgas):
+        total = 0
+        for g in range(f * p, (f + 1) * p):
+            length = stores[g].length
+            listed = length[length > 0]
+            total += int(listed.size + (-(-listed // per_word)).sum())
+        words.append(total)
+    return tuple(words)

@@ -92,8 +92,10 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     """
     from ..hw.multi import MultiFpgaSystem
 
+    # Off chip, the PEs' AXI4 read ports are the top's ``mem`` ports, wrapped like the host ports.
     config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
-                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes)
+                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
+                           edge_memory={"edge_memory": "offchip"} if offchip_edges else None)
     update_lanes = config.pe.update_lanes
     if fpgas == 1:
         top = FpgaTop(config)
