@@ -9,51 +9,59 @@ from gravfm.hw.reorder_buffer import ReorderBuffer
 from conftest import run_dut as run
 
 
-@pytest.mark.parametrize("depth", [1, 3, 8])
-def test_reorder_buffer_hands_on_in_taking_order_whatever_the_fill_order(depth):
-    dut = ReorderBuffer(depth=depth, meta=8, shape=16)
-    rng = random.Random(depth)
+@pytest.mark.parametrize("depth, max_take", [(1, 1), (3, 1), (8, 1), (8, 4), (16, 8)])
+def test_reorder_buffer_hands_on_in_taking_order_whatever_the_fill_order(depth, max_take):
+    """Slots taken singly (index lookups, some filled at once) or several at a time (a burst's
+    words), filled in random order, leave in the order taken."""
+    dut = ReorderBuffer(depth=depth, meta=8, shape=16, max_take=max_take)
+    rng = random.Random(depth * max_take)
     seen = {"full": 0, "out_of_order": 0, "prefilled": 0}
 
     async def bench(ctx):
         taken, waiting, received, next_meta = [], [], [], 0
         for _ in range(1500):
             take = rng.random() < 0.6 and next_meta < 200
-            prefilled = rng.random() < 0.2
+            count = rng.randint(1, max_take)
+            prefilled = max_take == 1 and rng.random() < 0.2
             fill = bool(waiting) and rng.random() < 0.5
             slot_filled = waiting.pop(rng.randrange(len(waiting))) if fill else None
             if fill and waiting and slot_filled[0] > min(w[0] for w in waiting):
                 seen["out_of_order"] += 1
             ready = rng.random() < 0.7
             can_take = ctx.get(dut.can_take)
-            assert can_take == (ctx.get(dut.used) < depth)
+            assert can_take == (ctx.get(dut.used) <= depth - max_take)
             seen["full"] += not can_take
             ctx.set(dut.take, take)
             ctx.set(dut.take_meta, next_meta)
             ctx.set(dut.take_filled, prefilled)
+            ctx.set(dut.take_count, count)
             ctx.set(dut.fill, fill)
             if fill:
                 ctx.set(dut.fill_slot, slot_filled[1])
-                ctx.set(dut.fill_data, 1000 + slot_filled[0])
+                ctx.set(dut.fill_data, 1000 + slot_filled[0])   # tagged with its position in order
             ctx.set(dut.o.ready, ready)
             if ctx.get(dut.o.valid) and ready:
                 payload = ctx.get(dut.o.payload)
                 received.append((payload.meta, payload.data))
             if take and can_take:
                 slot = ctx.get(dut.slot)
-                taken.append((next_meta, prefilled))
-                seen["prefilled"] += prefilled
-                if not prefilled:
-                    waiting.append((next_meta, slot))
+                for k in range(count if max_take > 1 else 1):
+                    # Meta goes with a take's first slot; the others read whatever it left.
+                    taken.append((next_meta if k == 0 else None, prefilled))
+                    seen["prefilled"] += prefilled
+                    if not prefilled:
+                        waiting.append((len(taken) - 1, (slot + k) % depth))
                 next_meta += 1
             await ctx.tick()
-        expected = [(meta, None if prefilled else 1000 + meta) for meta, prefilled in taken]
+        expected = [(meta, None if prefilled else 1000 + position)
+                    for position, (meta, prefilled) in enumerate(taken)]
         assert len(received) > 100
-        assert [meta for meta, _ in received] == [meta for meta, _ in expected[:len(received)]]
-        assert all(data == want for (_, data), (_, want) in zip(received, expected) if want is not None)
+        assert all(meta == want for (meta, _), (want, _) in zip(received, expected) if want is not None)
+        assert [data for _, data in received] == [data if data is not None else got
+                                                  for (_, data), (_, got) in zip(expected, received)]
 
     run(dut, bench)
-    assert seen["full"] and seen["prefilled"]
+    assert seen["full"] and (seen["prefilled"] or max_take > 1)
     if depth > 1:
         assert seen["out_of_order"]
 

@@ -200,6 +200,7 @@ def memory_figures(readback, config, f_clk_hz):
     seconds = readback.cycles / f_clk_hz
     gib_s = words * config.pe.memory_word_bytes / seconds / 2 ** 30 if seconds else 0.0
     return {"requests": int(counters["mem_requests"].sum()), "words": words,
+            "responses": int(counters["mem_responses"].sum()),
             "bytes": words * config.pe.memory_word_bytes, "wait_cycles": int(counters["mem_wait"].sum()),
             "gib_s": gib_s, "gib_s_per_fpga": gib_s / config.fpgas,
             "requests_in_flight": config.pe.requests_in_flight, "word_bits": config.pe.memory_word_bits}

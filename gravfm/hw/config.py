@@ -32,6 +32,8 @@ UPDATE_LANES = (1, 2)
 EDGE_MEMORIES = ("onchip", "offchip")
 #: Bits of one edge-index entry in off-chip memory: u32 first word of the list, u32 edge count.
 INDEX_ENTRY_BITS = 64
+#: Off-chip: the longest read burst, 8 words of 128 bits (the HMC's largest request, 128 bytes).
+MAX_BURST_WORDS = 8
 #: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.
 _NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_fifo_depth"}
 
@@ -143,9 +145,15 @@ class PeConfig:
         return self.memory_word_bits // 8
 
     @property
+    def edge_word_slots(self):
+        """Off-chip: words the edge reorder buffer holds, room for ``requests_in_flight``
+        requests of two words each and at least one longest burst (a power of two)."""
+        return max(MAX_BURST_WORDS, 1 << (2 * self.requests_in_flight - 1).bit_length())
+
+    @property
     def memory_id_bits(self):
-        """Width of an AXI id: a request's slot in its reorder buffer, and which buffer."""
-        return _bits_for(self.requests_in_flight) + 1
+        """Width of an AXI id: a request's first slot in its reorder buffer, and which buffer."""
+        return _bits_for(max(self.requests_in_flight, self.edge_word_slots)) + 1
 
     @property
     def vertices_per_pe(self):

@@ -85,6 +85,7 @@ COUNTER_DESCRIPTIONS = {
     "apply_cycles": "cycles spent in the apply pass",
     "mem_requests": "off-chip memory read requests (edge index and edge words)",
     "mem_words": "off-chip memory words received",
+    "mem_responses": "off-chip memory requests answered (their last word received)",
     "mem_wait": "cycles scatter had a list to deliver but waited for off-chip memory",
 }
 #: Counter order = read address. All count between ``start`` and this PE's termination.

@@ -159,16 +159,16 @@ def diagnose_stall(outcome, config, links):
 
 
 def memory_waits(watch, config):
-    """Off-chip edges: the PEs whose memory requests were not all answered (a PE reads single
-    words, so requests - words are outstanding), e.g. a memory that stopped responding."""
+    """Off-chip edges: the PEs whose memory requests were not all answered, e.g. a memory that
+    stopped responding."""
     if not config.pe.offchip:
         return []
     lines = []
     for g in range(config.total_pes):
-        outstanding = watch[f"pe{g}.mem_requests"] - watch[f"pe{g}.mem_words"]
-        if outstanding:
-            lines.append(f"PE {g} waits for {outstanding} off-chip memory request(s) "
-                         f"({watch[f'pe{g}.mem_words']:,} of {watch[f'pe{g}.mem_requests']:,} answered)")
+        asked, answered = watch[f"pe{g}.mem_requests"], watch[f"pe{g}.mem_responses"]
+        if asked > answered:
+            lines.append(f"PE {g} waits for {asked - answered} off-chip memory request(s) "
+                         f"({answered:,} of {asked:,} answered)")
     return lines
 
 

@@ -28,7 +28,7 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..axi import AXI_BURST_INCR, memory_port_signature
-from ..config import INDEX_ENTRY_BITS
+from ..config import INDEX_ENTRY_BITS, MAX_BURST_WORDS
 from ..layouts import hardware_id
 from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
 from ..protocol import PRESENT_WORD_BITS
@@ -66,8 +66,9 @@ class OffchipScatterUnit(wiring.Component):
     index_base, edge_base : In(word address)
         Where this PE's index and lists start in memory (host registers).
     mem : Out(AXI4 read)
-    mem_request, mem_word, mem_wait : Out(1)
-        A request issued; a word received; scatter waited on memory this cycle.
+    mem_request, mem_word, mem_response, mem_wait : Out(1)
+        A request issued; a word received; a request's last word received; scatter waited on
+        memory this cycle.
     """
 
     def __init__(self, *, layouts, config, pe_index, kernel, index_bits):
@@ -92,7 +93,7 @@ class OffchipScatterUnit(wiring.Component):
             "mem": Out(memory_port_signature(pe)),
             "edge_strobe": Out(1), "round_end": Out(1), "round": Out(pe.round_bits), "round_messages": Out(32),
             "stall": Out(1), "active": Out(1),
-            "mem_request": Out(1), "mem_word": Out(1), "mem_wait": Out(1),
+            "mem_request": Out(1), "mem_word": Out(1), "mem_response": Out(1), "mem_wait": Out(1),
         })
 
     def elaborate(self, platform):
@@ -101,7 +102,8 @@ class OffchipScatterUnit(wiring.Component):
         m.submodules.kernel = kernel = self._kernel
         word_bits, slots = pe.memory_word_bits, pe.memory_word_bits // self._slot_bits
         entries_per_word = word_bits // INDEX_ENTRY_BITS
-        slot_bits = (pe.requests_in_flight - 1).bit_length() or 1
+        slot_bits = pe.memory_id_bits - 1
+        edge_slots = pe.edge_word_slots
         word_address = Signal.like(self.index_base)
 
         # Stage A: the presence bit's word (block RAM), A2: the bit in a register.
@@ -127,18 +129,21 @@ class OffchipScatterUnit(wiring.Component):
 
         # The AR channel: one registered request stage; edge words before index lookups (they
         # drain the pipeline; the index buffer refills while the edge buffer is full).
-        request = data.StructLayout({"word": len(word_address), "id": pe.memory_id_bits})
+        request = data.StructLayout({"word": len(word_address), "id": pe.memory_id_bits, "len": 8})
         m.submodules.ar = ar = SkidBuffer(shape=request)
         outstanding = Signal(range(pe.requests_in_flight + 1))
         may_request = outstanding != pe.requests_in_flight
         beat = self.mem.rvalid & self.mem.rready
-        m.d.sync += outstanding.eq(outstanding + (ar.i.valid & ar.i.ready) - beat)
+        answered = beat & self.mem.rlast
+        m.d.sync += outstanding.eq(outstanding + (ar.i.valid & ar.i.ready) - answered)
         m.d.comb += [
             self.mem.araddr.eq(ar.o.payload.word << self._word_shift),
-            self.mem.arid.eq(ar.o.payload.id), self.mem.arlen.eq(0), self.mem.arsize.eq(self._word_shift),
+            self.mem.arid.eq(ar.o.payload.id), self.mem.arlen.eq(ar.o.payload.len),
+            self.mem.arsize.eq(self._word_shift),
             self.mem.arburst.eq(AXI_BURST_INCR), self.mem.arvalid.eq(ar.o.valid), ar.o.ready.eq(self.mem.arready),
             self.mem.rready.eq(1),
             self.mem_request.eq(ar.o.valid & self.mem.arready), self.mem_word.eq(beat),
+            self.mem_response.eq(answered),
         ]
 
         # Index lookups, in update order; barriers take a slot too, filled at once.
@@ -158,11 +163,13 @@ class OffchipScatterUnit(wiring.Component):
             index_rob.take_meta.lane.eq(a2_entry),
         ]
 
-        # Stage B: the current list's words, one request per cycle; a descriptor per list (and
-        # per barrier) tells the unpacker what the words hold.
+        # Stage B: the current list's words, one burst of up to MAX_BURST_WORDS per cycle (never
+        # across a 4 KiB boundary, as AXI requires); a descriptor per list (and per barrier)
+        # tells the unpacker what the words hold.
         descriptor = data.StructLayout({"item": layouts.net_update, "length": 32})
-        m.submodules.lists = lists = StreamFIFO(shape=descriptor, depth=pe.requests_in_flight + 2)
-        m.submodules.edge_rob = edge_rob = ReorderBuffer(depth=pe.requests_in_flight, meta=1, shape=word_bits)
+        m.submodules.lists = lists = StreamFIFO(shape=descriptor, depth=edge_slots + 2)
+        m.submodules.edge_rob = edge_rob = ReorderBuffer(depth=edge_slots, meta=1, shape=word_bits,
+                                                         max_take=MAX_BURST_WORDS)
         b_word = Signal.like(word_address)
         b_left = Signal(32)
         entry = index_rob.o.payload.data.word_select(index_rob.o.payload.meta.lane, INDEX_ENTRY_BITS)
@@ -170,31 +177,49 @@ class OffchipScatterUnit(wiring.Component):
         head_item = index_rob.o.payload.meta.item
         m.d.comb += edge_wanted.eq((b_left != 0) & edge_rob.can_take & may_request)
         edge_issue = edge_wanted & ar.i.ready
-        done_issuing = (b_left == 0) | ((b_left == 1) & edge_issue)
+        page_words = 4096 // pe.memory_word_bytes
+        to_page_end = page_words - b_word[:(page_words - 1).bit_length()]
+        burst = Signal(range(MAX_BURST_WORDS + 1))
+        m.d.comb += burst.eq(MAX_BURST_WORDS)
+        with m.If((b_left < MAX_BURST_WORDS) & (b_left <= to_page_end)):
+            m.d.comb += burst.eq(b_left)
+        with m.Elif(to_page_end < MAX_BURST_WORDS):
+            m.d.comb += burst.eq(to_page_end)
+        done_issuing = (b_left == 0) | ((b_left == burst) & edge_issue)
         take_list = index_rob.o.valid & lists.i.ready & done_issuing
         words_of = (length + slots - 1) >> (slots - 1).bit_length() if slots > 1 else length
         with m.If(take_list):
             m.d.sync += [b_word.eq(self.edge_base + start_word),
                          b_left.eq(Mux(head_item.barrier, 0, words_of))]
         with m.Elif(edge_issue):
-            m.d.sync += [b_word.eq(b_word + 1), b_left.eq(b_left - 1)]
+            m.d.sync += [b_word.eq(b_word + burst), b_left.eq(b_left - burst)]
         m.d.comb += [
             index_rob.o.ready.eq(take_list),
             # A list the bitmap announced but the index calls empty is dropped here.
             lists.i.valid.eq(take_list & (head_item.barrier | (length != 0))),
             lists.i.payload.item.eq(head_item), lists.i.payload.length.eq(length),
-            edge_rob.take.eq(edge_issue), edge_rob.take_filled.eq(0),
+            edge_rob.take.eq(edge_issue), edge_rob.take_filled.eq(0), edge_rob.take_count.eq(burst),
             ar.i.valid.eq(index_issue | edge_issue),
+            ar.i.payload.len.eq(Mux(edge_issue, burst - 1, 0)),
             ar.i.payload.word.eq(Mux(edge_issue, b_word,
                                      self.index_base + (a2_entry >> (entries_per_word - 1).bit_length()))),
             ar.i.payload.id.eq(Mux(edge_issue, (EDGES << slot_bits) | edge_rob.slot,
                                    (INDEX << slot_bits) | index_rob.slot)),
         ]
-        # Responses fill the buffer their id names.
-        rid_kind = self.mem.rid[slot_bits]
-        for rob, kind in ((index_rob, INDEX), (edge_rob, EDGES)):
-            m.d.comb += [rob.fill.eq(beat & (rid_kind == kind)), rob.fill_slot.eq(self.mem.rid[:slot_bits]),
-                         rob.fill_data.eq(self.mem.rdata)]
+        # Responses fill the buffer their id names; the beats of a burst fill its slots in turn
+        # (beats of one id come in order; of different ids, interleaved in any order).
+        rid_kind, rid_slot = self.mem.rid[slot_bits], self.mem.rid[:slot_bits]
+        m.submodules.beats = beats = memory.Memory(shape=range(MAX_BURST_WORDS), depth=edge_slots, init=[])
+        beats_rd, beats_wr = beats.read_port(domain="comb"), beats.write_port()
+        edge_beat = beat & (rid_kind == EDGES)
+        m.d.comb += [
+            beats_rd.addr.eq(rid_slot), beats_wr.addr.eq(rid_slot), beats_wr.en.eq(edge_beat),
+            beats_wr.data.eq(Mux(self.mem.rlast, 0, beats_rd.data + 1)),
+            index_rob.fill.eq(beat & (rid_kind == INDEX)), index_rob.fill_slot.eq(rid_slot),
+            edge_rob.fill.eq(edge_beat), edge_rob.fill_slot.eq(rid_slot + beats_rd.data),
+        ]
+        for rob in (index_rob, edge_rob):
+            m.d.comb += rob.fill_data.eq(self.mem.rdata)
 
         # Stage U: one edge per cycle from the head word; the barrier needs no word.
         u_slot = Signal(range(slots))

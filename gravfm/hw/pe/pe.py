@@ -235,6 +235,7 @@ class ProcessingElement(wiring.Component):
             "stall_backpressure": scatter.stall,
             "mem_requests": getattr(scatter, "mem_request", 0),
             "mem_words": getattr(scatter, "mem_word", 0),
+            "mem_responses": getattr(scatter, "mem_response", 0),
             "mem_wait": getattr(scatter, "mem_wait", 0),
             "wait_barrier": self.waiting & ~busy,
             "apply_cycles": apply.busy,
