@@ -90,7 +90,10 @@ def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch):
                              edges_per_pe=64, edge_memory="offchip")
     stores = edge_stores(graph, parts, config.pe.local_bits, layout=arch)
     words = [store.destination.astype(np.uint64) * 3 + 1 for store in stores]   # any distinct words
-    edge_bits = 24
+    from gravfm.hw.arch import architecture
+    from gravfm.sim.memory_image import slot_bits_of
+    edge_bits = architecture(arch).layouts(SSSP, config).edge_word.size
+    slot_bytes = slot_bits_of(edge_bits) // 8
     images = memory_images(stores, words, config, edge_bits=edge_bits)
     bases = {g: dict(zip(addr.tolist(), data.tolist())) for g, mem, addr, data in images.parts
              if mem == HostMem.REGISTERS}
@@ -103,7 +106,7 @@ def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch):
         index_base, edge_base = bases[g][PeRegister.INDEX_BASE], bases[g][PeRegister.EDGE_BASE]
         for entry in np.flatnonzero(store.length):
             want = words[g][store.start[entry]:store.start[entry] + store.length[entry]]
-            assert _read_list(image, index_base, edge_base, entry, 16, 4) == [int(w) for w in want]
+            assert _read_list(image, index_base, edge_base, entry, 16, slot_bytes) == [int(w) for w in want]
             first = int(np.frombuffer(image[index_base * 16 + entry * 8:][:4].tobytes(), dtype="<u4")[0])
             assert (edge_base + first) * 16 % 16 == 0
             assert present[g][entry // 32] >> (entry % 32) & 1
@@ -111,3 +114,5 @@ def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch):
         empty = np.flatnonzero(store.length == 0)
         assert not any(present[g].get(e // 32, 0) >> (e % 32) & 1 for e in empty)
     assert checked > 30
+    from gravfm.flow.memory import image_bytes
+    assert list(image_bytes(stores, config)) == images.bytes_per_fpga   # the plan's check sees the real size

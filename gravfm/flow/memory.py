@@ -70,22 +70,23 @@ def memory_hardware(platform, overrides=None):
 
 def image_bytes(stores, config):
     """Bytes of every FPGA's memory image (:mod:`gravfm.sim.memory_image`), from the stores alone."""
-    from ..sim.memory_image import slot_bits_of
+    word = config.pe.memory_word_bytes
+
+    def pe_bytes(length, per_word):
+        return -(-length.size * INDEX_ENTRY_BYTES // word) * word + int((-(-length // per_word)).sum()) * word
+    return _per_fpga(stores, config, pe_bytes)
+
+
+def _per_fpga(stores, config, per_pe):
+    """``per_pe(list lengths, edges per word)`` summed over each FPGA's PEs."""
     from ..hw.arch import architecture
+    from ..sim.memory_image import slot_bits_of
 
     layouts = architecture(config.arch).layouts(config.algorithm, config)
-    word = config.pe.memory_word_bytes
     per_word = config.pe.memory_word_bits // slot_bits_of(layouts.edge_word.size)
     p = config.pes_per_fpga
-    sizes = []
-    for f in range(config.fpgas):
-        total = 0
-        for g in range(f * p, (f + 1) * p):
-            length = stores[g].length
-            total += -(-length.size * INDEX_ENTRY_BYTES // word) * word
-            total += int((-(-length // per_word)).sum()) * word
-        sizes.append(total)
-    return tuple(sizes)
+    return tuple(sum(per_pe(stores[g].length, per_word) for g in range(f * p, (f + 1) * p))
+                 for f in range(config.fpgas))
 
 
 def check_memory_fit(plan, platform):
@@ -132,23 +133,12 @@ def memory_load(load_plan, platform, overrides=None, *, seed=1):
 
 def words_per_pass(stores, config):
     """Memory words one superstep reads when every vertex is active, per FPGA: for each
-    non-empty list its index word and its list words (the off-chip scatter unit's requests).
+    non-empty list its index word and its list words (the off-chip scatter unit's reads).
 
     The access model of this implementation, from the graph's layout (a prediction, not a
     measurement); with the traversed edges of the same pass it gives L_mem for this layout.
     """
-    from ..hw.arch import architecture
-    from ..sim.memory_image import slot_bits_of
-
-    layouts = architecture(config.arch).layouts(config.algorithm, config)
-    per_word = config.pe.memory_word_bits // slot_bits_of(layouts.edge_word.size)
-    p = config.pes_per_fpga
-    words = []
-    for f in range(config.fpgas):
-        total = 0
-        for g in range(f * p, (f + 1) * p):
-            length = stores[g].length
-            listed = length[length > 0]
-            total += int(listed.size + (-(-listed // per_word)).sum())
-        words.append(total)
-    return tuple(words)
+    def pe_words(length, per_word):
+        listed = length[length > 0]
+        return int(listed.size + (-(-listed // per_word)).sum())
+    return _per_fpga(stores, config, pe_words)
