@@ -57,7 +57,7 @@ def measure(args, platform, kind, degree, fpgas, log):
     prepared = prepare(PAGERANK, spec)
     graph = prepared.graph
     hardware, words = layout_point(prepared, platform, fpgas, args.pes)
-    f_clk, cpe = platform.fpga.f_clk_hz, platform.cpe_for("pagerank")
+    f_clk, (cpe, _) = platform.fpga.f_clk_hz, platform.cpe_for("pagerank")
     l_pe = fpgas * args.pes * f_clk / cpe
     edges_per_pass = graph.num_edges                      # every vertex sends on every out-edge
     bytes_per_edge = max(words) * fpgas * 16 / edges_per_pass   # the busiest FPGA sets the pace
