@@ -87,3 +87,11 @@ def test_more_threads_than_fpgas_is_refused(build_cache):
     backend = VerilatorBackend(cache_dir=build_cache, threads=3)
     with pytest.raises(ConfigError, match="threads=3: more threads than the system's 2 FPGAs"):
         run(RunOptions(edge_memory="onchip", algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, backend=backend))
+
+
+def test_threads_with_the_amaranth_backend_are_refused_not_ignored(capsys):
+    from conftest import cli_error
+
+    line = cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--backend", "amaranth", "--threads", "2",
+                     "--edge-memory", "onchip")
+    assert "--threads" in line and "Amaranth simulator" in line

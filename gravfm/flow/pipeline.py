@@ -36,6 +36,9 @@ def run(options, *, log=None, on_progress=None):
     # the platform's size, the graph and parameters, the fit in the platform's memory.
     algorithm = resolve_algorithm(options.algorithm)
     check_backend(algorithm, options.backend)
+    backend = options.backend if not isinstance(options.backend, str) else make_backend(
+        options.backend, cache_dir=options.cache_dir, max_cycles=options.max_cycles,
+        watchdog_cycles=options.watchdog_cycles, threads=options.threads)
     platform = load_platform(options.platform)
     platform.check_system(options.fpgas, options.pes)
     prepared = prepare(algorithm, options.graph, params=options.algorithm_params,
@@ -58,9 +61,6 @@ def run(options, *, log=None, on_progress=None):
     writes = load(prepared, hardware, top)
     if offchip:
         writes = replace(writes, memory=memory_load(writes, platform, options.memory))
-    backend = options.backend if not isinstance(options.backend, str) else make_backend(
-        options.backend, cache_dir=options.cache_dir, max_cycles=options.max_cycles,
-        watchdog_cycles=options.watchdog_cycles, threads=options.threads)
     readback = simulate(top, writes, backend, log=log, on_progress=on_progress,
                         total_messages=prepared.reference_messages)
     log(f"simulated {readback.cycles:,} cycles in {readback.run_s:.2f} s ({readback.status})")

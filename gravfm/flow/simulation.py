@@ -39,14 +39,23 @@ def check_backend(algorithm, backend):
                           f"has the Verilog {', '.join(verilog)}; use --backend {VERILOG_BACKENDS[0]}")
 
 
+#: Options a back-end may not take, and what to say when they were asked of it.
+_REFUSED = {"threads": "--threads: the Amaranth simulator runs a system as one design in one thread "
+                       "(threads are the compiled simulator's)"}
+
+
 def make_backend(name, **options):
-    """The back-end called ``name``, made with ``options`` (those it does not take are dropped:
-    the Amaranth simulator has no build cache and no watchdog)."""
+    """The back-end called ``name``, made with ``options``. Those it does not take are dropped
+    when they are defaults or do not change a result (the Amaranth simulator has no build cache
+    and no watchdog), refused when asked for explicitly and they would change how it runs."""
     if name not in BACKENDS:
         raise ConfigError(f"unknown backend {name!r} (known: {', '.join(BACKENDS)})")
     module, cls = BACKENDS[name].split(":")
     backend = getattr(importlib.import_module(module), cls)
     taken = backend.__dataclass_fields__
+    for key, why in _REFUSED.items():
+        if options.get(key) is not None and key not in taken:
+            raise ConfigError(why)
     return backend(**{key: value for key, value in options.items() if key in taken})
 
 
