@@ -244,6 +244,8 @@ def test_malformed_functions_get_one_line(apply, gather, message):
         run_supersteps(tiny_graph("undirected_path"), initial={"label": np.arange(6)}, apply=apply,
                        gather=gather or (lambda i: {}), max_supersteps=50)
     assert message in str(error.value) and "\n" not in str(error.value)
+    if "max_supersteps" not in message:  # at the user's line, as errors in user code are
+        assert str(error.value).startswith(f"{__file__}:")
 
 
 def test_a_misspelt_field_names_the_fields():

@@ -70,3 +70,12 @@ def test_widest_path_verifies_on_several_systems(fpgas, pes, graph):
     graph = random_graph(30, 70, 2, name="random") if graph == "random" else graph
     report = check_run(run_flow(algorithm, graph, fpgas=fpgas, pes=pes, params={"root": 1}))
     assert len(set(report.readback.state["width"].tolist())) > 2  # not a trivial answer
+
+
+def test_widest_path_declares_its_gathers_measured_latency():
+    from gravfm.flow import plan, prepare
+    from gravfm.flow.elaboration import check_kernels
+
+    verdicts = check_kernels(plan(prepare(load_example(WIDEST, "WIDEST_PATH"), "tiny:grid"), pes=2).config)
+    gather = verdicts["gather"]
+    assert (gather.declared, gather.latency, gather.warnings) == (2, 2, ())

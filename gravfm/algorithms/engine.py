@@ -36,7 +36,7 @@ import itertools
 import numpy as np
 
 from ..errors import ConfigError
-from .engine_inputs import (ApplyInput, Fields, GatherInput, ScatterInput, columns, function_name,
+from .engine_inputs import (ApplyInput, Fields, GatherInput, ScatterInput, columns, described,
                             read_only)
 
 __all__ = ["run_supersteps", "state_check", "Fields", "ApplyInput", "ScatterInput", "GatherInput",
@@ -161,7 +161,7 @@ def _first_round(initially_active, n):
 
 def _apply_round(apply, state, applied, r, dtypes):
     """Run apply on ``applied``; write its state back; return the senders and their updates."""
-    name = f"apply ({function_name(apply)})"
+    name = described("apply", apply)
     i = ApplyInput(nodeid=read_only(applied), round=r,
                    state=Fields({field: read_only(values[applied]) for field, values in state.items()}))
     result = apply(i)
@@ -193,7 +193,7 @@ def _scatter_round(scatter, graph, senders, update, edges, r):
                      edge=Fields({field: read_only(values[edge_index]) for field, values in edges.items()}),
                      edge_index=read_only(edge_index), round=r)
     message = dict(i.update) if scatter is None else scatter(i)
-    name = "scatter (default: the update)" if scatter is None else f"scatter ({function_name(scatter)})"
+    name = "scatter (default: the update)" if scatter is None else described("scatter", scatter)
     message = columns(f"{name} message", message, edge_index.size)
     return i.sender, i.neighbor, message
 
@@ -203,7 +203,7 @@ def _gather_round(gather, state, inbox, r, n, dtypes):
     sender, neighbor, message = inbox
     i = GatherInput(nodeid=neighbor, sender=sender, message=Fields(message), round=r, num_vertices=n,
                     state=Fields({field: read_only(values) for field, values in state.items()}))
-    result = columns(f"gather ({function_name(gather)})", gather(i), n, allowed=list(state), dtypes=dtypes)
+    result = columns(described("gather", gather), gather(i), n, allowed=list(state), dtypes=dtypes)
     gathered = dict(state)
     gathered.update({field: np.array(values, dtype=dtypes[field]) for field, values in result.items()})
     return gathered

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ConfigError
 
-__all__ = ["Fields", "ApplyInput", "ScatterInput", "GatherInput", "REDUCTIONS", "columns", "function_name"]
+__all__ = ["Fields", "ApplyInput", "ScatterInput", "GatherInput", "REDUCTIONS", "columns", "described"]
 
 #: Reductions :meth:`GatherInput.reduce` knows by name (any binary numpy ufunc works too).
 REDUCTIONS = {"min": np.minimum, "max": np.maximum, "sum": np.add}
@@ -196,9 +196,13 @@ def _identity(ufunc, dtype):
     return ufunc.identity
 
 
-def function_name(function):
-    """How a user's function is named in an error: its qualified name."""
-    return getattr(function, "__qualname__", None) or repr(function)
+def described(kind, function):
+    """How a user's ``kind`` function is named in an error: ``FILE:LINE: kind (name)``, as
+    :func:`gravfm.algorithms.loading.user_code_error` names a line of the user's code."""
+    name = getattr(function, "__qualname__", None) or repr(function)
+    code = getattr(function, "__code__", None)
+    where = f"{code.co_filename}:{code.co_firstlineno}: " if code is not None else ""
+    return f"{where}{kind} ({name})"
 
 
 def columns(what, result, rows, *, allowed=None, dtypes=None):

@@ -97,8 +97,10 @@ def check_partition_independence(algorithm, graph=None, *, params=None, backend=
         Bad input, or a kernel that breaks the kernel contract (before any simulation).
     """
     from ..flow import prepare
+    from ..flow.simulation import check_backend
 
     prepared = prepare(algorithm, probe_graph() if graph is None else graph, params=params)
+    check_backend(prepared.algorithm, backend)  # Verilog kernels need Verilator
     name = prepared.algorithm.name
     (one_label, one), (two_label, two) = reordering_partitions(prepared.graph.num_vertices)
     one_ok, one_detail = _run(prepared, one, backend, hardware)
