@@ -184,8 +184,10 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
     prepared : gravfm.flow.Prepared
     fpgas, pes : int
         FPGAs and PEs per FPGA.
-    partition : str
-        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``).
+    partition : str or gravfm.partition.Partition
+        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``), or a
+        partition of the prepared graph over ``fpgas`` x ``pes`` PEs (e.g. to choose the order
+        of the hardware ids, :func:`gravfm.algorithms.check_partition_independence`).
     arch : {"gravfm", "gravf"}
     local_bits, edges_per_pe : int, optional
         Capacities of a PE (checked against the graph); by default :func:`graph_capacities`.
@@ -202,9 +204,17 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
     -------
     Plan
     """
+    from ..partition import Partition
     from ..partition import partition as make_partition
 
-    parts = make_partition(prepared.graph, fpgas, pes, partition)
+    if isinstance(partition, Partition):
+        parts = partition
+        if (parts.fpgas, parts.pes_per_fpga, parts.num_vertices) != (fpgas, pes, prepared.graph.num_vertices):
+            raise ConfigError(f"the partition places {parts.num_vertices} vertices on {parts.fpgas} x "
+                              f"{parts.pes_per_fpga} PEs, but the run has {prepared.graph.num_vertices} "
+                              f"on {fpgas} x {pes}")
+    else:
+        parts = make_partition(prepared.graph, fpgas, pes, partition)
     offchip = bool(edge_memory) and edge_memory.get("edge_memory") == "offchip"
     bits, edges, stores = graph_capacities(prepared.graph, parts, arch=arch, local_bits=local_bits,
                                            edges_per_pe=edges_per_pe, offchip=offchip)

@@ -19,7 +19,8 @@ symmetrizing for WCC) is the caller's business.
 from .components import wcc, wcc_components
 from .paths import sssp
 from .ranks import pagerank
-from .results import BfsResult, PageRankResult, RootedResult, SsspResult, SuperstepCounts, WccResult
+from .results import (BfsResult, PageRankResult, RootedResult, SsspResult, SuperstepCounts, SuperstepResult,
+                      WccResult)
 from .traversal import bfs, bfs_levels, check_bfs_parent
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "BfsResult",
     "PageRankResult",
     "SsspResult",
+    "SuperstepResult",
     "wcc",
     "wcc_components",
     "bfs",

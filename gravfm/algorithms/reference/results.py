@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SuperstepCounts", "RootedResult", "WccResult", "BfsResult", "PageRankResult", "SsspResult"]
+__all__ = ["SuperstepCounts", "RootedResult", "WccResult", "BfsResult", "PageRankResult", "SsspResult",
+           "SuperstepResult"]
 
 
 @dataclass(frozen=True)
@@ -120,3 +121,17 @@ class SsspResult(RootedResult):
     """
 
     distance: np.ndarray
+
+
+@dataclass(frozen=True)
+class SuperstepResult(SuperstepCounts):
+    """Result of :func:`gravfm.algorithms.engine.run_supersteps`: the counts and the final state.
+
+    Attributes
+    ----------
+    state : gravfm.algorithms.engine.Fields
+        Final vertex state, ``{field: np.ndarray[num_vertices]}`` (also ``state.field``), each
+        field in the dtype of its initial array.
+    """
+
+    state: object
