@@ -21,17 +21,27 @@ from gravfm.flow import RunOptions, run
 from gravfm.provenance import arguments, write_results
 
 
+def hub(spec):
+    """The vertex of most out-edges: a BFS root inside the graph's giant component (an RMAT
+    graph's vertex 0 may have no edge at all)."""
+    import numpy as np
+    from gravfm.graph import load_graph
+
+    return int(np.argmax(load_graph(spec).out_degree()))
+
+
 def measure(args, algorithm, scale):
     spec = f"rmat:scale={scale},ef={args.edge_factor},seed=1"
     started = time.time()
-    root = 0 if algorithm == "bfs" else None
+    root = hub(spec) if algorithm == "bfs" else None
     report = run(RunOptions(algorithm=algorithm, graph=spec, fpgas=args.fpgas, pes=args.pes, root=root,
                             cache_dir=args.cache, edge_memory="offchip", threads=args.threads,
                             watchdog_cycles=1 << 22),
                  log=lambda line: print("  " + line, flush=True))
     wall = time.time() - started
     return {
-        "algorithm": algorithm, "graph": {"spec": spec, "vertices": report.vertices, "edges": report.edges},
+        "algorithm": algorithm, "params": dict(report.params),
+        "graph": {"spec": spec, "vertices": report.vertices, "edges": report.edges},
         "fpgas": args.fpgas, "pes_per_fpga": args.pes,
         "measured": {"kind": "measured (Verilator simulation)", "verified": report.verified,
                      "status": report.status, "supersteps": report.supersteps, "cycles": report.cycles,

@@ -159,16 +159,33 @@ public:
         }
     }
 
-    void write(uint32_t pe, uint32_t mem, uint32_t addr, const uint32_t* data) {
+    // A host write lands in the cycle it is offered. Each FPGA of a system has a host link of its
+    // own, so one cycle carries a write to every FPGA that has one (see load_file).
+    void offer_write(uint32_t pe, uint32_t mem, uint32_t addr, const uint32_t* data) {
         TOP_CLASS* top = fpga_of(pe);
         top->host_wr_en = 1;
         top->host_wr_pe = pe % pes_per_fpga_;
         top->host_wr_mem = mem;
         top->host_wr_addr = addr;
         gravfm_set_wr_data(top, data);
-        tick();
-        top->host_wr_en = 0;
     }
+
+    void write_cycle() {
+        tick();
+        for (auto& top : tops_) top->host_wr_en = 0;
+    }
+
+    // Cycles of the link models alone, with nothing in flight: the FPGAs load side by side in
+    // fewer cycles than one host bus would take, and the links' pseudo-random stalls must start
+    // the run where the serial load (the monolithic model's) leaves them.
+    void idle_links(uint64_t cycles) {
+        const uint32_t zero[LINK_WORDS] = {};
+        for (Link& link : links_)
+            for (uint64_t k = 0; k < cycles; ++k) link.model->clock(false, zero, true, false);
+    }
+
+    unsigned fpga_count() const { return static_cast<unsigned>(tops_.size()); }
+    unsigned fpga_index(uint32_t pe) const { return tops_.size() == 1 ? 0 : pe / pes_per_fpga_; }
 
     // The read data is valid HOST_READ_LATENCY cycles after the address (registered read path),
     // so a read costs that many clock cycles; the design keeps running meanwhile (reads never
@@ -357,13 +374,31 @@ void load(Harness& harness, const char* path) {
     if (data_words != DATA_WORDS)
         fail(std::string(path) + ": data words " + std::to_string(data_words) +
              " do not match this build's " + std::to_string(DATA_WORDS));
-    std::vector<uint32_t> record(3 + DATA_WORDS);
+    // Each FPGA's writes in file order; the FPGAs load side by side, one write each per cycle
+    // (nothing runs before start, so only the order within an FPGA matters).
+    const size_t words = 3 + DATA_WORDS;
+    std::vector<std::vector<uint32_t>> per_fpga(harness.fpga_count());
+    std::vector<uint32_t> record(words);
     for (uint64_t i = 0; i < records; ++i) {
-        if (std::fread(record.data(), 4, record.size(), file) != record.size())
+        if (std::fread(record.data(), 4, words, file) != words)
             fail(std::string(path) + ": truncated at record " + std::to_string(i));
-        harness.write(record[0], record[1], record[2], record.data() + 3);
+        const unsigned f = harness.fpga_index(record[0]);
+        if (f >= per_fpga.size()) fail("host write to PE " + std::to_string(record[0]) + ", beyond the system's FPGAs");
+        per_fpga[f].insert(per_fpga[f].end(), record.begin(), record.end());
     }
     std::fclose(file);
+    uint64_t cycles = 0;
+    for (size_t at = 0;; at += words, ++cycles) {
+        bool any = false;
+        for (const auto& writes : per_fpga) {
+            if (at >= writes.size()) continue;
+            harness.offer_write(writes[at], writes[at + 1], writes[at + 2], writes.data() + at + 3);
+            any = true;
+        }
+        if (!any) break;
+        harness.write_cycle();
+    }
+    harness.idle_links(records - cycles);
 }
 
 // The text files (PLAN, SYSTEM): items "KEYWORD NUMBERS...", one per line. on_item(kind, where)
