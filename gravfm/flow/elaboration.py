@@ -55,7 +55,7 @@ def check_kernels(config):
         raise located
 
 
-def elaborate(plan, *, platform=None, link=None, use_filter=True):
+def elaborate(plan, *, platform=None, link=None, use_filter=True, link_options=None):
     """The top for ``plan.config`` (:func:`gravfm.hw.multi.build_system`), after
     :func:`check_kernels`.
 
@@ -69,8 +69,10 @@ def elaborate(plan, *, platform=None, link=None, use_filter=True):
         Explicit link parameters (override the platform's; without either, ideal links).
     use_filter : bool
         GraVF-M on several FPGAs: the neighbor filter in front of each link.
+    link_options : dict, optional
+        Link parameters that replace those of ``link`` or the platform's (``RunOptions.link_options``).
     """
     from ..hw.multi import build_system
 
     check_kernels(plan.config)
-    return build_system(plan.config, platform=platform, link=link, use_filter=use_filter)
+    return build_system(plan.config, platform=platform, link=link, use_filter=use_filter, link_options=link_options)

@@ -73,6 +73,10 @@ class RunOptions:
         Several FPGAs: the simulated links (default: the platform's).
     use_filter : bool
         Several FPGAs (GraVF-M): the neighbor filter in front of each link.
+    link_options : dict
+        Several FPGAs: :class:`~gravfm.hw.link.LinkConfig` fields that replace those of ``link``
+        (or of the platform's links): bandwidth, latency, FIFO depth, reordering, stalls, faults,
+        dead links, the link check (``gravfm run --link-*``).
     """
 
     algorithm: object
@@ -97,6 +101,7 @@ class RunOptions:
     graph_options: dict = field(default_factory=dict)
     link: object = None
     use_filter: bool = True
+    link_options: dict = field(default_factory=dict)
 
     def __post_init__(self):
         from .planning import HARDWARE_OPTIONS
@@ -128,6 +133,25 @@ class RunOptions:
         unknown = sorted(set(self.hardware) - set(HARDWARE_OPTIONS))
         if unknown:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
+        self._check_link_options()
+
+    def _check_link_options(self):
+        """Link options that make no link, or no sense, refused before any work."""
+        import dataclasses
+
+        from ..hw.link.config import LinkConfig
+
+        if not self.link_options:
+            return
+        if self.fpgas == 1:
+            raise ConfigError(f"link options ({', '.join(sorted(self.link_options))}) need several FPGAs (--fpgas 2 "
+                              f"or more)")
+        known = {f.name for f in dataclasses.fields(LinkConfig)}
+        unknown = sorted(set(self.link_options) - known)
+        if unknown:
+            raise ConfigError(f"unknown link option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        link = LinkConfig(**self.link_options) if self.link is None else dataclasses.replace(self.link, **self.link_options)
+        link.check_fpgas(self.fpgas)
 
     @property
     def algorithm_params(self):

@@ -45,7 +45,8 @@ def run(options, *, log=None, on_progress=None):
                     **options.hardware)
     check_fit(platform, model_params(algorithm, vertexid_bits=hardware.config.vertexid_bits),
               graph.num_vertices, hardware.config.fpgas)
-    top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter)
+    top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter,
+                    link_options=options.link_options)
     writes = load(prepared, hardware, top)
     backend = options.backend if not isinstance(options.backend, str) else make_backend(
         options.backend, cache_dir=options.cache_dir, max_cycles=options.max_cycles,

@@ -15,6 +15,7 @@ from .algorithm_params import (
     model_params,
     params_for_algorithm,
     params_from_layouts,
+    with_link_overhead,
 )
 from .limits import (
     fpgas_needed,
@@ -76,4 +77,5 @@ __all__ = [
     "predict_supersteps",
     "superstep_latency_cycles",
     "sweep",
+    "with_link_overhead",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "model_params",
     "params_for_algorithm",
     "params_from_layouts",
+    "with_link_overhead",
 ]
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "algorithm_params.toml"
@@ -174,3 +175,11 @@ def model_params(algorithm, *, vertexid_bits):
     if algorithm.name in _load_defaults():
         return algorithm_params(algorithm.name)
     return params_for_algorithm(algorithm, vertexid_bits=vertexid_bits)
+
+
+def with_link_overhead(params, bits):
+    """``params`` with ``bits`` more in ``m_update`` and ``m_message``: what the link check's frame
+    adds to every item on a link (sequence number, CRC, acknowledgement; ``LinkCheck.overhead_bits``)."""
+    if bits == 0:
+        return params
+    return dataclasses.replace(params, m_update=params.m_update + bits, m_message=params.m_message + bits)
