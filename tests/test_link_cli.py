@@ -90,3 +90,13 @@ def test_retransmission_from_the_command_line(capsys, tmp_path, build_cache):
     model = figures["model"]["detail"]
     plain = predict("ac510x4", algorithm_params("wcc"), model["vertices"], model["edges"], fpgas=2, pes=1)
     assert model["limits_mteps"]["L_if"] == pytest.approx(plain.limits["L_if"] / 1e6 * 64 / (64 + 26))
+
+
+@pytest.mark.parametrize("mode, added", [("off", 0), ("detect", 17), ("retransmit", 30)])
+def test_the_model_counts_the_frame_bits(capsys, mode, added):
+    """``gravfm model --link-check``: m_update + the frame's bits on the platform's links (4 FPGAs:
+    a 512-frame window, so 10 sequence bits, with retransmission)."""
+    capsys.readouterr()
+    assert main(["model", "--algorithm", "wcc", "--vertices", "65536", "--edges", "2097152", "--fpgas", "4",
+                 "--pes", "9", "--link-check", mode]) == 0
+    assert f"m_update {64 + added}, m_message {96 + added}," in capsys.readouterr().out

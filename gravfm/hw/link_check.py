@@ -16,10 +16,15 @@ Modes (``LinkConfig.check``, ``gravfm run --link-check``):
   receiver that sees a corrupt or out-of-sequence frame asks for a replay (NAK) from the oldest
   unacknowledged frame. Only a dead link stops the run.
 
-A frame is ``{body, seq, control, crc}`` in detect mode and ``{body, seq, ack, control, nak, crc}``
+A frame is ``{body, seq, control, crc}`` in detect mode and ``{body, seq, control, ack, nak, crc}``
 with retransmission; ``body`` is the link word (:func:`gravfm.hw.link.link_word_layout`), zero in
-a control frame (heartbeat, acknowledgement, NAK), whose ``seq`` is the sender's next sequence
-number (so a lost last frame shows as a gap).
+a control frame (heartbeat, acknowledgement, NAK). In detect mode a control frame takes the next
+sequence number like a data frame (losing a heartbeat is a fault too); with retransmission it
+shows the sender's next sequence number without taking it (it is never replayed), so a lost last
+frame shows as a gap either way.
+
+A receiver whose FPGA has detected termination latches no more errors: nothing it receives can
+change that FPGA's result, and the run's other receivers judge what their FPGAs still need.
 """
 
 import functools

@@ -7,7 +7,8 @@ passes on, in order, the link words of the good frames that carry the next seque
   frame lost), behind it (a duplicate), a silence longer than the peer's heartbeat allows (a
   dead link), or a round whose barrier counts fewer updates than arrived (reported by the
   :class:`~gravfm.hw.link.LinkReceiver`), latches the error word
-  (:func:`gravfm.hw.link_check.error_word`): the run stops.
+  (:func:`gravfm.hw.link_check.error_word`): the run stops. Control frames are numbered like
+  data frames, so any fault on the link is one.
 * ``retransmit``: the receiver takes every frame at once into a buffer of the sender's window
   (so the link never waits for this FPGA, and acknowledgements never queue behind data),
   acknowledges the frames its :class:`~gravfm.hw.link.LinkReceiver` took, drops bad and
@@ -87,6 +88,8 @@ class CheckedReceiver(wiring.Component):
         behind = distance >= 1 << (bits - 1)
         arrived = self.i.valid & ~self.failed
         in_sequence = arrived & good & ~frame.control & (distance == 0)
+        # In detect mode control frames are numbered too, so that losing one is a fault as well.
+        counted = in_sequence | (arrived & good & frame.control & (distance == 0) if not check.retransmit else 0)
         m.d.comb += self.failed.eq(self.error[:ERROR_FIELDS["kind"][1]] != 0)
 
         def latch(kind, received=frame.seq):
@@ -95,8 +98,13 @@ class CheckedReceiver(wiring.Component):
 
         taken, overflow = self._deliver(m, in_sequence, frame)
         with m.If(taken):
-            m.d.sync += [expected.eq(expected + 1), ordinal.eq(ordinal + 1)]
-        with m.If(arrived & ~in_sequence & (~good | ~frame.control) & ~self.frozen):
+            m.d.sync += ordinal.eq(ordinal + 1)
+        with m.If(taken | (counted & ~in_sequence)):
+            m.d.sync += expected.eq(expected + 1)
+        # Dropped: a frame not counted, but for a good control frame with retransmission (which
+        # shows the sender's next number only).
+        dropped = arrived & ~counted & ((~good | ~frame.control) if check.retransmit else 1)
+        with m.If(dropped & ~self.frozen):
             m.d.sync += self.discarded.eq(self.discarded + 1)
         if check.retransmit:
             self._request_replays(m, arrived, in_sequence, good, ahead, behind, frame)

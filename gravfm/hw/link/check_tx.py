@@ -2,8 +2,9 @@
 
 :class:`CheckedSender` sits between a :class:`~gravfm.hw.link.LinkSender` and the link. Each link
 word leaves as a frame with the next sequence number and a CRC; a sender that sent nothing for
-``heartbeat_cycles`` sends a control frame whose sequence number is the next one, so that a
-receiver notices a lost last frame, and a silent link is a dead one. With retransmission it
+``heartbeat_cycles`` sends a control frame with the next sequence number (in detect mode it
+takes that number, with retransmission it only shows it), so that a receiver notices a lost last
+frame, and a silent link is a dead one. With retransmission it
 also keeps the frames not yet acknowledged in a replay buffer (its window), carries the
 acknowledgement and NAK of the opposite direction (from the
 :class:`~gravfm.hw.link.check_rx.CheckedReceiver` beside it), and on a NAK from the peer sends
@@ -93,7 +94,7 @@ class CheckedSender(wiring.Component):
                 frame.control.eq(~self.i.valid),
                 self.i.ready.eq(self.o.ready),
             ]
-            with m.If(fire & self.i.valid):
+            with m.If(fire):   # a heartbeat takes a number too: its loss is a fault as well
                 m.d.sync += next_seq.eq(next_seq + 1)
         m.d.comb += self.o.payload.crc.eq(frame_crc(self.o.payload))
         return m
