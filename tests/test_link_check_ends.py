@@ -132,7 +132,8 @@ def test_frame_costs():
     assert frame_layout(WORD, retransmit).size == WORD.size + retransmit.overhead_bits
     platform = LinkCheck.plan("retransmit", latency_cycles=300, bits_per_cycle=89.3, fifo_depth=316,
                               stall_probability=0.0, item_bits=65)
-    assert platform.replay_depth == 512 and platform.silence_cycles < 1000
+    # A round trip of 300-cycle links at 0.92 frames per cycle: 1024 frames, 11 sequence bits.
+    assert (platform.replay_depth, platform.seq_bits) == (1024, 11) and platform.silence_cycles < 1000
 
 
 def test_error_word_round_trip():

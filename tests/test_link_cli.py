@@ -92,10 +92,10 @@ def test_retransmission_from_the_command_line(capsys, tmp_path, build_cache):
     assert model["limits_mteps"]["L_if"] == pytest.approx(plain.limits["L_if"] / 1e6 * 64 / (64 + 26))
 
 
-@pytest.mark.parametrize("mode, added", [("off", 0), ("detect", 17), ("retransmit", 30)])
+@pytest.mark.parametrize("mode, added", [("off", 0), ("detect", 17), ("retransmit", 32)])
 def test_the_model_counts_the_frame_bits(capsys, mode, added):
     """``gravfm model --link-check``: m_update + the frame's bits on the platform's links (4 FPGAs:
-    a 512-frame window, so 10 sequence bits, with retransmission)."""
+    a 1024-frame window, so 11 sequence bits, with retransmission)."""
     capsys.readouterr()
     assert main(["model", "--algorithm", "wcc", "--vertices", "65536", "--edges", "2097152", "--fpgas", "4",
                  "--pes", "9", "--link-check", mode]) == 0

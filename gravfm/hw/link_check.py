@@ -152,9 +152,12 @@ class LinkCheck:
             raise ConfigError(f"the replay depth must be a power of two in 4..32768, with the retransmit "
                               f"link check, not {replay_depth!r}")
 
-        def cycles_per_frame(seq_bits):
-            overhead = seq_bits + 1 + CRC_BITS + (seq_bits + 1 if mode == "retransmit" else 0)
-            return 1 if bits_per_cycle is None else max(1, math.ceil((item_bits + overhead) / bits_per_cycle))
+        def frames_per_cycle(seq_bits):
+            frame = item_bits + seq_bits + 1 + CRC_BITS + (seq_bits + 1 if mode == "retransmit" else 0)
+            return 1 if bits_per_cycle is None else min(1, bits_per_cycle / frame)
+
+        def cycles_per_frame(seq_bits):   # the slowest a frame can go: credit comes in whole cycles
+            return math.ceil(1 / frames_per_cycle(seq_bits))
 
         slow = 1 / (1 - stall_probability)
         depth, seq_bits = 0, DETECT_SEQ_BITS
@@ -162,7 +165,7 @@ class LinkCheck:
             depth = replay_depth
             if depth is None:   # a round trip's frames at full rate (the frame's size from a first guess)
                 round_trip = 2 * (latency_cycles + 8) + 32
-                depth = max(16, _next_power_of_two(round_trip / cycles_per_frame(11) + 16))
+                depth = max(16, _next_power_of_two(round_trip * frames_per_cycle(11) + 16))
             seq_bits = depth.bit_length()   # 2 * depth sequence numbers: ahead and behind tell apart
         per_frame = cycles_per_frame(seq_bits)
         heartbeat = max(32, 4 * per_frame)

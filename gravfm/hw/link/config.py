@@ -168,7 +168,9 @@ class LinkConfig:
         """The link of ``platform`` when ``fpgas`` FPGAs all talk to each other.
 
         One FPGA sends ``send_gib_s_by_peers[fpgas-2]`` in total, shared by its ``fpgas-1``
-        outgoing links; each link gets an equal share, converted to bits per ``f_clk`` cycle.
+        outgoing links; each link gets an equal share, converted to bits per ``f_clk`` cycle. The
+        FIFO holds the latency's items plus 16 (``overrides`` replace any field; the FIFO follows
+        an overridden latency unless given too).
 
         Raises
         ------
