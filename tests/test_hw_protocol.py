@@ -23,7 +23,8 @@ def test_cpp_header_carries_the_python_values(tmp_path):
     names = {f"HOST_MEM_{k}": v for k, v in vars(protocol.HostMem).items() if k.isupper()}
     names |= {f"HOST_READ_{k}": v for k, v in vars(protocol.HostReadMem).items() if k.isupper()}
     names |= {"HOST_READ_LATENCY": protocol.HOST_READ_LATENCY, "COUNTER_COUNT": len(protocol.COUNTER_NAMES),
-              "LINK_COUNTER_COUNT": len(protocol.LINK_COUNTER_NAMES)}
+              "LINK_COUNTER_COUNT": len(protocol.LINK_COUNTER_NAMES),
+              "LINK_MODEL_COUNTER_COUNT": len(protocol.LINK_MODEL_COUNTER_NAMES)}
     prints = "\n".join(f'    std::printf("{name} %d\\n", (int){name});' for name in names)
     (tmp_path / "main.cpp").write_text(
         '#include <cstdio>\n#include "gravfm_protocol.h"\nint main() {\n'

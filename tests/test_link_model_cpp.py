@@ -36,17 +36,27 @@ ZERO_MIX_SEED = -pow(0x9E37, -1, 1 << 16) % (1 << 16)
 
 @dataclass(frozen=True)
 class Case:
-    """One link of the bench: its configuration, item bits, payload width, seed and time width."""
+    """One link of the bench: its configuration, item bits, payload width, seed, time width and
+    the cycles after which it dies (None: never)."""
 
     config: LinkConfig
     item_bits: int = 40
     payload_bits: int = 33
     seed: int = 65
     time_bits: int | None = None
+    dead_after: int | None = None
 
     @property
     def params(self):
-        return link_params(self.config, item_bits=self.item_bits, seed=self.seed, time_bits=self.time_bits)
+        return link_params(self.config, item_bits=self.item_bits, seed=self.seed, time_bits=self.time_bits,
+                           payload_bits=self.payload_bits, dead_after=self.dead_after)
+
+    @property
+    def faults(self):
+        """The fault counters this link must move: ``{name: whether it must}``."""
+        drop, duplicate, flip = self.config.fault_thresholds
+        return {"dropped": bool(drop) or self.dead_after is not None, "duplicated": bool(duplicate),
+                "flipped": bool(flip)}
 
 
 #: In the default suite: one of each kind of behaviour.
@@ -62,6 +72,9 @@ QUICK = (
     Case(LinkConfig(latency_cycles=300, fifo_depth=316, reorder_window=4, stall_probability=0.3),
          time_bits=10, seed=9),
     Case(LinkConfig(latency_cycles=7, stall_probability=0.3), payload_bits=9, seed=18),
+    Case(LinkConfig(drop_rate=0.02, duplicate_rate=0.03, flip_rate=0.05, reorder_window=3, stall_probability=0.3,
+                    latency_cycles=5), payload_bits=70, seed=21),
+    Case(LinkConfig(flip_rate=0.1, bits_per_cycle=20.0), payload_bits=1, seed=22, dead_after=30_000),
 )
 
 #: The rest of the matrix (slow): every value of every dimension, in several combinations.
@@ -84,6 +97,13 @@ FULL = QUICK + (
          payload_bits=70, seed=16),
     Case(LinkConfig(latency_cycles=200, fifo_depth=16), time_bits=8, payload_bits=9, seed=17),
     Case(LinkConfig(seed=3), seed=3 * 64 + 1 * 4 + 2, payload_bits=70),
+    Case(LinkConfig(drop_rate=0.001, duplicate_rate=0.001, flip_rate=0.001), payload_bits=9, seed=23),
+    Case(LinkConfig(duplicate_rate=0.2, fifo_depth=1, latency_cycles=0), payload_bits=32, seed=24),
+    Case(LinkConfig(drop_rate=0.5, latency_cycles=300, fifo_depth=316, reorder_window=2), payload_bits=64, seed=25),
+    Case(LinkConfig(flip_rate=0.3, stall_probability=0.7), time_bits=10, payload_bits=33, seed=26),
+    Case(LinkConfig(latency_cycles=40, fifo_depth=48), dead_after=0, seed=27),
+    Case(LinkConfig(duplicate_rate=0.01, reorder_window=7, bits_per_cycle=5.3), payload_bits=70, seed=28,
+         dead_after=1000),
 )
 
 
@@ -109,25 +129,27 @@ class LinkBench(wiring.Component):
         for k, case in enumerate(cases):
             members.update({f"l{k}_i": In(stream.Signature(case.payload_bits)),
                             f"l{k}_o": Out(stream.Signature(case.payload_bits)),
-                            f"l{k}_items": Out(64), f"l{k}_link_bound": Out(64)})
+                            **{f"l{k}_{counter}": Out(64) for counter in COUNTERS}})
         super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
         for k, case in enumerate(self._cases):
             options = dict(shape=case.payload_bits, config=case.config, item_bits=case.item_bits,
-                           seed=case.seed)
+                           seed=case.seed, dead_after=case.dead_after)
             link = (LinkModel(**options) if case.time_bits is None
                     else NarrowTimeLinkModel(time_bits=case.time_bits, **options))
             m.submodules[f"link{k}"] = link
             wiring.connect(m, wiring.flipped(getattr(self, f"l{k}_i")), link.i)
             wiring.connect(m, link.o, wiring.flipped(getattr(self, f"l{k}_o")))
-            m.d.comb += [getattr(self, f"l{k}_items").eq(link.items),
-                         getattr(self, f"l{k}_link_bound").eq(link.link_bound)]
+            for counter in COUNTERS:
+                m.d.comb += getattr(self, f"l{k}_{counter}").eq(getattr(link, counter))
         return m
 
 
-PORTS = ("i__valid", "i__payload", "i__ready", "o__valid", "o__payload", "o__ready", "items", "link_bound")
+#: The LinkModel's counters, each compared every cycle.
+COUNTERS = ("items", "link_bound", "dropped", "duplicated", "flipped", "first_fault")
+PORTS = ("i__valid", "i__payload", "i__ready", "o__valid", "o__payload", "o__ready", *COUNTERS)
 
 
 def cpp_port(name):
@@ -143,9 +165,9 @@ def links_header(cases):
         port = {name: f"top->{cpp_port(f'l{k}_{name}')}" for name in PORTS}
         drive.append(f"    case {k}: {port['i__valid']} = valid; "
                      f"set_port({port['i__payload']}, payload, {words}); {port['o__ready']} = ready; break;")
+        counters = " ".join(f"s.{counter} = {port[counter]};" for counter in COUNTERS)
         sample.append(f"    case {k}: s.in_ready = {port['i__ready']}; s.out_valid = {port['o__valid']}; "
-                      f"s.items = {port['items']}; s.link_bound = {port['link_bound']}; "
-                      f"get_port({port['o__payload']}, s.payload.data(), {words}); break;")
+                      f"{counters} get_port({port['o__payload']}, s.payload.data(), {words}); break;")
     params = ",\n".join(f"    {case.params.cpp_initializer()}" for case in cases)
     newline = "\n"
     return f"""// Generated by tests/test_link_model_cpp.py.
@@ -206,14 +228,21 @@ def check_identical(cases, executable, cycles, seed):
     assert lines[-1] == f"OK {len(cases)} links, {cycles} cycles"
     for case, line in zip(cases, lines):
         stats, config = json.loads(line), case.config
-        assert stats["items"] > 50 and stats["delivered"] > 50, (case, stats)
+        assert stats["items"] > 50, (case, stats)
+        if case.dead_after == 0:   # dead from the start: takes everything, delivers nothing
+            assert stats["delivered"] == 0 and stats["dropped"] == stats["items"], (case, stats)
+            continue
+        assert stats["delivered"] > 50, (case, stats)
         assert stats["refused"] > 0, (case, stats)                    # back-pressure reached the input
         slower = config.bits_per_cycle is not None and config.bits_per_cycle < case.item_bits
         assert (stats["link_bound"] > 0) == slower, (case, stats)   # waited for credit
         # A depth-1 FIFO never delivers two items in consecutive cycles, so every block has one.
         reorders = config.reorder_window > 1 and config.fifo_depth > 1
-        assert (stats["out_of_order"] > 0) == reorders, (case, stats)
+        if not any(case.faults.values()):   # a lost item makes the next ones look overtaken
+            assert (stats["out_of_order"] > 0) == reorders, (case, stats)
         assert stats["max_in_flight"] >= config.fifo_depth, (case, stats)   # the FIFO was full
+        for counter, expected in case.faults.items():
+            assert (stats[counter] > 0) == expected, (case, counter, stats)
 
 
 def test_params_are_the_gateware_values():
@@ -222,18 +251,18 @@ def test_params_are_the_gateware_values():
         link = LinkModel(shape=8, config=LinkConfig(), item_bits=8, seed=seed)
         link._MustUse__silence = True  # built to read its seed, never elaborated
         assert mixed_seed(seed) == link._seed
-    params = link_params(LinkConfig(bits_per_cycle=5.3, stall_probability=0.3), item_bits=40, seed=1)
+    params = link_params(LinkConfig(bits_per_cycle=5.3, stall_probability=0.3), item_bits=40, seed=1, payload_bits=8)
     cost = 40 << link_config_module.FRACTION_BITS
     assert (params.rate_fixed, params.cost, params.credit_bits) == (1357, cost, cost.bit_length() + 2)
     assert (params.stall_threshold, params.time_bits) == (77, link_model_module.TIME_BITS)
-    unlimited = link_params(LinkConfig(), item_bits=40, seed=1)
+    unlimited = link_params(LinkConfig(), item_bits=40, seed=1, payload_bits=8)
     assert (unlimited.rate_fixed, unlimited.credit_bits) == (0, 0)
     assert params.cpp_initializer().startswith("{/*rate_fixed*/ 1357u, /*cost*/ 10240u, ")
     header = resources.files("gravfm.sim").joinpath("link_model.h").read_text()
     struct = re.search(r"struct LinkParams \{(.*?)\};", header, re.S).group(1)
     assert re.findall(r"uint32_t (\w+);", struct) == [field.name for field in fields(params)]
     with pytest.raises(TypeError, match="item_bits must be a positive integer, not 0"):
-        link_params(LinkConfig(), item_bits=0, seed=1)
+        link_params(LinkConfig(), item_bits=0, seed=1, payload_bits=8)
 
 
 @pytest.fixture(scope="module")

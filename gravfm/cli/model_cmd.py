@@ -34,6 +34,9 @@ def register(subparsers):
                         help="gravfm: update broadcast (default); gravf: unicast messages")
     parser.add_argument("--memory-model", choices=["simple", "granular"], default="simple",
                         help="memory limit: equation (2) (default) or worst-case access granularity")
+    parser.add_argument("--link-check", choices=["off", "detect", "retransmit"], default="off",
+                        help="count the link check's frame bits (sequence number, CRC, acknowledgement) in "
+                             "m_update and m_message, as gravfm run --link-check does (default off)")
     for name in ("m_vertex", "m_update", "m_message", "m_edge"):
         parser.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="BITS",
                             help=f"override the algorithm's {name} (bits)")
@@ -208,6 +211,11 @@ def run(args):
     algorithm = _algorithm(args.algorithm)
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
     params = _model_params(args, algorithm, vertices, edges)
+    if args.link_check != "off":
+        item_bits = params.m_update if args.arch == "gravfm" else params.m_message
+        overhead = model.link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
+                                            item_bits=item_bits)
+        params = model.with_link_overhead(params, overhead)
     options = {"arch": args.arch, "memory_model": args.memory_model}
     report = {}
 

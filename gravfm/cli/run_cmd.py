@@ -7,6 +7,7 @@ from ..errors import ConfigError
 from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
                      positive_int, write_json)
 from .memory_args import add_memory_arguments, memory_overrides
+from .link_options import add_link_arguments, link_options_from_args
 
 __all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute"]
 
@@ -73,6 +74,7 @@ def add_run_arguments(parser):
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     add_graph_input_arguments(parser)
     add_memory_arguments(parser)
+    add_link_arguments(parser)
 
 
 def local_bits_of(vertices_per_pe):
@@ -103,7 +105,8 @@ def options_from_args(args, algorithm, graph, pes):
                       threads=args.threads,
                       arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
                       check_kernels=args.kernel_check, graph_options=graph_load_options(args),
-                      edge_memory=args.edge_memory, memory=memory_overrides(args))
+                      edge_memory=args.edge_memory, memory=memory_overrides(args),
+                      link_options=link_options_from_args(args))
 
 
 class progress_display:
@@ -206,8 +209,9 @@ def print_report(report, console):
     if report.memory:
         _print_memory(report.memory, console)
 
+    label = "link error" if report.status == "link_error" else "deadlock"
     for line in report.diagnosis:
-        console.print(f"[bold red]deadlock:[/] {line}", highlight=False)
+        console.print(f"[bold red]{label}:[/] {line}", highlight=False)
 
     if report.prediction is not None:
         p = report.prediction
@@ -226,15 +230,24 @@ def _print_links(links, console):
     """Inter-FPGA traffic: one row per link, then bytes per traversed edge beside the theory."""
     from rich.table import Table
 
+    check = f", link check {links['check']}" if "check" in links else ""
     table = Table(title=f"inter-FPGA links (simulated; {links['item_bits']}-bit items, "
-                        f"{links['word_bits']}-bit words)", title_justify="left")
-    for column in ("link", "items", "bytes", "words", "link-bound cycles"):
+                        f"{links['word_bits']}-bit words{check})", title_justify="left")
+    # Faults injected and the link check's work, when the run has them, as "a/b/c" columns.
+    extra = {title: names for title, names in (("lost/\ntwice/\nflipped", ("dropped", "duplicated", "flipped")),
+                                                ("resent/\ndiscarded", ("retransmissions", "discarded")))
+             if names[0] in links}
+    for column in ("link", "items", "bytes", "words", "link-bound cycles", *extra):
         table.add_column(column, justify="right")
+
+    def extra_cells(row):
+        return ["/".join(_figure(row[name]) for name in names) for names in extra.values()]
+
     for row in links["per_link"]:
         table.add_row(f"{row['from']}->{row['to']}", _figure(row["items"]), _figure(row["bytes"]),
-                      _figure(row["words"]), _figure(row["link_bound_cycles"]))
+                      _figure(row["words"]), _figure(row["link_bound_cycles"]), *extra_cells(row))
     table.add_row("total", _figure(links["items"]), _figure(links["bytes"]), _figure(links["words"]),
-                  _figure(links["link_bound_cycles"]))
+                  _figure(links["link_bound_cycles"]), *extra_cells(links))
     console.print(table)
     console.print(f"inter-FPGA bytes per traversed edge: measured {links['bytes_per_edge']:.4f}, "
                   f"theory {links['bytes_per_edge_theory']:.4f}", highlight=False)

@@ -189,7 +189,8 @@ def gather_latency(config):
             hazard_slots_for(config.pe.hazard_slots, kernel))
 
 
-def elaborate(plan, *, platform=None, link=None, use_filter=True, kernel_check=True, log=None):
+def elaborate(plan, *, platform=None, link=None, use_filter=True, kernel_check=True, log=None,
+              link_options=None):
     """The top for ``plan.config`` (:func:`gravfm.hw.multi.build_system`), after
     :func:`check_kernels`.
 
@@ -207,8 +208,10 @@ def elaborate(plan, *, platform=None, link=None, use_filter=True, kernel_check=T
         Bench each kernel against the kernel contract first (:func:`check_kernels`).
     log : callable, optional
         One-line messages (the kernel check's cost, warnings).
+    link_options : dict, optional
+        Link parameters that replace those of ``link`` or the platform's (``RunOptions.link_options``).
     """
     from ..hw.multi import build_system
 
     check_kernels(plan.config, contract=kernel_check, log=log)
-    return build_system(plan.config, platform=platform, link=link, use_filter=use_filter)
+    return build_system(plan.config, platform=platform, link=link, use_filter=use_filter, link_options=link_options)

@@ -81,6 +81,10 @@ class RunOptions:
     check_kernels : bool
         Bench each kernel alone against the kernel contract before the build
         (:func:`gravfm.flow.elaboration.check_kernels`; ``gravfm run --no-kernel-check``).
+    link_options : dict
+        Several FPGAs: :class:`~gravfm.hw.link.LinkConfig` fields that replace those of ``link``
+        (or of the platform's links): bandwidth, latency, FIFO depth, reordering, stalls, faults,
+        dead links, the link check (``gravfm run --link-*``).
     """
 
     algorithm: object
@@ -108,6 +112,7 @@ class RunOptions:
     edge_memory: str | None = None
     memory: dict = field(default_factory=dict)
     check_kernels: bool = True
+    link_options: dict = field(default_factory=dict)
 
     def __post_init__(self):
         from .memory import EDGE_MEMORIES, check_memory_options
@@ -145,6 +150,25 @@ class RunOptions:
         unknown = sorted(set(self.hardware) - set(HARDWARE_OPTIONS))
         if unknown:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
+        self._check_link_options()
+
+    def _check_link_options(self):
+        """Link options that make no link, or no sense, refused before any work."""
+        import dataclasses
+
+        from ..hw.link.config import LinkConfig
+
+        if not self.link_options:
+            return
+        if self.fpgas == 1:
+            raise ConfigError(f"link options ({', '.join(sorted(self.link_options))}) need several FPGAs (--fpgas 2 "
+                              f"or more)")
+        known = {f.name for f in dataclasses.fields(LinkConfig)}
+        unknown = sorted(set(self.link_options) - known)
+        if unknown:
+            raise ConfigError(f"unknown link option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        link = LinkConfig(**self.link_options) if self.link is None else dataclasses.replace(self.link, **self.link_options)
+        link.check_fpgas(self.fpgas)
 
     @property
     def algorithm_params(self):

@@ -57,7 +57,7 @@ def run(options, *, log=None, on_progress=None):
               graph.num_vertices, hardware.config.fpgas)
     check_memory_fit(hardware, platform)
     top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter,
-                    kernel_check=options.check_kernels, log=log)
+                    kernel_check=options.check_kernels, log=log, link_options=options.link_options)
     writes = load(prepared, hardware, top)
     if offchip:
         writes = replace(writes, memory=memory_load(writes, platform, options.memory))

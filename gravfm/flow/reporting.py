@@ -160,15 +160,17 @@ class RunReport:
         }
 
 
-def predict_run(prepared, config, platform):
-    """The model's prediction for this configuration on ``platform``, or (None, the reason)."""
+def predict_run(prepared, config, platform, *, link_overhead_bits=0):
+    """The model's prediction for this configuration on ``platform``, or (None, the reason);
+    ``link_overhead_bits`` (the link check's frame) count in m_update and m_message."""
     try:
-        from ..model.algorithm_params import model_params
+        from ..model.algorithm_params import model_params, with_link_overhead
         from ..model.predict import predict
     except ImportError as error:  # the model is optional for a run
         return None, f"model unavailable: {error}"
     graph = prepared.graph
-    params = model_params(prepared.algorithm, vertexid_bits=config.vertexid_bits)
+    params = with_link_overhead(model_params(prepared.algorithm, vertexid_bits=config.vertexid_bits),
+                                link_overhead_bits)
     if graph.num_vertices == 0 or graph.num_edges == 0:
         return None, "no prediction for a graph without edges"
     try:
@@ -187,8 +189,9 @@ def _link_figures(prepared, plan, top, readback):
     theory = bytes_per_edge_theory(config.arch, fpgas=config.fpgas, vertices=graph.num_vertices,
                                    edges=graph.num_edges, item_bits=top.item_bits,
                                    crossing=crossing_fraction(graph, plan.partition.fpga_of_vertex))
-    return link_figures(readback.links, fpgas=config.fpgas, item_bits=top.item_bits,
-                        word_bits=top.link_config.word_bits, messages=readback.messages, theory=theory)
+    link = top.link_config
+    return link_figures(readback.links, fpgas=config.fpgas, item_bits=top.item_bits, word_bits=link.word_bits,
+                        messages=readback.messages, theory=theory, faults=link.faulty, check=link.check)
 
 
 def memory_figures(readback, config, f_clk_hz):
@@ -219,7 +222,8 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         Names of the back-end and the partitioning method, as reported.
     """
     config, graph = plan.config, prepared.graph
-    prediction, note = predict_run(prepared, config, platform)
+    overhead = top.link_check.overhead_bits if config.fpgas > 1 else 0
+    prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead)
     return RunReport(
         algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,

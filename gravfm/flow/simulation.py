@@ -60,7 +60,8 @@ def make_backend(name, **options):
 
 
 def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0):
-    """Run ``load`` on ``top`` with ``backend``; return its :class:`~gravfm.sim.readback.Readback`.
+    """Run ``load`` on ``top`` with ``backend``; return its :class:`~gravfm.sim.readback.Readback`
+    (status ``link_error`` when the links say so: :func:`~gravfm.sim.readback.with_link_faults`).
 
     Parameters
     ----------
@@ -72,4 +73,9 @@ def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0
     total_messages : int
         Messages the run should send (the reference's), for the progress display.
     """
-    return backend.simulate(top, load, log=log, on_progress=on_progress, total_messages=total_messages)
+    from ..sim.readback import with_link_faults
+
+    readback = backend.simulate(top, load, log=log, on_progress=on_progress, total_messages=total_messages)
+    if top.config.fpgas == 1:
+        return readback
+    return with_link_faults(readback, fpgas=top.config.fpgas, check=top.link_check)

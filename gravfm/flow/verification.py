@@ -7,9 +7,9 @@ __all__ = ["Verdict", "verify"]
 
 @dataclass(frozen=True)
 class Verdict:
-    """``ok`` only when the run terminated, its answer passes the algorithm's check against the
-    reference, and the hardware sent as many messages as the reference; ``detail`` says why not
-    (or what the check reported)."""
+    """``ok`` only when the run terminated without a link error, its answer passes the algorithm's
+    check against the reference, and the hardware sent as many messages as the reference;
+    ``detail`` says why not (or what the check reported)."""
 
     ok: bool
     detail: str
@@ -21,6 +21,8 @@ def verify(prepared, readback, *, partition_hint=True):
     ``partition_hint``: a user's algorithm failing on several PEs gets a pointer to
     :func:`gravfm.algorithms.check_partition_independence` (which itself does without it).
     """
+    if readback.status == "link_error":
+        return Verdict(False, f"link error: {readback.diagnosis[0]}")
     if readback.status != "done":
         return Verdict(False, f"simulation did not terminate: {readback.status}")
     ok, detail = prepared.algorithm.check(prepared.graph, prepared.params, readback.state, prepared.reference)

@@ -26,7 +26,8 @@ from .config import SystemConfig
 from .host import HostGeometry, host_ports
 from .host_read import pe_read_request, select_registered
 from .kernels import build_kernels
-from .link import LinkReceiver, LinkSender, link_word_layout
+from .link.ends import build_link_ends, end_counter_read, link_port_layout
+from .link_check import LinkCheck
 from .memory_ports import NO_READ_DURING_WRITE
 from .pe import ProcessingElement
 from .pe.gather_forward import forwards
@@ -45,6 +46,8 @@ class FpgaTop(wiring.Component):
         Depth of each parity FIFO of a link receiver (default ``config.network.fifo_depth``).
     use_filter : bool
         GraVF-M: send an update only to the peers that host a neighbour of its sender.
+    link_check : gravfm.hw.link_check.LinkCheck, optional
+        The link check in the link ends (default: off).
 
     Attributes
     ----------
@@ -59,6 +62,10 @@ class FpgaTop(wiring.Component):
         Port ``k`` talks to the ``k``-th other FPGA in increasing order (``peers_of``).
     mem : Out (array of ``pes_per_fpga`` AXI4 read ports), off-chip edges only
         Local PE ``i``'s edge reads; all of them face the FPGA's one memory.
+        Port ``k`` talks to the ``k``-th other FPGA in increasing order (``peers_of``); with the
+        link check, frames (:func:`gravfm.hw.link.ends.link_port_layout`).
+    link_error : Out(1), with the link check
+        A link receiver latched an error (host reads name it: ``error_in``); the run must stop.
 
     Raises
     ------
@@ -66,7 +73,7 @@ class FpgaTop(wiring.Component):
         A kernel's ports do not match the algorithm's layouts, or the filter word does not fit.
     """
 
-    def __init__(self, config, *, receiver_depth=None, use_filter=True):
+    def __init__(self, config, *, receiver_depth=None, use_filter=True, link_check=None):
         # A top that failed to construct must not also warn that it was never used.
         self._MustUse__silence = True
         if not isinstance(config, SystemConfig):
@@ -80,13 +87,16 @@ class FpgaTop(wiring.Component):
                               f"{geometry.wr_data_bits}-bit host data")
         self._receiver_depth = receiver_depth or config.network.fifo_depth
         self._use_filter = use_filter
+        self.link_check = LinkCheck() if link_check is None else link_check
         # Built (and checked) now, so a bad kernel fails at construction.
         self._kernels = [build_kernels(config.algorithm, layouts) for _ in range(config.pes_per_fpga)]
         members = host_ports(geometry)
         if config.fpgas > 1:
-            word = stream.Signature(link_word_layout(arch.network_item(layouts)))
+            word = stream.Signature(link_port_layout(arch.network_item(layouts), self.link_check))
             members["link_out"] = Out(word).array(config.fpgas - 1)
             members["link_in"] = In(word).array(config.fpgas - 1)
+            if self.link_check.enabled:
+                members["link_error"] = Out(1)
         if config.pe.offchip:
             members["mem"] = Out(memory_port_signature(config.pe)).array(config.pes_per_fpga)
         super().__init__(members)
@@ -163,19 +173,23 @@ class FpgaTop(wiring.Component):
         return fpga_index, pe_indices
 
     def _link_ends(self, m, network):
-        """One sender and one receiver per peer; GraVF-M's filter in front of each link's merger."""
+        """One sender and one receiver per peer (:func:`~gravfm.hw.link.ends.build_link_ends`);
+        GraVF-M's filter in front of each link's merger; with the link check, its error output
+        and its counters on the host read path."""
         config, item = self.config, self.architecture.network_item(self.layouts)
         if self.architecture.filters_links:
             self._filter(m, network)
-        for k in range(config.fpgas - 1):
-            sender = LinkSender(layout=item, local_pes=config.pes_per_fpga)
-            m.submodules[f"link_sender{k}"] = sender
-            wiring.connect(m, network.remote_out[k], sender.i)
-            wiring.connect(m, sender.o, wiring.flipped(self.link_out[k]))
-            receiver = LinkReceiver(layout=item, depth=self._receiver_depth)
-            m.submodules[f"link_receiver{k}"] = receiver
-            wiring.connect(m, wiring.flipped(self.link_in[k]), receiver.i)
-            wiring.connect(m, receiver.o, network.remote_in[k])
+        failed, counters = build_link_ends(
+            m, item_layout=item, local_pes=config.pes_per_fpga, receiver_depth=self._receiver_depth,
+            check=self.link_check, start=self.start, done=self.done, remote_out=network.remote_out,
+            remote_in=network.remote_in,
+            link_out=self.link_out, link_in=self.link_in)
+        if failed is not None:
+            m.d.comb += self.link_error.eq(failed)
+            word, selected = end_counter_read(m, counters=counters, rd_mem=self.host_rd_mem,
+                                              rd_addr=self.host_rd_addr)
+            with m.If(selected):
+                m.d.comb += self.host_rd_data.eq(word)
 
     def _filter(self, m, network):
         """The neighbor filter: one bit per (local PE, link, vertex).

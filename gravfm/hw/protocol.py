@@ -19,8 +19,8 @@ import numpy as np
 __all__ = [
     "HostMem", "HostReadMem", "PeRegister", "PRESENT_WORD_BITS", "FpgaRegister", "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS",
     "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS", "PE_READ_LATENCY", "HOST_READ_LATENCY",
-    "LINK_COUNTER_NAMES", "peers_of", "link_counter_address", "LOAD_MAGIC", "split_words", "join_words",
-    "write_load_file", "cpp_header",
+    "LINK_COUNTER_NAMES", "LINK_MODEL_COUNTER_NAMES", "LINK_END_COUNTER_NAMES", "peers_of", "link_counter_address",
+    "LOAD_MAGIC", "split_words", "join_words", "write_load_file", "cpp_header",
 ]
 
 #: Width of ``host_wr_mem`` and ``host_rd_mem``.
@@ -101,9 +101,17 @@ PE_READ_LATENCY = 4
 #: Cycles from ``host_rd_*`` to ``host_rd_data``: the top registers each PE's request first.
 HOST_READ_LATENCY = PE_READ_LATENCY + 1
 
-#: Counters of each outgoing link of an FPGA: items into the link, bits carried, cycles the
-#: link was the bound, items delivered to the peer, barriers into and out of the link.
-LINK_COUNTER_NAMES = ("items", "bits", "bound_cycles", "delivered", "barriers_sent", "barriers_delivered")
+#: Counters of each outgoing link of an FPGA, kept by the simulated link: items into the link,
+#: bits carried, cycles the link was the bound, items delivered to the peer, barriers into and
+#: out of the link; the faults it injected (items lost, delivered twice, delivered with a flipped
+#: bit) and the cycle of the first, counted from reset.
+LINK_MODEL_COUNTER_NAMES = ("items", "bits", "bound_cycles", "delivered", "barriers_sent", "barriers_delivered",
+                            "dropped", "duplicated", "flipped", "first_fault")
+#: Counters of an FPGA's link ends (the link check, :mod:`gravfm.hw.link_check`; 0 without it),
+#: read from the FPGA top: frames its sender sent again on link ``k``, and, for the link coming
+#: back from that peer, the frames its receiver dropped and the receiver's error word.
+LINK_END_COUNTER_NAMES = ("retransmissions", "discarded_in", "error_in")
+LINK_COUNTER_NAMES = LINK_MODEL_COUNTER_NAMES + LINK_END_COUNTER_NAMES
 
 
 def peers_of(fpga, fpgas):
@@ -192,6 +200,7 @@ def cpp_header():
         f"constexpr int HOST_READ_LATENCY = {HOST_READ_LATENCY};",
         f"constexpr int COUNTER_COUNT = {len(COUNTER_NAMES)};",
         f"constexpr int LINK_COUNTER_COUNT = {len(LINK_COUNTER_NAMES)};",
+        f"constexpr int LINK_MODEL_COUNTER_COUNT = {len(LINK_MODEL_COUNTER_NAMES)};",
         *codes,
         "",
     ])

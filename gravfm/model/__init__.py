@@ -14,7 +14,9 @@ from .algorithm_params import (
     builtin_algorithm_params,
     model_params,
     params_for_algorithm,
+    link_overhead_bits,
     params_from_layouts,
+    with_link_overhead,
 )
 from .limits import (
     fpgas_needed,
@@ -61,6 +63,7 @@ __all__ = [
     "evaluate",
     "fpgas_needed",
     "interface_limit",
+    "link_overhead_bits",
     "load_platform",
     "memory_limit",
     "memory_limit_granular",
@@ -76,4 +79,5 @@ __all__ = [
     "predict_supersteps",
     "superstep_latency_cycles",
     "sweep",
+    "with_link_overhead",
 ]

@@ -23,6 +23,8 @@ __all__ = [
     "model_params",
     "params_for_algorithm",
     "params_from_layouts",
+    "with_link_overhead",
+    "link_overhead_bits",
 ]
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "algorithm_params.toml"
@@ -174,3 +176,27 @@ def model_params(algorithm, *, vertexid_bits):
     if algorithm.name in _load_defaults():
         return algorithm_params(algorithm.name)
     return params_for_algorithm(algorithm, vertexid_bits=vertexid_bits)
+
+
+def with_link_overhead(params, bits):
+    """``params`` with ``bits`` more in ``m_update`` and ``m_message``: what the link check's frame
+    adds to every item on a link (sequence number, CRC, acknowledgement; ``LinkCheck.overhead_bits``)."""
+    if bits == 0:
+        return params
+    return dataclasses.replace(params, m_update=params.m_update + bits, m_message=params.m_message + bits)
+
+
+def link_overhead_bits(platform, fpgas, mode, *, item_bits):
+    """Bits the link check in ``mode`` adds to an item of ``item_bits`` on ``platform``'s links
+    between ``fpgas`` FPGAs (as ``gravfm run`` builds them: :meth:`LinkConfig.from_platform`)."""
+    from ..hw.link_check import LinkCheck
+    from .units import mhz_to_hz
+
+    link = platform.network.link
+    bits_per_cycle = None
+    if fpgas > 1:
+        peers = fpgas - 1
+        bits_per_cycle = platform.network.interface_bits_per_s(peers) / peers / mhz_to_hz(platform.fpga.f_clk_mhz)
+    check = LinkCheck.plan(mode, latency_cycles=link.latency_cycles, bits_per_cycle=bits_per_cycle,
+                           fifo_depth=link.latency_cycles + 16, stall_probability=0.0, item_bits=item_bits)
+    return check.overhead_bits

@@ -39,6 +39,7 @@
 #include "link_model.h"
 #include "memory_harness.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -49,6 +50,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -74,9 +77,30 @@ struct Link {
     unsigned from, to, port_out, port_in, item_bits, barrier_bit;
     std::unique_ptr<gravfm::LinkModel> model;
     uint64_t delivered = 0, barriers_sent = 0, barriers_delivered = 0;
+    // The counters as they were when the run ended (at cycle held_at): the link check's control
+    // frames keep flowing while the host reads (MultiFpgaSystem holds them the same way).
+    uint64_t held[LINK_MODEL_COUNTER_COUNT] = {};
+    uint64_t held_at = 0;
+
+    void counters(uint64_t* values) const {  // in gravfm.hw.protocol.LINK_MODEL_COUNTER_NAMES order
+        const uint64_t all[] = {model->items, model->items * item_bits, model->link_bound, delivered,
+                                barriers_sent, barriers_delivered, model->dropped, model->duplicated,
+                                model->flipped, model->first_fault};
+        static_assert(sizeof all / sizeof all[0] == LINK_MODEL_COUNTER_COUNT, "link counters");
+        std::copy_n(all, LINK_MODEL_COUNTER_COUNT, values);
+    }
 };
 
 bool bit_of(const uint32_t* words, unsigned bit) { return (words[bit / 32] >> (bit % 32)) & 1u; }
+
+// The link check's error output of an FPGA top (gravfm.hw.link_check), false for a top without it:
+// a link error ends the run like `done`, and the host then reads the error words.
+template <class T, class = void> struct HasLinkError : std::false_type {};
+template <class T> struct HasLinkError<T, std::void_t<decltype(std::declval<T&>().link_error)>> : std::true_type {};
+template <class T> bool link_error_of(const T* top) {
+    if constexpr (HasLinkError<T>::value) return top->link_error;
+    else return false;
+}
 
 // A reusable barrier for the harness's threads: spins briefly (a cycle of an FPGA model takes
 // microseconds), then yields so that more threads than free cores still make progress.
@@ -138,7 +162,13 @@ public:
             tick_system();
         }
         ++cycle;
-        if (!done_cycle && all_done()) done_cycle = cycle;
+        if (!done_cycle && all_done()) {
+            done_cycle = cycle;
+            for (Link& link : links_) {
+                link.counters(link.held);
+                link.held_at = cycle;
+            }
+        }
     }
 
     void reset() {
@@ -196,7 +226,7 @@ public:
         top->host_rd_mem = mem;
         top->host_rd_addr = addr;
         for (int k = 0; k < HOST_READ_LATENCY; ++k) tick();
-        if (!links_.empty() && mem == HOST_READ_LINK_COUNTERS) link_counter(pe / pes_per_fpga_, addr, data);
+        if (!links_.empty() && mem == HOST_READ_LINK_COUNTERS) link_counter(top, pe / pes_per_fpga_, addr, data);
         else gravfm_get_rd_data(top, data);
     }
 
@@ -212,9 +242,12 @@ public:
 
 private:
     bool all_done() const {
-        for (const auto& top : tops_)
-            if (!top->done) return false;
-        return true;
+        bool done = true;
+        for (const auto& top : tops_) {
+            if (link_error_of(top.get())) return true;
+            done = done && top->done;
+        }
+        return done;
     }
 
     TOP_CLASS* fpga_of(uint32_t pe) {
@@ -322,15 +355,17 @@ private:
 #endif
     }
 
-    // Counter c of FPGA f's link k at address 6k + c (gravfm.hw.protocol.link_counter_address).
-    void link_counter(unsigned fpga, uint32_t addr, uint32_t* data) {
+    // Counter c of FPGA f's link k at address LINK_COUNTER_COUNT k + c
+    // (gravfm.hw.protocol.link_counter_address): the link model's, or the FPGA's own link ends'.
+    void link_counter(TOP_CLASS* top, unsigned fpga, uint32_t addr, uint32_t* data) {
         const unsigned k = addr / LINK_COUNTER_COUNT, c = addr % LINK_COUNTER_COUNT;
         uint64_t value = 0;
+        if (c >= LINK_MODEL_COUNTER_COUNT && HasLinkError<TOP_CLASS>::value) return gravfm_get_rd_data(top, data);
         for (const Link& link : links_) {
-            if (link.from != fpga || link.port_out != k) continue;
-            const uint64_t values[] = {link.model->items, link.model->items * link.item_bits, link.model->link_bound,
-                                       link.delivered, link.barriers_sent, link.barriers_delivered};
-            value = values[c];
+            if (link.from != fpga || link.port_out != k || c >= LINK_MODEL_COUNTER_COUNT) continue;
+            uint64_t values[LINK_MODEL_COUNTER_COUNT];
+            link.counters(values);
+            value = done_cycle && link.held_at == done_cycle ? link.held[c] : values[c];
         }
         for (int w = 0; w < RD_WORDS; ++w) data[w] = w < 2 ? static_cast<uint32_t>(value >> (32 * w)) : 0;
     }
@@ -449,11 +484,13 @@ void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<L
         } else if (!std::strcmp(kind, "link")) {
             Link link;
             gravfm::LinkParams p{};
-            if (std::fscanf(file, "%u %u %u %u %u %u %u %u %u %u %u %u %u %u %u", &link.from, &link.to,
-                            &link.port_out, &link.port_in, &link.item_bits, &link.barrier_bit, &p.rate_fixed,
-                            &p.cost, &p.credit_bits, &p.latency, &p.fifo_depth, &p.reorder_window,
-                            &p.stall_threshold, &p.lfsr_seed, &p.time_bits) != 15)
-                fail(where + ": a link needs 15 numbers");
+            if (std::fscanf(file, "%u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u", &link.from,
+                            &link.to, &link.port_out, &link.port_in, &link.item_bits, &link.barrier_bit,
+                            &p.rate_fixed, &p.cost, &p.credit_bits, &p.latency, &p.fifo_depth, &p.reorder_window,
+                            &p.stall_threshold, &p.lfsr_seed, &p.time_bits, &p.drop_threshold,
+                            &p.duplicate_threshold, &p.flip_threshold, &p.fault_seed, &p.dead, &p.dead_after,
+                            &p.payload_bits) != 22)
+                fail(where + ": a link needs 22 numbers");
             if (link.from >= fpgas || link.to >= fpgas || link.port_out >= LINK_PORTS || link.port_in >= LINK_PORTS ||
                 link.barrier_bit >= 32 * LINK_WORDS)
                 fail(where + ": link outside the system of this build");

@@ -9,7 +9,7 @@
 // test bench, which presents random inputs before reading the outputs):
 //   i.ready  = (FIFO not full) & (credit >= 0)            -- registered state only
 //   o.valid  = (head due, or reorder block draining) & ~(LFSR draw < stall threshold)
-//                                                         -- registered state only
+//              & ~(drop draw | dead)                      -- registered state only
 //   o.payload                                             -- registered state only
 // Neither output depends on i.valid, i.payload or o.ready in the same cycle, so a link never
 // closes a combinational path between two FPGAs.
@@ -47,6 +47,13 @@ struct LinkParams {
     uint32_t stall_threshold;  // stall when the LFSR's low 8 bits are below this (0: never)
     uint32_t lfsr_seed;        // initial LFSR state, already mixed (non-zero, 16 bits)
     uint32_t time_bits;        // width of the `now` counter and the due times (TIME_BITS)
+    uint32_t drop_threshold;       // faults: an item leaves lost, repeated or with a bit flipped when
+    uint32_t duplicate_threshold;  //   the 16-bit draw is below drop, below drop + duplicate, below
+    uint32_t flip_threshold;       //   drop + duplicate + flip (0: none of that kind)
+    uint32_t fault_seed;           // initial state of the 32-bit xorshift fault generator (non-zero)
+    uint32_t dead;                 // 1: the link dies dead_after cycles after its first item
+    uint32_t dead_after;
+    uint32_t payload_bits;         // width of an item (the flipped bit's range)
 };
 
 class LinkModel {
@@ -62,6 +69,14 @@ public:
             throw std::invalid_argument("LinkModel: credit_bits must be in 2..62");
         if (p_.lfsr_seed == 0 || p_.lfsr_seed > 0xFFFF)
             throw std::invalid_argument("LinkModel: lfsr_seed must be a non-zero 16-bit value");
+        if (p_.fault_seed == 0) throw std::invalid_argument("LinkModel: fault_seed must be non-zero");
+        if (p_.payload_bits < 1 || p_.payload_bits > 32 * payload_words)
+            throw std::invalid_argument("LinkModel: payload_bits must fit the payload words");
+        if (uint64_t{p_.drop_threshold} + p_.duplicate_threshold + p_.flip_threshold > 0x10000)
+            throw std::invalid_argument("LinkModel: the fault thresholds add up to more than 65536");
+        faulty_ = p_.drop_threshold || p_.duplicate_threshold || p_.flip_threshold || p_.dead;
+        position_bits_ = 0;
+        while ((1u << position_bits_) < p_.payload_bits) ++position_bits_;
         time_mask_ = p_.time_bits == 32 ? 0xFFFFFFFFu : (1u << p_.time_bits) - 1;
         stored_ = p_.fifo_depth - 1;
         memory_.assign(static_cast<size_t>(stored_) * entry_words_, 0);
@@ -71,21 +86,24 @@ public:
         index_mask_ = (1u << index_bits) - 1;
         slots_.assign(static_cast<size_t>(p_.reorder_window) * words_, 0);
         zeros_.assign(words_, 0);
+        flipped_.assign(words_, 0);
         reset_registers();
     }
 
     bool in_ready() const { return fifo_w_rdy() && allowed(); }
 
-    bool out_valid() const {
-        bool valid = p_.reorder_window > 1 ? draining_ : arrived_valid();
-        return valid && !stalled();
-    }
+    bool out_valid() const { return head_valid() && !stalled() && !lose(); }
 
     // The payload on o: payload_words words, LSB word first. Equal to the RTL's in every cycle,
-    // also while o.valid is low (then 0 or an earlier item).
+    // also while o.valid is low (then 0 or an earlier item, with a bit flipped in a flip draw).
     const uint32_t* out_payload() const {
-        if (p_.reorder_window == 1) return head_.data();
-        return draining_ ? &slots_[static_cast<size_t>(index_) * words_] : zeros_.data();
+        const uint32_t* head = head_payload();
+        if (!flip_now()) return head;
+        std::copy_n(head, words_, flipped_.begin());
+        const unsigned raw = position_bits_ ? (random_faults_ >> 16) & ((1u << position_bits_) - 1) : 0;
+        const unsigned position = raw >= p_.payload_bits ? raw - p_.payload_bits : raw;
+        flipped_[position / 32] ^= 1u << (position % 32);
+        return flipped_.data();
     }
 
     // The clock edge, given this cycle's handshake inputs and synchronous reset. `in_payload` is
@@ -94,7 +112,11 @@ public:
         const bool take = in_valid && in_ready();
         const bool is_allowed = allowed();
         const bool arrived = arrived_valid();
-        const bool out_ready_now = out_ready && !stalled();  // `reordered.ready`
+        const bool lost = lose(), repeated = duplicate_now(), flipped = flip_now();
+        const bool delivered = out_valid() && out_ready;
+        const bool dropped_now = head_valid() && !stalled() && lost;
+        // `reordered.ready`: a lost item leaves unseen, a repeated one stays for another delivery.
+        const bool out_ready_now = !stalled() && (lost || (out_ready && !repeated));
         bool arrived_ready;                                  // `arrived.ready`
         if (p_.reorder_window > 1) {
             arrived_ready = !draining_ && block_count_ < p_.reorder_window;
@@ -110,6 +132,7 @@ public:
         }
         if (take) ++items;
         if (in_valid && !is_allowed) ++link_bound;
+        if (faulty_) clock_faults(take, dropped_now, delivered && repeated, delivered && flipped);
         now_ = (now_ + 1) & time_mask_;
         random_ = static_cast<uint16_t>((random_ >> 1) ^ ((random_ & 1) ? 0xB400u : 0u));
         if (reset) reset_registers();
@@ -117,6 +140,8 @@ public:
 
     uint64_t items = 0;       // items taken at the input
     uint64_t link_bound = 0;  // cycles with an item offered at the input and no credit
+    uint64_t dropped = 0, duplicated = 0, flipped = 0;  // faults: items lost, repeated, bit-flipped
+    uint32_t first_fault = 0;                           // `now` at the first of those (0 before)
 
 private:
     // The registers with a reset value (all but the FIFO's storage and output register, which
@@ -127,6 +152,11 @@ private:
         credit_ = 0;
         items = 0;
         link_bound = 0;
+        dropped = duplicated = flipped = 0;
+        first_fault = 0;
+        faulted_ = carried_ = false;
+        age_ = 0;
+        random_faults_ = p_.fault_seed;
         produce_ = consume_ = count_ = 0;
         head_valid_ = false;
         block_count_ = index_ = left_ = 0;
@@ -137,6 +167,42 @@ private:
     bool allowed() const { return !p_.rate_fixed || credit_ >= 0; }
 
     bool stalled() const { return p_.stall_threshold && (random_ & 0xFFu) < p_.stall_threshold; }
+
+    // `reordered.valid`, `reordered.payload`: the item about to leave (before stalls and faults).
+    bool head_valid() const { return p_.reorder_window > 1 ? draining_ : arrived_valid(); }
+    const uint32_t* head_payload() const {
+        if (p_.reorder_window == 1) return head_.data();
+        return draining_ ? &slots_[static_cast<size_t>(index_) * words_] : zeros_.data();
+    }
+
+    // The fault draws of this cycle: the low 16 bits of the xorshift state against each share.
+    bool in_share(uint32_t low, uint32_t share) const {
+        const uint32_t draw = random_faults_ & 0xFFFFu;
+        return share && draw >= low && draw < low + share;
+    }
+    bool drop_now() const { return in_share(0, p_.drop_threshold); }
+    bool duplicate_now() const { return in_share(p_.drop_threshold, p_.duplicate_threshold); }
+    bool flip_now() const { return in_share(p_.drop_threshold + p_.duplicate_threshold, p_.flip_threshold); }
+    bool dead_now() const { return p_.dead && age_ == p_.dead_after; }
+    bool lose() const { return drop_now() || dead_now(); }
+
+    // LinkModel._faults and _dead: counters, the first fault's cycle, the generator, the link's age.
+    void clock_faults(bool take, bool lost, bool repeated, bool flipped_now) {
+        dropped += lost;
+        duplicated += repeated;
+        flipped += flipped_now;
+        if (!faulted_ && (lost || repeated || flipped_now)) {
+            faulted_ = true;
+            first_fault = now_;
+        }
+        if (p_.dead && (carried_ || take) && age_ != p_.dead_after) ++age_;
+        if (take) carried_ = true;
+        uint32_t x = random_faults_;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        random_faults_ = x;
+    }
 
     // `w_rdy`: BufferedFIFO full when its memory is; SyncFIFOBuffered(depth=1) when its register is.
     bool fifo_w_rdy() const { return stored_ ? count_ != stored_ : !head_valid_; }
@@ -228,6 +294,12 @@ private:
     std::vector<uint32_t> head_;
     std::vector<uint32_t> slots_;
     std::vector<uint32_t> zeros_;  // o.payload of the reorder stage while it is not draining
+    mutable std::vector<uint32_t> flipped_;  // o.payload in a cycle with a flip draw
+    bool faulty_ = false;
+    unsigned position_bits_ = 0;   // bits of the flip position draw (ceil(log2(payload_bits)))
+    uint32_t random_faults_ = 1;
+    bool faulted_ = false, carried_ = false;
+    uint32_t age_ = 0;
     unsigned block_count_ = 0, index_ = 0, left_ = 0;
     bool backwards_ = false, draining_ = false;
 };

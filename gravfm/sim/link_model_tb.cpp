@@ -6,8 +6,8 @@
 // payloads, output ready with random back-pressure and long stalls, a reset pulse mid-run); the
 // inputs are applied and the RTL evaluated before its outputs are read, so an output that
 // depended combinationally on an input would show as a mismatch with the model's, which takes no
-// inputs. Compared every cycle: i.ready, o.valid, o.payload (also while o.valid is low), items
-// and link_bound.
+// inputs. Compared every cycle: i.ready, o.valid, o.payload (also while o.valid is low), items,
+// link_bound and the fault counters (dropped, duplicated, flipped, first_fault).
 //
 // Usage: link_model_tb CYCLES SEED [INJECT_CYCLE]
 //   INJECT_CYCLE: from this cycle on, hide the next item link 0 takes from the model only (a
@@ -55,7 +55,7 @@ void get_port(const VlWide<N>& port, uint32_t* w, unsigned) {
 
 struct Sample {
     bool in_ready, out_valid;
-    uint64_t items, link_bound;
+    uint64_t items, link_bound, dropped, duplicated, flipped, first_fault;
     std::vector<uint32_t> payload;
 };
 
@@ -132,7 +132,9 @@ struct Link {
 
     void received(const uint32_t* out) {
         ++delivered;
-        for (size_t k = 0; k < sent.size(); ++k) {
+        // Faults leave lost items behind: look near the front only, and forget the oldest.
+        if (sent.size() > 4096) sent.erase(sent.begin(), sent.begin() + 1024);
+        for (size_t k = 0; k < sent.size() && k < 64; ++k) {
             if (std::equal(sent[k].begin(), sent[k].end(), out)) {
                 if (k) ++out_of_order;
                 sent.erase(sent.begin() + static_cast<std::ptrdiff_t>(k));
@@ -169,6 +171,11 @@ void compare(uint64_t cycle, unsigned k, const Sample& rtl, const Link& link) {
     if (rtl.items != model.items) differ("items", std::to_string(rtl.items), std::to_string(model.items));
     if (rtl.link_bound != model.link_bound)
         differ("link_bound", std::to_string(rtl.link_bound), std::to_string(model.link_bound));
+    const uint64_t faults[][2] = {{rtl.dropped, model.dropped}, {rtl.duplicated, model.duplicated},
+                                  {rtl.flipped, model.flipped}, {rtl.first_fault, model.first_fault}};
+    const char* names[] = {"dropped", "duplicated", "flipped", "first_fault"};
+    for (unsigned f = 0; f < 4; ++f)
+        if (faults[f][0] != faults[f][1]) differ(names[f], std::to_string(faults[f][0]), std::to_string(faults[f][1]));
 }
 
 }  // namespace
@@ -244,9 +251,11 @@ int main(int argc, char** argv) {
         const Link& link = links[k];
         std::printf("{\"link\": %u, \"items\": %" PRIu64 ", \"link_bound\": %" PRIu64
                     ", \"delivered\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"out_of_order\": %" PRIu64
-                    ", \"max_in_flight\": %" PRIu64 "}\n",
+                    ", \"max_in_flight\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"duplicated\": %" PRIu64
+                    ", \"flipped\": %" PRIu64 "}\n",
                     k, link.model->items, link.model->link_bound, link.delivered, link.refused,
-                    link.out_of_order, link.max_in_flight);
+                    link.out_of_order, link.max_in_flight, link.model->dropped, link.model->duplicated,
+                    link.model->flipped);
     }
     std::printf("OK %u links, %" PRIu64 " cycles\n", static_cast<unsigned>(LINKS), cycles);
     return 0;

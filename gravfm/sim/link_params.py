@@ -40,6 +40,14 @@ class LinkParams:
         Initial LFSR state (:func:`gravfm.hw.link.config.mixed_seed` of the link's seed).
     time_bits : int
         Width of the cycle counter and the due times.
+    drop_threshold, duplicate_threshold, flip_threshold : int
+        Shares of the 16-bit fault draw (:attr:`~gravfm.hw.link.LinkConfig.fault_thresholds`).
+    fault_seed : int
+        Initial state of the fault generator (:func:`gravfm.hw.link.config.fault_seed`).
+    dead, dead_after : int
+        1 and the cycles after its first item when the link dies; 0 and 0 when it never does.
+    payload_bits : int
+        Width of an item on the link (a flipped bit falls in it).
     """
 
     rate_fixed: int
@@ -51,6 +59,13 @@ class LinkParams:
     stall_threshold: int
     lfsr_seed: int
     time_bits: int
+    drop_threshold: int
+    duplicate_threshold: int
+    flip_threshold: int
+    fault_seed: int
+    dead: int
+    dead_after: int
+    payload_bits: int
 
     def values(self):
         """The fields' values in ``gravfm::LinkParams``'s order."""
@@ -62,8 +77,9 @@ class LinkParams:
         return "{" + ", ".join(values) + "}"
 
 
-def link_params(config, *, item_bits, seed, time_bits=None):
-    """The :class:`LinkParams` of the link ``LinkModel(config=config, item_bits=item_bits, seed=seed)``.
+def link_params(config, *, item_bits, seed, payload_bits, dead_after=None, time_bits=None):
+    """The :class:`LinkParams` of the link ``LinkModel(shape=payload_bits, config=config,
+    item_bits=item_bits, seed=seed, dead_after=dead_after)``.
 
     Parameters
     ----------
@@ -72,20 +88,27 @@ def link_params(config, *, item_bits, seed, time_bits=None):
         Bits an item costs on the wire (the architecture's item bits).
     seed : int
         The link's seed before mixing.
+    payload_bits : int
+        Width of the link's items.
+    dead_after : int, optional
+        The link dies this many cycles after its first item (None: never).
     time_bits : int, optional
         Width of the cycle counter; default the gateware's ``TIME_BITS`` (other values only for
         tests of the wrap-around).
     """
-    from ..hw.link.config import FRACTION_BITS, credit_bits, mixed_seed
+    from ..hw.link.config import FRACTION_BITS, credit_bits, fault_seed, mixed_seed
     from ..hw.link.model import TIME_BITS
 
     if not isinstance(item_bits, int) or item_bits < 1:
         raise TypeError(f"item_bits must be a positive integer, not {item_bits!r}")
     cost = item_bits << FRACTION_BITS
     rate = config.rate_fixed
+    drop, duplicate, flip = config.fault_thresholds
     return LinkParams(
         rate_fixed=rate or 0, cost=cost,
         credit_bits=0 if rate is None else credit_bits(rate, cost),
         latency=config.latency_cycles, fifo_depth=config.fifo_depth,
         reorder_window=config.reorder_window, stall_threshold=config.stall_threshold,
-        lfsr_seed=mixed_seed(seed), time_bits=TIME_BITS if time_bits is None else time_bits)
+        lfsr_seed=mixed_seed(seed), time_bits=TIME_BITS if time_bits is None else time_bits,
+        drop_threshold=drop, duplicate_threshold=duplicate, flip_threshold=flip, fault_seed=fault_seed(seed),
+        dead=int(dead_after is not None), dead_after=dead_after or 0, payload_bits=payload_bits)

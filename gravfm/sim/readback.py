@@ -7,14 +7,15 @@ and hands them over as a :class:`Readback`; the figures derived from them (super
 per-superstep rows, stall breakdown) are defined here once, whatever the back-end.
 """
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..hw.protocol import COUNTER_NAMES, LINK_COUNTER_NAMES, HostReadMem, link_counter_address
 
-__all__ = ["memory_waits", "Readback", "SuperstepRow", "BREAKDOWN_COUNTERS", "PROGRESS_COUNTERS", "link_counter_reads",
-           "logged_rounds", "diagnose_stall"]
+__all__ = ["memory_waits", "Readback", "SuperstepRow", "BREAKDOWN_COUNTERS", "PROGRESS_COUNTERS",
+           "link_counter_reads", "logged_rounds", "diagnose_stall", "with_link_faults"]
 
 #: Counters that say where PE cycles went (the rest are totals: cycles, messages, ...).
 BREAKDOWN_COUNTERS = ("busy", "stall_hazard", "stall_backpressure", "wait_barrier", "apply_cycles")
@@ -39,8 +40,9 @@ class Readback:
     Attributes
     ----------
     status : str
-        ``done`` (the top raised ``done``), ``stalled`` (watchdog), ``max_cycles`` or
-        ``interrupted``.
+        ``done`` (the top raised ``done``), ``stalled`` (watchdog), ``max_cycles``,
+        ``interrupted``, or ``link_error`` (:func:`with_link_faults`: a link receiver latched an
+        error, or a link delivered more than it took).
     cycles, load_cycles : int
         Cycles from ``start`` to the stop; host writes before ``start``.
     state : dict of str to np.ndarray
@@ -54,7 +56,7 @@ class Readback:
         Several FPGAs: the link counters by name (:data:`~gravfm.hw.protocol.LINK_COUNTER_NAMES`),
         shape (fpgas, fpgas - 1), row = sending FPGA, column ``k`` = link to ``peers_of(row)[k]``.
     diagnosis : tuple of str
-        A stalled run: what each PE (and link) waits on.
+        A stalled run: what each PE (and link) waits on; a link error: what went wrong where.
     build_s, build_cached, build_key, run_s
         The back-end's build (compiled back-ends) and run wall times.
     threads : int
@@ -175,3 +177,21 @@ def memory_waits(watch, config):
 def logged_rounds(counters, max_rounds):
     """Rounds of the round log worth reading: the run's supersteps, at most the log's depth."""
     return min(int(np.max(counters["supersteps"], initial=0)), max_rounds)
+
+
+def with_link_faults(readback, *, fpgas, check):
+    """``readback``, with status ``link_error`` and the diagnosis first when the link counters show
+    a fault (:func:`gravfm.hw.multi.link_report.link_faults`; ``check`` is the links'
+    :class:`~gravfm.hw.link_check.LinkCheck`).
+
+    A link error ends a run like ``done`` does (the back-ends need not know), so a run that
+    finished or stalled is judged here, whatever the back-end.
+    """
+    from ..hw.multi.link_report import link_faults
+
+    if not readback.links or readback.status not in ("done", "stalled"):
+        return readback
+    lines = link_faults(readback.links, fpgas=fpgas, check=check)
+    if not lines:
+        return readback
+    return dataclasses.replace(readback, status="link_error", diagnosis=lines + tuple(readback.diagnosis))

@@ -7,6 +7,9 @@ parameters and seeds :class:`~gravfm.hw.multi.MultiFpgaSystem` gives its Amarant
 Nothing here depends on the graph: the build key is the FPGA design's alone.
 """
 
+from amaranth.hdl import Shape
+
+from ..hw.link.frame import barrier_bit
 from ..hw.protocol import peers_of
 from .link_params import link_params
 
@@ -15,16 +18,15 @@ __all__ = ["system_file"]
 
 def system_file(system):
     """Text of the SYSTEM file of ``system`` (a :class:`~gravfm.hw.multi.MultiFpgaSystem`)."""
-    config, top = system.config, system.tops[0]
+    config, top, link = system.config, system.tops[0], system.link_config
     n = config.fpgas
-    word = top.link_out[0].payload.shape()   # link_word_layout: {item, parity}
-    item = word["item"]
-    barrier_bit = item.offset + item.shape["barrier"].offset
+    word = top.link_out[0].payload.shape()   # a link word {item, parity}, or its frame
+    barrier = barrier_bit(word)
     lines = [f"fpgas {n}", f"pes {config.pes_per_fpga}"]
     for a in range(n):
         for k, b in enumerate(peers_of(a, n)):
-            params = link_params(system.link_config, item_bits=system.item_bits,
-                                 seed=system.link_config.link_seed(a, b, n))
-            numbers = (a, b, k, peers_of(b, n).index(a), system.item_bits, barrier_bit, *params.values())
+            params = link_params(link, item_bits=system.item_bits, seed=link.link_seed(a, b, n),
+                                 payload_bits=Shape.cast(word).width, dead_after=link.dead_after(a, b))
+            numbers = (a, b, k, peers_of(b, n).index(a), system.item_bits, barrier, *params.values())
             lines.append("link " + " ".join(str(int(x)) for x in numbers))
     return "\n".join(lines) + "\n"

@@ -92,21 +92,27 @@ class LinkReceiver(wiring.Component):
         Network update layout.
     depth : int
         Depth of each parity FIFO (at least the link's reorder window).
+    check_counts : bool
+        Report a round whose barrier counts fewer updates than were forwarded (``count_error``).
 
     Ports
     -----
     i : In(stream link word)
     o : Out(stream net_update)
         The network's ``remote_in``: round r's updates, then one barrier, then round r+1.
+    count_error : Out(1), with ``check_counts``
+        The current round's barrier counts fewer updates than this receiver forwarded: more
+        were delivered than sent (the round can never complete).
     """
 
-    def __init__(self, *, layout, depth):
+    def __init__(self, *, layout, depth, check_counts=False):
         self._layout = layout
         self._depth = depth
-        super().__init__({
-            "i": In(stream.Signature(link_word_layout(layout))),
-            "o": Out(stream.Signature(layout)),
-        })
+        self._check_counts = check_counts
+        members = {"i": In(stream.Signature(link_word_layout(layout))), "o": Out(stream.Signature(layout))}
+        if check_counts:
+            members["count_error"] = Out(1)
+        super().__init__(members)
 
     def elaborate(self, platform):
         m = Module()
@@ -145,4 +151,6 @@ class LinkReceiver(wiring.Component):
                          head.ready.eq(self.o.ready)]
             with m.If(head.valid & self.o.ready):
                 m.d.sync += forwarded.eq(forwarded + 1)
+        if self._check_counts:
+            m.d.comb += self.count_error.eq(have_barrier & (forwarded > expected))
         return m

@@ -12,16 +12,19 @@
   input pauses) leave either in order or reversed, chosen by a pseudo-random bit; an item thus
   overtakes at most ``reorder_window - 1`` others.
 * Stalls: in a cycle where an 8-bit pseudo-random draw is below the threshold, nothing leaves.
+* Faults (only built when configured): the item about to leave is lost, delivered twice or
+  delivered with one bit flipped, as a 16-bit draw of a second generator (xorshift32) falls in
+  each rate's share; a dead link takes its items and delivers none.
 """
 
-from amaranth.hdl import Array, Cat, Const, Module, Signal, signed
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Shape, Signal, Value, signed
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
-from .config import FRACTION_BITS, LinkConfig, credit_bits, mixed_seed
+from .config import FRACTION_BITS, RATE_BITS, LinkConfig, credit_bits, fault_seed, mixed_seed
 
-__all__ = ["LinkModel", "lfsr_step"]
+__all__ = ["LinkModel", "lfsr_step", "xorshift_step"]
 
 TIME_BITS = 32  # wide enough that an item held at the head for long never looks early again
 
@@ -31,6 +34,13 @@ def lfsr_step(state):
     feedback = state[0]
     shifted = state >> 1
     return shifted ^ (feedback.replicate(16) & Const(0xB400, 16))
+
+
+def xorshift_step(state):
+    """Next state of a 32-bit xorshift generator (13, 17, 5), as an Amaranth expression."""
+    state = state ^ (state << 13)[:32]
+    state = state ^ (state >> 17)
+    return state ^ (state << 5)[:32]
 
 
 class LinkModel(wiring.Component):
@@ -44,7 +54,10 @@ class LinkModel(wiring.Component):
     item_bits : int
         Bits an item costs on the wire (``m_update`` for GraVF-M).
     seed : int
-        Seed of this link's generator (non-zero after mixing).
+        Seed of this link's generators (non-zero after mixing).
+    dead_after : int, optional
+        The link delivers nothing from this many cycles after its first item on (0: from the
+        start; None: never).
 
     Ports
     -----
@@ -56,9 +69,13 @@ class LinkModel(wiring.Component):
         Items carried.
     link_bound : Out(64)
         Cycles an item was waiting at the input for bandwidth credit.
+    dropped, duplicated, flipped : Out(64)
+        Items lost (a drop, or a dead link), delivered again, delivered with a flipped bit.
+    first_fault : Out(TIME_BITS)
+        The cycle (counted from reset) of the first of those faults.
     """
 
-    def __init__(self, *, shape, config, item_bits, seed):
+    def __init__(self, *, shape, config, item_bits, seed, dead_after=None):
         self._MustUse__silence = True   # no "never used" warning for an object that failed to build
         if not isinstance(config, LinkConfig):
             raise TypeError(f"LinkModel needs a LinkConfig, not {type(config).__name__}")
@@ -68,11 +85,17 @@ class LinkModel(wiring.Component):
         self._config = config
         self._item_bits = item_bits
         self._seed = mixed_seed(seed)
+        self._fault_seed = fault_seed(seed)
+        self._dead_after = dead_after
         super().__init__({
             "i": In(stream.Signature(shape)),
             "o": Out(stream.Signature(shape)),
             "items": Out(64),
             "link_bound": Out(64),
+            "dropped": Out(64),
+            "duplicated": Out(64),
+            "flipped": Out(64),
+            "first_fault": Out(TIME_BITS),
         })
         self._MustUse__silence = False
 
@@ -113,12 +136,68 @@ class LinkModel(wiring.Component):
         stalled = Signal()
         if config.stall_threshold:
             m.d.comb += stalled.eq(random[:8] < config.stall_threshold)
-        m.d.comb += [
-            self.o.valid.eq(reordered.valid & ~stalled),
-            self.o.payload.eq(reordered.payload),
-            reordered.ready.eq(self.o.ready & ~stalled),
-        ]
+        if config.faulty or self._dead_after is not None:
+            self._faults(m, reordered, stalled, now)
+        else:
+            m.d.comb += [
+                self.o.valid.eq(reordered.valid & ~stalled),
+                self.o.payload.eq(reordered.payload),
+                reordered.ready.eq(self.o.ready & ~stalled),
+            ]
         return m
+
+    def _faults(self, m, head, stalled, now):
+        """The output with faults: ``head`` (not stalled) is lost, repeated or bit-flipped."""
+        random = Signal(32, init=self._fault_seed)
+        m.d.sync += random.eq(xorshift_step(random))
+        draw = random[:RATE_BITS]
+        drop, duplicate, flip = self._config.fault_thresholds
+        drop_now, duplicate_now, flip_now = (
+            (draw >= low) & (draw < low + share) if share else Const(0)
+            for low, share in ((0, drop), (drop, duplicate), (drop + duplicate, flip)))
+        lose = drop_now | self._dead(m)
+        width = Shape.cast(self._shape).width
+        flipped = Value.cast(head.payload) ^ Mux(flip_now, self._flip_mask(random[16:], width), 0)
+        m.d.comb += [
+            self.o.valid.eq(head.valid & ~stalled & ~lose),
+            self.o.payload.eq(flipped),
+            head.ready.eq(~stalled & (lose | (self.o.ready & ~duplicate_now))),
+        ]
+        delivered = self.o.valid & self.o.ready
+        events = [(self.dropped, head.valid & ~stalled & lose), (self.duplicated, delivered & duplicate_now),
+                  (self.flipped, delivered & flip_now)]
+        for counter, event in events:
+            with m.If(event):
+                m.d.sync += counter.eq(counter + 1)
+        faulted = Signal()
+        with m.If(~faulted & (events[0][1] | events[1][1] | events[2][1])):
+            m.d.sync += [faulted.eq(1), self.first_fault.eq(now)]
+
+    @staticmethod
+    def _flip_mask(bits, width):
+        """One-hot mask of ``width`` bits at a position drawn from ``bits`` (folded into range)."""
+        position_bits = (width - 1).bit_length()
+        if position_bits == 0:
+            return Const(1, width)
+        raw = bits[:position_bits]
+        position = Mux(raw >= width, raw - width, raw)[:position_bits]   # raw < 2 width: one fold
+        return (Const(1, width) << position)[:width]
+
+    def _dead(self, m):
+        """Signal: the link is dead (``dead_after`` cycles after its first item)."""
+        after = self._dead_after
+        if after is None:
+            return Const(0)
+        if after == 0:
+            return Const(1)
+        age = Signal(range(after + 1))
+        carried = Signal()
+        take = self.i.valid & self.i.ready
+        with m.If(take):
+            m.d.sync += carried.eq(1)
+        with m.If((carried | take) & (age != after)):
+            m.d.sync += age.eq(age + 1)
+        return age == after
 
     def _credit_gate(self, m):
         """Signal: an item may enter this cycle (updates the credit counter)."""

@@ -1,12 +1,14 @@
 """Choose the system top for a configuration: one FPGA, or several joined by the platform's links."""
 
+import dataclasses
+
 from ...errors import ConfigError
 from ..link import LinkConfig
 
 __all__ = ["build_system"]
 
 
-def build_system(config, *, platform=None, link=None, use_filter=True):
+def build_system(config, *, platform=None, link=None, use_filter=True, link_options=None):
     """The top for ``config``: the :class:`gravfm.hw.FpgaTop` itself for one FPGA, else a
     :class:`~gravfm.hw.multi.MultiFpgaSystem` whose links follow ``platform``.
 
@@ -19,6 +21,8 @@ def build_system(config, *, platform=None, link=None, use_filter=True):
     link : LinkConfig, optional
         Explicit link parameters (override the platform's).
     use_filter : bool
+    link_options : dict, optional
+        :class:`LinkConfig` fields that replace those of ``link`` (or of the platform's link).
 
     Raises
     ------
@@ -38,6 +42,11 @@ def build_system(config, *, platform=None, link=None, use_filter=True):
                               f"{config.fpgas} asked")
     if config.fpgas == 1:
         return FpgaTop(config)
-    if link is None:
-        link = LinkConfig() if platform is None else LinkConfig.from_platform(platform, config.fpgas)
+    options = dict(link_options or {})
+    if link is not None:
+        link = dataclasses.replace(link, **options)
+    elif platform is None:
+        link = LinkConfig(**options)
+    else:
+        link = LinkConfig.from_platform(platform, config.fpgas, **options)
     return MultiFpgaSystem(config, link=link, use_filter=use_filter)

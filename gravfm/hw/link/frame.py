@@ -1,0 +1,41 @@
+"""The frame of the link check: a link word with its sequence number, acknowledgement and CRC.
+
+See :mod:`gravfm.hw.link_check` for the protocol; here are its layout and its CRC in gateware.
+"""
+
+from amaranth.hdl import Cat, Const, Value
+from amaranth.lib import data
+
+from ..link_check import CRC_BITS, CRC_XOR_OUT, crc_masks
+
+__all__ = ["frame_layout", "frame_crc", "barrier_bit"]
+
+
+def frame_layout(word_layout, check):
+    """Layout of a frame carrying ``word_layout`` under ``check`` (a :class:`~gravfm.hw.link_check.LinkCheck`).
+
+    The CRC is the top field and covers every bit below it.
+    """
+    fields = {"body": word_layout, "seq": check.seq_bits, "control": 1}
+    if check.retransmit:
+        fields.update(ack=check.seq_bits, nak=1)
+    fields["crc"] = CRC_BITS
+    return data.StructLayout(fields)
+
+
+def frame_crc(frame):
+    """The CRC-8 of a frame's covered bits (everything but ``crc``), as an Amaranth expression."""
+    bits = Value.cast(frame)
+    covered = bits[:len(bits) - CRC_BITS]
+    parity = Cat(*((covered & Const(mask, len(covered))).xor() for mask in crc_masks(len(covered))))
+    return parity ^ CRC_XOR_OUT
+
+
+def barrier_bit(layout):
+    """Bit position of the barrier flag in a link word or frame layout (the harness counts barriers)."""
+    offset = 0
+    while "barrier" not in layout.members:
+        name = "body" if "body" in layout.members else "item"
+        offset += layout[name].offset
+        layout = layout[name].shape
+    return offset + layout["barrier"].offset
