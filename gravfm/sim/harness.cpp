@@ -156,10 +156,13 @@ public:
     // Cycles of the link models alone, with nothing in flight: the FPGAs load side by side in
     // fewer cycles than one host bus would take, and the links' pseudo-random stalls must start
     // the run where the serial load (the monolithic model's) leaves them.
+    // The cycle count advances alike: cycles from reset (the links' fault and counter times) and
+    // the load's length read as they would after a serial load.
     void idle_links(uint64_t cycles) {
         const uint32_t zero[LINK_WORDS] = {};
         for (Link& link : links_)
             for (uint64_t k = 0; k < cycles; ++k) link.model->clock(false, zero, true, false);
+        cycle += cycles;
     }
 
     unsigned fpga_count() const { return static_cast<unsigned>(tops_.size()); }
