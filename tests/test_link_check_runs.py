@@ -192,3 +192,21 @@ def test_platform_links_with_faults(check, arch, build_cache):
         check_recovered(report)
     else:
         check_stopped(report, "drop", "duplicate", "flip")
+
+
+#: The hardest links the issue's user tried: 70% stalls, 1 bit per cycle over 2,000 cycles of
+#: latency, a depth-1 FIFO.
+HARD_LINKS = {"stalling": dict(stall_probability=0.7), "far": dict(bits_per_cycle=1.0, latency_cycles=2000,
+                                                                   fifo_depth=2016),
+              "depth1": dict(fifo_depth=1, latency_cycles=1)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hard", sorted(HARD_LINKS))
+def test_hard_links_with_faults(hard, build_cache):
+    link = LinkConfig(check="retransmit", drop_rate=0.01, duplicate_rate=0.01, flip_rate=0.01, **HARD_LINKS[hard])
+    check_recovered(simulate("bfs", SMALL, fpgas=3, link=link, cache=build_cache))
+    link = LinkConfig(check="detect", flip_rate=0.01, **HARD_LINKS[hard])
+    check_stopped(simulate("wcc", SMALL, fpgas=3, link=link, cache=build_cache), "flip")
+    # Without faults the check is silent however slow the link: no false alarm.
+    check_run(simulate("wcc", SMALL, fpgas=3, link=LinkConfig(check="detect", **HARD_LINKS[hard]), cache=build_cache))
