@@ -27,10 +27,10 @@ PROMPT = 5000
 
 
 def simulate(algorithm, graph, *, fpgas, pes=1, arch="gravfm", link, cache, per_fpga=True, threads=None,
-             watchdog=1 << 17):
+             watchdog=1 << 17, **capacities):
     backend = VerilatorBackend(cache_dir=cache, per_fpga=per_fpga, watchdog_cycles=watchdog, threads=threads)
     return run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, arch=arch, link=link,
-                          backend=backend, params={"root": 0} if algorithm == "bfs" else None))
+                          backend=backend, params={"root": 0} if algorithm == "bfs" else None, **capacities))
 
 
 def faulty_link(kind, rate, *, check, fpgas, **options):
@@ -138,7 +138,9 @@ def test_both_simulators_agree(build_cache):
 
 
 def test_without_the_check_a_lost_item_is_a_stall_never_a_pass(build_cache):
-    report = simulate("wcc", SMALL, fpgas=2, link=LinkConfig(drop_rate=0.02), cache=build_cache, watchdog=1 << 12)
+    # The capacities of tests/test_sim_per_fpga.py's build-sharing test: the same FPGA design.
+    report = simulate("wcc", SMALL, fpgas=2, link=LinkConfig(drop_rate=0.02), cache=build_cache, watchdog=1 << 12,
+                      local_bits=7, edges_per_pe=2048)
     assert injected(report)[0]["dropped"] > 0
     assert report.status == "stalled" and not report.verified
     assert any("the link injected faults" in line for line in report.diagnosis), report.diagnosis
