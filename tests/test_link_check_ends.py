@@ -9,9 +9,11 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from gravfm.hw.link import CheckedReceiver, CheckedSender, LinkConfig, LinkModel
+from gravfm.hw.link import CheckedReceiver, CheckedSender, LinkConfig, LinkModel, LinkReceiver
 from gravfm.hw.link.frame import frame_crc, frame_layout
 from gravfm.hw.link_check import CRC_BITS, LinkCheck, crc, crc_masks, decode_error, error_word
+
+from conftest import stream_source
 
 WORD = data.StructLayout({"item": 20, "parity": 1})
 
@@ -181,3 +183,27 @@ def test_go_back_n_delivers_every_word_once_in_order(faults):
     assert figures["error"] == 0 and figures["discarded"] > 0
     if "duplicate_rate" not in faults or len(faults) > 1:
         assert figures["retransmissions"] > 0
+
+
+@pytest.mark.parametrize("updates, flagged", [(2, False), (3, True)])
+def test_a_barrier_that_counts_fewer_updates_than_arrived_is_an_error(updates, flagged):
+    """The link receiver's count check (kind ``count``): more delivered than the barrier says
+    were sent can never complete the round, and is reported instead of waiting."""
+    layout = data.StructLayout({"sender": 8, "update": 4, "barrier": 1, "count": 6, "sent_any": 1})
+    receiver = LinkReceiver(layout=layout, depth=4, check_counts=True)
+    arrivals = [{"item": {"sender": k}, "parity": 0} for k in range(updates)]
+    arrivals.append({"item": {"barrier": 1, "count": 2, "sent_any": 1}, "parity": 0})
+    seen = []
+
+    async def sink(ctx):
+        ctx.set(receiver.o.ready, 1)
+        for _ in range(30):
+            seen.append(ctx.get(receiver.count_error))
+            await ctx.tick()
+
+    sim = Simulator(receiver)
+    sim.add_clock(1e-6)
+    sim.add_testbench(stream_source(receiver.i, arrivals))
+    sim.add_testbench(sink)
+    sim.run()
+    assert any(seen) == flagged

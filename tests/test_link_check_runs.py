@@ -27,11 +27,11 @@ PROMPT = 5000
 
 
 def simulate(algorithm, graph, *, fpgas, pes=1, arch="gravfm", link, cache, per_fpga=True, threads=None,
-             watchdog=1 << 17):
+             watchdog=1 << 17, **capacities):
     backend = VerilatorBackend(cache_dir=cache, per_fpga=per_fpga, watchdog_cycles=watchdog, threads=threads)
     return run(RunOptions(algorithm=algorithm, graph=graph, fpgas=fpgas, pes=pes, arch=arch, link=link,
                           backend=backend, params={"root": 0} if algorithm == "bfs" else None,
-                          edge_memory="onchip"))   # the faults' timing was chosen with on-chip edges
+                          edge_memory="onchip", **capacities))   # the faults' timing was chosen with on-chip edges
 
 
 def faulty_link(kind, rate, *, check, fpgas, **options):
@@ -139,7 +139,9 @@ def test_both_simulators_agree(build_cache):
 
 
 def test_without_the_check_a_lost_item_is_a_stall_never_a_pass(build_cache):
-    report = simulate("wcc", SMALL, fpgas=2, link=LinkConfig(drop_rate=0.02), cache=build_cache, watchdog=1 << 12)
+    # The capacities of tests/test_sim_per_fpga.py's build-sharing test: the same FPGA design.
+    report = simulate("wcc", SMALL, fpgas=2, link=LinkConfig(drop_rate=0.02), cache=build_cache, watchdog=1 << 12,
+                      local_bits=7, edges_per_pe=2048)
     assert injected(report)[0]["dropped"] > 0
     assert report.status == "stalled" and not report.verified
     assert any("the link injected faults" in line for line in report.diagnosis), report.diagnosis
@@ -193,3 +195,21 @@ def test_platform_links_with_faults(check, arch, build_cache):
         check_recovered(report)
     else:
         check_stopped(report, "drop", "duplicate", "flip")
+
+
+#: The hardest links the issue's user tried: 70% stalls, 1 bit per cycle over 2,000 cycles of
+#: latency, a depth-1 FIFO.
+HARD_LINKS = {"stalling": dict(stall_probability=0.7), "far": dict(bits_per_cycle=1.0, latency_cycles=2000,
+                                                                   fifo_depth=2016),
+              "depth1": dict(fifo_depth=1, latency_cycles=1)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hard", sorted(HARD_LINKS))
+def test_hard_links_with_faults(hard, build_cache):
+    link = LinkConfig(check="retransmit", drop_rate=0.01, duplicate_rate=0.01, flip_rate=0.01, **HARD_LINKS[hard])
+    check_recovered(simulate("bfs", SMALL, fpgas=3, link=link, cache=build_cache))
+    link = LinkConfig(check="detect", flip_rate=0.01, **HARD_LINKS[hard])
+    check_stopped(simulate("wcc", SMALL, fpgas=3, link=link, cache=build_cache), "flip")
+    # Without faults the check is silent however slow the link: no false alarm.
+    check_run(simulate("wcc", SMALL, fpgas=3, link=LinkConfig(check="detect", **HARD_LINKS[hard]), cache=build_cache))

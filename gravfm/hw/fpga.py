@@ -182,8 +182,7 @@ class FpgaTop(wiring.Component):
         failed, counters = build_link_ends(
             m, item_layout=item, local_pes=config.pes_per_fpga, receiver_depth=self._receiver_depth,
             check=self.link_check, start=self.start, done=self.done, remote_out=network.remote_out,
-            remote_in=network.remote_in,
-            link_out=self.link_out, link_in=self.link_in)
+            remote_in=network.remote_in, link_out=self.link_out, link_in=self.link_in)
         if failed is not None:
             m.d.comb += self.link_error.eq(failed)
             word, selected = end_counter_read(m, counters=counters, rd_mem=self.host_rd_mem,
