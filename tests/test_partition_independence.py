@@ -48,7 +48,7 @@ def test_a_failed_run_of_a_users_algorithm_on_several_pes_points_at_the_check():
     assert not report.verified
     assert report.check_detail.endswith("if it verifies on 1 PE, a kernel may compare hardware ids, which depend "
                                         "on the partition: gravfm.algorithms.check_partition_independence"
-                                        "(algorithm) tells (docs/interfaces.md §3)")
+                                        "(algorithm) tells (docs/kernels.md)")
 
 
 def test_the_two_partitions_order_hardware_ids_differently():

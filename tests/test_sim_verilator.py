@@ -1,6 +1,6 @@
 """The compiled (Verilator) simulator back-end, proven on a small mock system top.
 
-The mock has exactly the host interface of docs/interfaces.md §5 and does a computation whose
+The mock has exactly the host interface of docs/host-interface.md and does a computation whose
 result, counters and cycle count are known in closed form, so every read-back is checked.
 """
 
@@ -24,7 +24,7 @@ COUNTER_NAMES = ("messages", "busy", "wait_barrier")
 
 
 class MockTop(wiring.Component):
-    """Mock system top with the host interface of docs/interfaces.md §5.
+    """Mock system top with the host interface of docs/host-interface.md
 
     Each PE holds ``depth`` vertex words: low half = countdown c, high half = accumulator.
     Round r: every PE sweeps its local vertices; a vertex with c > 0 does c -= 1, acc += r and

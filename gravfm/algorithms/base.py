@@ -58,7 +58,7 @@ class Algorithm:
         Ordered ``{field: width}`` layouts. ``edge`` may be empty (unweighted graphs).
     gather, apply, scatter : callable
         ``(layouts) -> wiring.Component`` building each hardware kernel. The kernels keep the
-        kernel contract (docs/interfaces.md §3: one output per input, the barrier passes, a
+        kernel contract (docs/kernels.md: one output per input, the barrier passes, a
         pipelined gather declares its ``latency``), which is checked on a short bench before
         every build (:func:`gravfm.flow.elaboration.check_kernels`).
     initial_state : callable

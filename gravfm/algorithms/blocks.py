@@ -164,7 +164,7 @@ class ConditionalGather(_StateGather):
     combinational : bool
         Declare the kernel combinational (the attribute of that name), so the PE forwards an
         in-flight result to the next message for the same vertex instead of waiting for its
-        write-back (docs/interfaces.md §3). False: the PE's plain hazard wait.
+        write-back (docs/kernels.md). False: the PE's plain hazard wait.
 
     Raises
     ------

@@ -31,7 +31,7 @@ def verify(prepared, readback, *, partition_hint=True):
                              f"reference sends {prepared.reference_messages}")
     if not ok and partition_hint and _users_algorithm_on_several_pes(prepared, readback):
         hint = ("if it verifies on 1 PE, a kernel may compare hardware ids, which depend on the partition: "
-                "gravfm.algorithms.check_partition_independence(algorithm) tells (docs/interfaces.md §3)")
+                "gravfm.algorithms.check_partition_independence(algorithm) tells (docs/kernels.md)")
         detail = f"{detail}; {hint}" if detail else hint
     return Verdict(bool(ok), detail)
 

@@ -1,4 +1,4 @@
-"""The host interface of a top (docs/interfaces.md §5): its widths and its ports.
+"""The host interface of a top (docs/host-interface.md): its widths and its ports.
 
 Every top (one FPGA, or several FPGAs with their links) has these ports, so the back-ends drive
 any of them the same way; the codes and the read latency are :mod:`gravfm.hw.protocol`'s.

@@ -1,4 +1,4 @@
-"""The host read path of docs/interfaces.md §5: data ``HOST_READ_LATENCY`` cycles after the address.
+"""The host read path of docs/host-interface.md: data ``HOST_READ_LATENCY`` cycles after the address.
 
 Every back-end driver waits exactly ``HOST_READ_LATENCY`` clock cycles between setting
 ``host_rd_pe``/``host_rd_mem``/``host_rd_addr`` and sampling ``host_rd_data`` (the compiled

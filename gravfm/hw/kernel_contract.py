@@ -1,6 +1,6 @@
 """The contract every kernel keeps, checked on a short bench run (:mod:`gravfm.hw.kernel_bench`).
 
-Rules (docs/interfaces.md §3, "The kernel contract and its check"):
+Rules (docs/kernels.md, "The kernel contract and its check"):
 
 * gather and scatter emit one output per input, in order; a gather output carries its input's
   ``nodeid`` (the PE writes the state there), a scatter output its input's ``neighbor`` (the

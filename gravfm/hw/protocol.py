@@ -1,6 +1,6 @@
 """The host protocol: what the host, the gateware and the compiled simulator's harness agree on.
 
-One place for the constants of docs/interfaces.md §5, without Amaranth, so the loader, the
+One place for the constants of docs/host-interface.md, without Amaranth, so the loader, the
 back-ends and the model can use them without building hardware. The gateware takes its codes
 from here, and :func:`cpp_header` turns them into the ``gravfm_protocol.h`` that the C++
 harness includes: nothing is spelled twice.

@@ -3,7 +3,7 @@ an update, a message and an edge.
 
 Named defaults for the built-in algorithms come from ``algorithm_params.toml`` beside this module;
 any of them may be overridden by numbers, and :func:`params_from_layouts` derives them from the
-hardware layouts (``{field: width}`` with ``"vertexid"`` widths, docs/interfaces.md §3).
+hardware layouts (``{field: width}`` with ``"vertexid"`` widths, docs/kernels.md).
 """
 
 import dataclasses

@@ -1,7 +1,7 @@
 """What the host writes before a run, and how it reads the answer back.
 
 :func:`build_load` turns (algorithm, graph, partition, :class:`~gravfm.hw.SystemConfig`) into a
-:class:`LoadPlan`: the host writes ``(pe, mem, addr, data)`` of docs/interfaces.md §5 —
+:class:`LoadPlan`: the host writes ``(pe, mem, addr, data)`` of docs/host-interface.md —
 PE registers, vertex initial states, edge index, edge array — plus the vertex-id mapping needed
 to decode the states read back (:meth:`LoadPlan.decode_states`). Both simulation back-ends use it.
 This module does not import Amaranth: the word layouts are computed from the algorithm's dicts

@@ -1,6 +1,6 @@
 """The top of a system of several FPGAs joined by simulated links, with one host interface.
 
-The ports are those of :class:`gravfm.hw.FpgaTop` (docs/interfaces.md §5) with global PE
+The ports are those of :class:`gravfm.hw.FpgaTop` (docs/host-interface.md) with global PE
 indices: the system hands a write or read for global PE ``g`` to FPGA ``g // p`` as its local PE
 ``g % p``, as the compiled simulator's harness does for a system of separate FPGA models, so
 both simulator back-ends drive a multi-FPGA system unchanged. The FPGAs carry identical tops;

@@ -1,7 +1,7 @@
 """Kernels written in Verilog, instantiated in the PE through an Amaranth ``Instance``.
 
 A user writes a gather, apply or scatter module with the port names of the paper's Listings 1-3
-(docs/interfaces.md §3); a layout field ``f`` becomes one port per field with the suffix ``_f``:
+(docs/kernels.md); a layout field ``f`` becomes one port per field with the suffix ``_f``:
 
 =========  ====================================================================================
 kernel     Verilog ports (``->`` outputs of the module)
