@@ -4,7 +4,7 @@ Pipeline::
 
     updates ─▶ [A] presence bit read (on chip: does the sender have a list here?)
             ─▶ [A2] presence bit registered; no list: the update ends here
-            ─▶ index lookup, coalesced into bursts (:mod:`.offchip_index`) ─▶ (start word, length)
+            ─▶ index request ──AXI──▶ index reorder buffer ─▶ (start word, length)
             ─▶ [B] list: one request per edge word, a descriptor per list
             ─▶ edge request ──AXI──▶ edge reorder buffer
             ─▶ [U] unpack: one edge per cycle from the words, in list order
@@ -17,10 +17,10 @@ boundary (SPEC §5) and packs ``W / slot`` edges per word, each an ``edge_word``
 slot. Only senders whose presence bit is set cost memory requests, as in the paper ("if a
 vertex has zero neighbors on a PE, no memory request is issued").
 
-Every request takes slots of its reorder buffer when it is issued (its AXI id names the buffer
-and the first slot), so responses may return in any order across ids and the R channel is always
+Every request takes a slot of its reorder buffer when it is issued (its AXI id names the buffer
+and the slot), so responses may return in any order across ids and the R channel is always
 ready; at most ``requests_in_flight`` requests are outstanding. Barriers travel through the index
-lookups and the descriptor queue, so they stay behind their round's edges.
+buffer (filled at once) and the descriptor queue, so they stay behind their round's edges.
 """
 
 from amaranth.hdl import Module, Mux, Signal
@@ -28,14 +28,13 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..axi import AXI_BURST_INCR, memory_port_signature
-from ..config import MAX_BURST_WORDS
+from ..config import INDEX_ENTRY_BITS, MAX_BURST_WORDS
 from ..layouts import hardware_id
 from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
 from ..protocol import PRESENT_WORD_BITS
 from ..reorder_buffer import ReorderBuffer
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
-from .offchip_index import IndexFetcher
 from .scatter import round_strobes
 
 __all__ = ["OffchipScatterUnit", "edge_slot_bits"]
@@ -102,6 +101,7 @@ class OffchipScatterUnit(wiring.Component):
         layouts, pe = self._layouts, self._config.pe
         m.submodules.kernel = kernel = self._kernel
         word_bits, slots = pe.memory_word_bits, pe.memory_word_bits // self._slot_bits
+        entries_per_word = word_bits // INDEX_ENTRY_BITS
         slot_bits = pe.memory_id_bits - 1
         edge_slots = pe.edge_word_slots
         word_address = Signal.like(self.index_base)
@@ -146,18 +146,21 @@ class OffchipScatterUnit(wiring.Component):
             self.mem_response.eq(answered),
         ]
 
-        # Index lookups, in update order, coalesced into bursts; barriers pass in order.
-        m.submodules.index = index = IndexFetcher(layouts=layouts, config=self._config, index_bits=self._index_bits,
-                                                  word_address_bits=len(word_address))
+        # Index lookups, in update order; barriers take a slot too, filled at once.
+        index_meta = data.StructLayout({"item": layouts.net_update, "lane": max(1, (entries_per_word - 1).bit_length())})
+        m.submodules.index_rob = index_rob = ReorderBuffer(depth=pe.requests_in_flight, meta=index_meta,
+                                                           shape=word_bits)
         barrier = a2_item.barrier
+        index_wanted = a2_valid & a2_present & ~barrier & index_rob.can_take & may_request
         edge_wanted = Signal()
-        index_issue = index.request.valid & ~edge_wanted & ar.i.ready & may_request
+        index_issue = index_wanted & ~edge_wanted & ar.i.ready
+        passes = a2_valid & barrier & index_rob.can_take
         m.d.comb += [
-            index.index_base.eq(self.index_base),
-            index.i.valid.eq(a2_valid & (a2_present | barrier)),
-            index.i.payload.item.eq(a2_item), index.i.payload.entry.eq(a2_entry),
-            index.request.ready.eq(~edge_wanted & ar.i.ready & may_request),
-            a2_advance.eq(~a2_valid | (~a2_present & ~barrier) | index.i.ready),
+            a2_advance.eq(~a2_valid | (~a2_present & ~barrier) | passes | index_issue),
+            index_rob.take.eq(index_issue | passes),
+            index_rob.take_filled.eq(barrier),
+            index_rob.take_meta.item.eq(a2_item),
+            index_rob.take_meta.lane.eq(a2_entry),
         ]
 
         # Stage B: the current list's words, one burst of up to MAX_BURST_WORDS per cycle (never
@@ -169,8 +172,9 @@ class OffchipScatterUnit(wiring.Component):
                                                          max_take=MAX_BURST_WORDS)
         b_word = Signal.like(word_address)
         b_left = Signal(32)
-        start_word, length = index.o.payload.entry[:32], index.o.payload.entry[32:]
-        head_item = index.o.payload.item
+        entry = index_rob.o.payload.data.word_select(index_rob.o.payload.meta.lane, INDEX_ENTRY_BITS)
+        start_word, length = entry[:32], entry[32:]
+        head_item = index_rob.o.payload.meta.item
         m.d.comb += edge_wanted.eq((b_left != 0) & edge_rob.can_take & may_request)
         edge_issue = edge_wanted & ar.i.ready
         page_words = 4096 // pe.memory_word_bytes
@@ -182,7 +186,7 @@ class OffchipScatterUnit(wiring.Component):
         with m.Elif(to_page_end < MAX_BURST_WORDS):
             m.d.comb += burst.eq(to_page_end)
         done_issuing = (b_left == 0) | ((b_left == burst) & edge_issue)
-        take_list = index.o.valid & lists.i.ready & done_issuing
+        take_list = index_rob.o.valid & lists.i.ready & done_issuing
         words_of = (length + slots - 1) >> (slots - 1).bit_length() if slots > 1 else length
         with m.If(take_list):
             m.d.sync += [b_word.eq(self.edge_base + start_word),
@@ -190,16 +194,17 @@ class OffchipScatterUnit(wiring.Component):
         with m.Elif(edge_issue):
             m.d.sync += [b_word.eq(b_word + burst), b_left.eq(b_left - burst)]
         m.d.comb += [
-            index.o.ready.eq(take_list),
+            index_rob.o.ready.eq(take_list),
             # A list the bitmap announced but the index calls empty is dropped here.
             lists.i.valid.eq(take_list & (head_item.barrier | (length != 0))),
             lists.i.payload.item.eq(head_item), lists.i.payload.length.eq(length),
             edge_rob.take.eq(edge_issue), edge_rob.take_filled.eq(0), edge_rob.take_count.eq(burst),
             ar.i.valid.eq(index_issue | edge_issue),
-            ar.i.payload.len.eq(Mux(edge_issue, burst - 1, index.request.payload.len)),
-            ar.i.payload.word.eq(Mux(edge_issue, b_word, index.request.payload.word)),
+            ar.i.payload.len.eq(Mux(edge_issue, burst - 1, 0)),
+            ar.i.payload.word.eq(Mux(edge_issue, b_word,
+                                     self.index_base + (a2_entry >> (entries_per_word - 1).bit_length()))),
             ar.i.payload.id.eq(Mux(edge_issue, (EDGES << slot_bits) | edge_rob.slot,
-                                   (INDEX << slot_bits) | index.request.payload.slot)),
+                                   (INDEX << slot_bits) | index_rob.slot)),
         ]
         # Responses fill the buffer their id names; the beats of a burst fill its slots in turn
         # (beats of one id come in order; of different ids, interleaved in any order).
@@ -210,11 +215,11 @@ class OffchipScatterUnit(wiring.Component):
         m.d.comb += [
             beats_rd.addr.eq(rid_slot), beats_wr.addr.eq(rid_slot), beats_wr.en.eq(edge_beat),
             beats_wr.data.eq(Mux(self.mem.rlast, 0, beats_rd.data + 1)),
-            index.fill.eq(beat & (rid_kind == INDEX)), index.fill_slot.eq(rid_slot),
-            index.fill_last.eq(self.mem.rlast), index.fill_data.eq(self.mem.rdata),
+            index_rob.fill.eq(beat & (rid_kind == INDEX)), index_rob.fill_slot.eq(rid_slot),
             edge_rob.fill.eq(edge_beat), edge_rob.fill_slot.eq(rid_slot + beats_rd.data),
-            edge_rob.fill_data.eq(self.mem.rdata),
         ]
+        for rob in (index_rob, edge_rob):
+            m.d.comb += rob.fill_data.eq(self.mem.rdata)
 
         # Stage U: one edge per cycle from the head word; the barrier needs no word.
         u_slot = Signal(range(slots))
@@ -249,8 +254,8 @@ class OffchipScatterUnit(wiring.Component):
             k.num_neighbors.eq(d_length), k.edge.eq(d_edge.edge),
             self.stall.eq(u_valid & ~d_advance),
             self.mem_wait.eq((lists.o.valid & ~u_barrier & ~edge_rob.o.valid)
-                             | (~lists.o.valid & (b_left == 0) & index.waiting)),
-            self.active.eq(a_valid | a2_valid | ar.o.valid | index.pending | (b_left != 0)
+                             | (~lists.o.valid & (b_left == 0) & (index_rob.used != 0) & ~index_rob.o.valid)),
+            self.active.eq(a_valid | a2_valid | ar.o.valid | (index_rob.used != 0) | (b_left != 0)
                            | lists.o.valid | (edge_rob.used != 0) | d_valid),
         ]
         wiring.connect(m, wiring.flipped(self.messages), kernel.o)
