@@ -32,8 +32,10 @@ def register(subparsers):
     parser.add_argument("--pes", type=int, metavar="P", help="PEs per FPGA (default: chosen by the model)")
     parser.add_argument("--arch", choices=["gravfm", "gravf"], default="gravfm",
                         help="gravfm: update broadcast (default); gravf: unicast messages")
-    parser.add_argument("--memory-model", choices=["simple", "granular"], default="simple",
-                        help="memory limit: equation (2) (default) or worst-case access granularity")
+    parser.add_argument("--memory-model", choices=["simple", "granular", "layout"], default="simple",
+                        help="memory limit: equation (2) (default), worst-case access granularity, or the "
+                             "words this implementation's layout reads (estimated for uniformly random "
+                             "destinations); all three are printed")
     parser.add_argument("--link-check", choices=["off", "detect", "retransmit"], default="off",
                         help="count the link check's frame bits (sequence number, CRC, acknowledgement) in "
                              "m_update and m_message, as gravfm run --link-check does (default off)")
@@ -166,6 +168,11 @@ def _print_prediction(prediction, platform, params):
         print(f"  {name:<11} {_fmt_mteps(value):>15}   {LIMIT_DESCRIPTIONS[name]}{mark}")
     if prediction.fpgas == 1:
         print(f"  {'L_if, L_net':<11} {'-':>15}   no network with a single FPGA")
+    details = prediction.details
+    if "L_mem_layout_mteps" in details:
+        print(f"  L_mem by memory model: simple {details['L_mem_simple_mteps']:.1f}, granular (worst case) "
+              f"{details['L_mem_granular_mteps']:.1f}, layout {details['L_mem_layout_mteps']:.1f} MTEPS "
+              f"(words per pass: {details['layout_words_source']})")
     print()
     print(f"predicted T_sys = {prediction.t_sys_mteps:.1f} MTEPS (bottleneck: {prediction.bottleneck})")
     for note in prediction.notes:

@@ -17,6 +17,8 @@ __all__ = [
     "pe_limit",
     "memory_limit",
     "memory_limit_granular",
+    "memory_limit_layout",
+    "layout_words_per_pass",
     "interface_limit",
     "network_limit",
     "node_interface_limit",
@@ -69,6 +71,53 @@ def memory_limit_granular(fpgas, pes, bandwidth_bits_per_s, m_edge, m_memword, d
     if lists_per_edge >= 1:
         return fpgas * bandwidth_bits_per_s / word
     return fpgas * bandwidth_bits_per_s / (m_edge + lists_per_edge * (word - m_edge))
+
+
+def memory_limit_layout(bandwidth_bits_per_s, m_memword, edges_per_pass, words_per_pass):
+    """L_mem of a known memory layout: edges traversed per memory word read.
+
+    One pass in which every vertex is active traverses ``edges_per_pass`` edges and reads
+    ``words_per_pass[f]`` words of ``m_memword`` bits from FPGA f's memory (per non-empty edge
+    list its index word and its word-aligned list words: :func:`gravfm.flow.memory.words_per_pass`
+    counts them from a partition, :func:`layout_words_per_pass` estimates them). Each FPGA reads
+    at BW_mem, so the FPGA with the most words sets the pace:
+    L_mem = |E_pass| BW_mem / (m_memword max_f words_f).
+    """
+    busiest = max(words_per_pass)
+    if busiest <= 0:
+        return math.inf
+    return edges_per_pass * bandwidth_bits_per_s / (m_memword * busiest)
+
+
+def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch="gravfm",
+                          index_entry_bits=64):
+    """Expected memory words one all-active pass reads per FPGA, from |V| and |E| alone.
+
+    The layout of this implementation: every PE holds one edge list per sender (GraVF-M: every
+    vertex of the graph, its edges whose destinations live on this PE; GraVF: its own vertices,
+    all their edges); a non-empty list costs its index entry's word(s) and ceil(k / e) words for
+    k edges, e = m_memword // m_edge edges per word (lists start on a word boundary); an empty
+    list costs nothing (its presence bit is on chip). ``m_edge`` is the bits an edge takes in a
+    word (its slot). Assumption (an estimate, exact for no real graph): list lengths are Poisson
+    with mean |E|/(|V| n p) (GraVF-M) or |E|/|V| (GraVF), as for uniformly random destinations;
+    skewed graphs (RMAT) have fewer, longer lists. Returns words per FPGA (a float).
+    """
+    from scipy.stats import poisson
+
+    _check_arch(arch)
+    degree = edges / vertices
+    lists, mean = ((vertices, degree / (fpgas * pes)) if arch == "gravfm"
+                   else (vertices / (fpgas * pes), degree))
+    index_words = math.ceil(index_entry_bits / m_memword)
+    if m_edge > m_memword:                       # an edge takes whole words: ceil(k/e) = k w
+        per_list = index_words * -math.expm1(-mean) + mean * math.ceil(m_edge / m_memword)
+    else:
+        per_word = m_memword // m_edge
+        # E[ceil(K/e)] = sum_{j>=0} P(K > j e); the tail beyond mean + 40 sd + 40 is < 1e-12
+        terms = int((mean + 40 * math.sqrt(mean) + 40) // per_word) + 1
+        list_words = float(poisson.sf([j * per_word for j in range(terms)], mean).sum())
+        per_list = index_words * -math.expm1(-mean) + list_words
+    return pes * lists * per_list
 
 
 def interface_limit(fpgas, interface_bits_per_s, degree, *, arch, m_update, m_message, group=None):

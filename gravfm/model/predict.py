@@ -40,7 +40,7 @@ LIMIT_DESCRIPTIONS = {
     "L_net_node": "total bandwidth between nodes",
 }
 
-MEMORY_MODELS = ("simple", "granular")
+MEMORY_MODELS = ("simple", "granular", "layout")
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,13 @@ class Prediction:
     chosen : bool
         True when the model chose n and/or p (they were not both given).
     memory_model : str
-        ``"simple"`` (equation (2)) or ``"granular"`` (worst-case access granularity) for L_mem.
+        Which L_mem enters T_sys: ``"simple"`` (equation (2)), ``"granular"`` (worst-case access
+        granularity) or ``"layout"`` (the words this implementation's layout reads per pass).
     cpe : float
         CPE used for L_PE.
     details : dict
-        Other figures: both memory limits, BW_if used (GiB/s), |E|/|V|.
+        Other figures: every memory limit (and the layout's words per FPGA per pass, with their
+        source), BW_if used (GiB/s), |E|/|V|.
     notes : tuple of str
         Caveats: extrapolated figures, estimates, lower bounds, defaults used.
     """
@@ -154,7 +156,7 @@ def _check_graph(vertices, edges):
 
 
 def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="gravfm",
-             memory_model="simple"):
+             memory_model="simple", layout_words=None):
     """Every limit and T_sys for one given configuration (nothing is chosen).
 
     Parameters are those of :func:`predict`, with ``fpgas`` and ``pes`` required. More FPGAs or
@@ -182,9 +184,14 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="g
         simple = L.memory_limit(fpgas, memory.bandwidth_bits_per_s, params.m_edge)
         granular = L.memory_limit_granular(fpgas, pes, memory.bandwidth_bits_per_s, params.m_edge,
                                            memory.word_bits, degree)
-        limits["L_mem"] = simple if memory_model == "simple" else granular
+        words, source = _layout_words(params, memory, vertices, edges, fpgas, pes, arch, layout_words)
+        layout = L.memory_limit_layout(memory.bandwidth_bits_per_s, memory.word_bits, edges, words)
+        limits["L_mem"] = {"simple": simple, "granular": granular, "layout": layout}[memory_model]
         details["L_mem_simple_mteps"] = to_mteps(simple)
         details["L_mem_granular_mteps"] = to_mteps(granular)
+        details["L_mem_layout_mteps"] = to_mteps(layout)
+        details["layout_words_per_pass"] = list(words)
+        details["layout_words_source"] = source
     else:
         notes.append("on-chip edge storage: no memory-bandwidth limit (L_PE covers one edge per cycle)")
 
@@ -235,6 +242,18 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="g
     )
 
 
+def _layout_words(params, memory, vertices, edges, fpgas, pes, arch, given):
+    """Words per FPGA one all-active pass reads: ``given`` (from the partition) or the estimate
+    for uniformly random destinations, an edge taking m_edge rounded up to a power of two."""
+    if given is not None:
+        if len(given) != fpgas:
+            raise ConfigError(f"layout_words must give one word count per FPGA ({fpgas}), not {len(given)}")
+        return tuple(given), "partition"
+    slot = 1 << (params.m_edge - 1).bit_length()
+    estimate = L.layout_words_per_pass(vertices, edges, fpgas, pes, slot, memory.word_bits, arch=arch)
+    return (estimate,) * fpgas, "estimate (uniformly random destinations)"
+
+
 def check_fit(platform, algorithm_params, vertices, fpgas):
     """Raise ConfigError when the graph does not fit ``fpgas`` FPGAs of ``platform``, by the
     model's rule (the prediction's ``fits``; :func:`gravfm.model.limits.does_not_fit`)."""
@@ -248,7 +267,7 @@ def check_fit(platform, algorithm_params, vertices, fpgas):
 
 
 def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm",
-            memory_model="simple"):
+            memory_model="simple", layout_words=None):
     """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
 
     Parameters
@@ -265,8 +284,14 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
         some n does); p is the least that keeps T_sys.
     arch : {"gravfm", "gravf"}
         Update broadcast (GraVF-M) or unicast messages (GraVF).
-    memory_model : {"simple", "granular"}
-        Which memory limit enters T_sys (both are in ``details``).
+    memory_model : {"simple", "granular", "layout"}
+        Which memory limit enters T_sys (all are in ``details``): equation (2), its worst case
+        with access granularity, or this implementation's layout (index word plus word-aligned
+        list words per non-empty list, :func:`gravfm.model.limits.memory_limit_layout`).
+    layout_words : sequence of int, optional
+        Words per FPGA one all-active pass reads (:func:`gravfm.flow.memory.words_per_pass`);
+        only with ``fpgas`` and ``pes`` given. Without it the layout's words are estimated for
+        uniformly random destinations (:func:`gravfm.model.limits.layout_words_per_pass`).
 
     Returns
     -------
@@ -274,7 +299,9 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     """
     platform, params = _resolve(platform, algorithm_params)
     _check_graph(vertices, edges)
-    kwargs = {"arch": arch, "memory_model": memory_model}
+    if layout_words is not None and (fpgas is None or pes is None):
+        raise ConfigError("layout_words describe one configuration: give fpgas and pes with them")
+    kwargs = {"arch": arch, "memory_model": memory_model, "layout_words": layout_words}
     if fpgas is not None:
         candidates = [fpgas]
     else:
