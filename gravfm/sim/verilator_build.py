@@ -19,14 +19,14 @@ from importlib import resources
 from pathlib import Path
 
 from ..hw.protocol import cpp_header
-from ..errors import SimulatorError
+from ..errors import ConfigError, SimulatorError
 from .build_cache import BuildCache, build_key
 from .harness_header import HOST_PORTS, HostInterface, port_header
 from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "end_process_group", "start_problem", "verilator_command", "TOP_NAME", "EXECUTABLE"]
+           "end_process_group", "start_problem", "verilator_command", "check_fst_headers", "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
@@ -216,6 +216,8 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
     verilog_text, header, harness = sources.verilog, sources.header, sources.harness
 
     def compile_into(folder):
+        if "--trace-fst" in flags:
+            check_fst_headers()
         log(f"building simulator {key} with Verilator (this can take minutes for large systems)")
         folder = folder.resolve()  # Verilator runs inside the folder: relative paths would break
         (folder / f"{TOP_NAME}.v").write_text(verilog_text)
@@ -255,6 +257,17 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
     else:
         log(f"simulator {key} built in {build_s:.1f} s")
     return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface)
+
+
+def check_fst_headers():
+    """Refuse an FST build with one line when the C++ compiler lacks the headers Verilator's FST
+    writer includes (zlib, lz4): the build would otherwise fail after minutes with a page of make."""
+    for header, package in (("zlib.h", "zlib1g-dev"), ("lz4.h", "liblz4-dev")):
+        probe = subprocess.run(["c++", "-E", "-x", "c++", "-"], input=f"#include <{header}>\n", text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if probe.returncode != 0:
+            raise ConfigError(f"--trace FILE.fst: Verilator's FST writer needs {header} ({package} on Debian); "
+                              f"install it or dump VCD (FILE.vcd)")
 
 
 def start_problem(executable):
