@@ -63,7 +63,7 @@ def run_cli(capsys, *argv):
 def test_a_link_error_is_exit_1_with_the_diagnosis(capsys, tmp_path, build_cache):
     out = tmp_path / "run.json"
     status, text = run_cli(capsys, "wcc", "--graph", SMALL, "--fpgas", "2", *IDEAL, "--link-check", "detect",
-                           "--link-flip", "0.01", "--cache", build_cache, "--quiet", "--json", out)
+                           "--link-flip", "0.01", "--cache", build_cache, "--json", out)
     figures = json.loads(out.read_text())
     assert status == 1 and figures["status"] == "link_error" and not figures["verified"]
     assert figures["links"]["flipped"] > 0 and figures["links"]["check"] == "detect"
@@ -76,7 +76,7 @@ def test_retransmission_from_the_command_line(capsys, tmp_path, build_cache):
     out = tmp_path / "run.json"
     status, text = run_cli(capsys, "wcc", "--graph", SMALL, "--fpgas", "2", *IDEAL, "--link-check", "retransmit",
                            "--link-drop", "0.01", "--link-duplicate", "0.01", "--link-flip", "0.01",
-                           "--cache", build_cache, "--quiet", "--json", out)
+                           "--cache", build_cache, "--json", out)
     figures = json.loads(out.read_text())
     assert status == 0 and figures["verified"] and figures["status"] == "done"
     links = figures["links"]

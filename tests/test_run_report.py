@@ -127,11 +127,16 @@ def test_progress_display_shows_superstep_cycles_and_edges():
 
     console = Console(file=io.StringIO(), width=200, force_terminal=True)
     with progress_display(console) as display:
+        display.stage("building", "Verilator model of the system")
+        display._progress.refresh()
+        building = console.file.getvalue()
         display.update(123456, 3, 5000, 20000)
         display.log("simulator abc found in cache")
         display._progress.refresh()
-    text = console.file.getvalue()
-    for expected in ("superstep 3", "123,456 cycles", "5,000/20,000 edges", "found in cache"):
+    text = console.file.getvalue()[len(building):]
+    # Building says so (issue 22 item 7), simulating shows where the run is.
+    assert "building" in building and "Verilator model of the system" in building and "simulating" not in building
+    for expected in ("simulating superstep 3", "123,456 cycles", "5,000/20,000 messages", "found in cache"):
         assert expected in text, expected
     quiet = Console(file=io.StringIO(), width=200)
     with progress_display(quiet, enabled=False) as display:

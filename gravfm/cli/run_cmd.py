@@ -6,10 +6,12 @@ from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
 from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
                      positive_int, write_json)
+from .run_plot import check_plot_file, plot_run
 from .memory_args import add_memory_arguments, memory_overrides
 from .link_options import add_link_arguments, link_options_from_args
 
-__all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute"]
+__all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute", "result_line",
+           "make_console", "trace_of"]
 
 
 def register(subparsers):
@@ -71,7 +73,20 @@ def add_run_arguments(parser):
     parser.add_argument("--cache", default=None, metavar="DIR",
                         help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print only the result line: ALGO on GRAPH: STATUS, verified|NOT VERIFIED, "
+                             "CYCLES cycles, MESSAGES messages, MTEPS MTEPS (simulated); no progress, "
+                             "no tables (--json and --plot files are still written)")
+    parser.add_argument("--plot", default=None, metavar="FILE.png",
+                        help="draw the messages and cycles of each superstep and the cycle breakdown "
+                             "(PNG, PDF or SVG by suffix)")
+    parser.add_argument("--trace", default=None, metavar="FILE.vcd|FILE.fst",
+                        help="dump the run's waveform, VCD or FST by suffix (compiled simulator only; a "
+                             "traced build is cached apart). Several FPGAs write one file per FPGA: FILE "
+                             "with -fpga0, -fpga1, ... before the suffix. Time 10c is cycle c's rising edge "
+                             "(c = 1 samples start)")
+    parser.add_argument("--trace-window", default=None, metavar="A:B",
+                        help="dump only cycles A to B of the run (either end may be left out)")
     add_graph_input_arguments(parser)
     add_memory_arguments(parser)
     add_link_arguments(parser)
@@ -90,6 +105,20 @@ def check_paths(args):
     """The output path, checked before any work so that a finished run is not lost (the cache
     folder is checked by :class:`~gravfm.flow.RunOptions`)."""
     check_output_file(args.json, "--json")
+    check_output_file(args.trace, "--trace")
+    check_plot_file(args.plot)
+
+
+def trace_of(args):
+    """The :class:`~gravfm.sim.trace.TraceRequest` of ``--trace`` and ``--trace-window``, or None."""
+    from ..sim.trace import TraceRequest, parse_window
+
+    if args.trace is None:
+        if args.trace_window is not None:
+            raise ConfigError("--trace-window needs --trace FILE.vcd or FILE.fst")
+        return None
+    window = None if args.trace_window is None else parse_window(args.trace_window)
+    return TraceRequest(args.trace, window)
 
 
 def options_from_args(args, algorithm, graph, pes):
@@ -106,11 +135,12 @@ def options_from_args(args, algorithm, graph, pes):
                       arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
                       check_kernels=args.kernel_check, graph_options=graph_load_options(args),
                       edge_memory=args.edge_memory, memory=memory_overrides(args),
-                      link_options=link_options_from_args(args))
+                      link_options=link_options_from_args(args), trace=trace_of(args))
 
 
 class progress_display:
-    """Context manager: a rich progress line (superstep, cycles, edges) fed by ``update``."""
+    """Context manager: a rich progress line fed by ``stage`` (what runs: ``building`` the
+    Verilator model, ``loading``, ...) and ``update`` (simulating: superstep, cycles, messages)."""
 
     def __init__(self, console, enabled=True):
         self.console, self.enabled = console, enabled
@@ -123,18 +153,23 @@ class progress_display:
                                       TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
                                       console=self.console, transient=True)
             self._progress.__enter__()
-            self._task = self._progress.add_task("simulating", total=None, detail="")
+            self._task = self._progress.add_task("starting", total=None, detail="")
         return self
+
+    def stage(self, name, detail=""):
+        if self._progress is not None:
+            self._progress.update(self._task, description=name, detail=detail, completed=0, total=None)
 
     def update(self, cycle, superstep, messages, total_messages):
         if self._progress is None:
             return
         self._progress.update(self._task, completed=messages, total=total_messages or None,
-                              description=f"superstep {superstep}",
-                              detail=f"{cycle:,} cycles  {messages:,}/{total_messages:,} edges")
+                              description=f"simulating superstep {superstep}",
+                              detail=f"{cycle:,} cycles  {messages:,}/{total_messages:,} messages")
 
     def log(self, message):
-        self.console.print(f"[dim]{message}[/dim]", highlight=False)
+        if self.enabled:
+            self.console.print(f"[dim]{message}[/dim]", highlight=False)
 
     def __exit__(self, *exc):
         if self._progress is not None:
@@ -154,7 +189,7 @@ def print_report(report, console):
     """The human-readable report of a :class:`gravfm.flow.RunReport`."""
     from rich.table import Table
 
-    from ..flow.reporting import hazard_stall_note
+    from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
         else "[bold red]NOT VERIFIED[/]"
@@ -184,16 +219,20 @@ def print_report(report, console):
         console.print(f"[bold yellow]warning:[/] {hazard_note}", highlight=False)
 
     if report.rounds:
+        first_apply, cycles = superstep_cycles(report.rounds, report.cycles)
         rounds = Table(title="per superstep", title_justify="left")
         for column in ("round", "active vertices", "messages", "cycles"):
             rounds.add_column(column, justify="right")
-        for row in report.rounds:
-            rounds.add_row(str(row.round), _figure(row.active), _figure(row.messages), _figure(row.cycles))
+        for row, row_cycles in zip(report.rounds, cycles):
+            rounds.add_row(str(row.round), _figure(row.active), _figure(row.messages), _figure(row_cycles))
         console.print(rounds)
+        if first_apply is not None:
+            console.print(f"{SUPERSTEP_CYCLES_NOTE}; round 0's apply took the first {first_apply:,} cycles",
+                          highlight=False)
 
     if report.stalls:
-        stalls = Table(title="cycle breakdown (PE cycles summed over PEs; categories overlap)",
-                       title_justify="left")
+        stalls = Table(title="cycle breakdown", caption="PE cycles summed over PEs; categories overlap",
+                       title_justify="left", caption_justify="left")
         stalls.add_column("counter")
         stalls.add_column("cycles", justify="right")
         stalls.add_column("share of PE cycles", justify="right")
@@ -266,18 +305,40 @@ def _print_memory(memory, console):
     console.print(table)
 
 
-def execute(options, args):
-    """Run with a progress display, print the report, write JSON; exit status 1 unless verified."""
+def result_line(report):
+    """The one line ``--quiet`` prints: what ran, its status, verdict, cycles, messages, MTEPS."""
+    verdict = "verified" if report.verified else "NOT VERIFIED"
+    return (f"{report.algorithm} on {report.graph_name}: {report.status}, {verdict}, {report.cycles:,} cycles, "
+            f"{report.messages:,} messages, {report.mteps:,.1f} MTEPS (simulated)")
+
+
+def make_console():
+    """The report's console. Piped or redirected output is not a terminal: rich would wrap it at
+    80 columns, mid-sentence, so it gets no width limit worth the name and no soft wrapping."""
     from rich.console import Console
 
+    console = Console()
+    return console if console.is_terminal else Console(width=1000, soft_wrap=True)
+
+
+def execute(options, args):
+    """Run with a progress display, print the report (or, ``--quiet``, its result line), write
+    the JSON and the plot; exit status 1 unless verified."""
     from ..flow import run
 
-    console = Console()
+    console = make_console()
     with progress_display(console, enabled=not args.quiet) as display:
-        report = run(options, log=display.log, on_progress=display.update)
-    print_report(report, console)
+        report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)
+    if args.quiet:
+        print(result_line(report), flush=True)
+    else:
+        print_report(report, console)
     if args.json:
         write_json(args.json, report.to_dict())
+    if getattr(args, "plot", None):
+        plot_run(report, args.plot)
+        if not args.quiet:
+            console.print(f"plot written to {args.plot}", highlight=False)
     return 0 if report.verified else 1
 
 

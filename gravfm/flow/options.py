@@ -85,6 +85,8 @@ class RunOptions:
         Several FPGAs: :class:`~gravfm.hw.link.LinkConfig` fields that replace those of ``link``
         (or of the platform's links): bandwidth, latency, FIFO depth, reordering, stalls, faults,
         dead links, the link check (``gravfm run --link-*``).
+    trace : gravfm.sim.trace.TraceRequest, optional
+        Dump the run's waveform (compiled back-end only; ``gravfm run --trace``).
     """
 
     algorithm: object
@@ -113,6 +115,7 @@ class RunOptions:
     memory: dict = field(default_factory=dict)
     check_kernels: bool = True
     link_options: dict = field(default_factory=dict)
+    trace: object = None
 
     def __post_init__(self):
         from .memory import EDGE_MEMORIES, check_memory_options
@@ -151,6 +154,10 @@ class RunOptions:
         if unknown:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
         self._check_link_options()
+        if self.trace is not None:
+            from ..sim.trace import TraceRequest
+            if not isinstance(self.trace, TraceRequest):
+                raise ConfigError(f"trace must be a TraceRequest, not {self.trace!r}")
 
     def _check_link_options(self):
         """Link options that make no link, or no sense, refused before any work."""

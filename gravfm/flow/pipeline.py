@@ -15,7 +15,7 @@ from .verification import verify
 __all__ = ["run"]
 
 
-def run(options, *, log=None, on_progress=None):
+def run(options, *, log=None, on_progress=None, on_stage=None):
     """Generate, build, load, simulate and verify; return the :class:`~gravfm.flow.RunReport`.
 
     Parameters
@@ -26,21 +26,27 @@ def run(options, *, log=None, on_progress=None):
     on_progress : callable, optional
         ``on_progress(cycle, superstep, messages, total_messages)`` while simulating
         (``total_messages`` is the reference's count).
+    on_stage : callable, optional
+        ``on_stage(name, detail)`` as each stage begins: ``preparing`` (graph, reference),
+        ``generating`` (plan, kernel check, hardware, load), then the back-end's ``building``,
+        ``loading`` and ``simulating``, and ``verifying``.
     """
     from ..algorithms.loading import resolve_algorithm
     from ..model import check_fit, model_params
     from ..model.platform import load_platform
 
     log = log or (lambda message: None)
+    stage = on_stage or (lambda name, detail="": None)
     # Inputs first, each refused with one line before any work: the algorithm, its back-end,
     # the platform's size, the graph and parameters, the fit in the platform's memory.
     algorithm = resolve_algorithm(options.algorithm)
     check_backend(algorithm, options.backend)
     backend = options.backend if not isinstance(options.backend, str) else make_backend(
         options.backend, cache_dir=options.cache_dir, max_cycles=options.max_cycles,
-        watchdog_cycles=options.watchdog_cycles, threads=options.threads)
+        watchdog_cycles=options.watchdog_cycles, threads=options.threads, trace=options.trace)
     platform = load_platform(options.platform)
     platform.check_system(options.fpgas, options.pes)
+    stage("preparing", "graph and software reference")
     prepared = prepare(algorithm, options.graph, params=options.algorithm_params,
                        graph_options=options.graph_options)
     graph = prepared.graph
@@ -48,6 +54,7 @@ def run(options, *, log=None, on_progress=None):
     edge_memory = edge_memory_of(options.edge_memory, platform)
     offchip = edge_memory == "offchip"
     platform = platform_for_run(platform, edge_memory, options.memory)
+    stage("generating", f"{options.fpgas} FPGA x {options.pes} PE hardware")
     hardware = plan(prepared, fpgas=options.fpgas, pes=options.pes, partition=options.partition,
                     arch=options.arch, local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
                     update_lanes=options.update_lanes, gather_forwarding=options.gather_forwarding,
@@ -62,7 +69,8 @@ def run(options, *, log=None, on_progress=None):
     if offchip:
         writes = replace(writes, memory=memory_load(writes, platform, options.memory))
     readback = simulate(top, writes, backend, log=log, on_progress=on_progress,
-                        total_messages=prepared.reference_messages)
+                        total_messages=prepared.reference_messages, on_stage=on_stage)
     log(f"simulated {readback.cycles:,} cycles in {readback.run_s:.2f} s ({readback.status})")
+    stage("verifying", "against the software reference")
     return report(prepared, hardware, top, readback, verify(prepared, readback), platform=platform,
                   backend=backend.name, partition=options.partition)

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from ..errors import GravfmError
 
-__all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE"]
+__all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
+           "SUPERSTEP_CYCLES_NOTE"]
 
 #: Hazard stalls above this share of the PEs' cycles get a warning line of their own.
 HAZARD_STALL_SHARE = 0.03
@@ -243,6 +244,30 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
         edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
         prepared=prepared, plan=plan, readback=readback)
+
+
+#: What :func:`superstep_cycles` counts, as the report's table and plot explain it.
+SUPERSTEP_CYCLES_NOTE = ("cycles of round r: from the end of round r's apply to the end of round r+1's "
+                         "(to the end of the run for the last round), the cycles in which round r's messages "
+                         "were scattered and gathered")
+
+
+def superstep_cycles(rounds, cycles):
+    """The cycles each round's messages took: ``(first_apply, per_round)``.
+
+    The round log holds the cycle at which each round's apply ended. Round r's updates are
+    scattered into messages and gathered until round r+1's apply has run over them, so the
+    cycles of round r are ``end[r+1] - end[r]`` (``cycles - end[r]`` for the last logged round),
+    aligned with round r's messages; ``first_apply`` is round 0's apply before any message.
+    Both are None (per round) when the log has no cycles.
+    """
+    if not rounds or any(row.cycles is None for row in rounds):
+        return None, tuple(None for _ in rounds)
+    ends, total = [], 0
+    for row in rounds:
+        total += row.cycles
+        ends.append(total)
+    return ends[0], tuple(max(0, after - end) for end, after in zip(ends, [*ends[1:], max(cycles, ends[-1])]))
 
 
 def hazard_stall_note(report):

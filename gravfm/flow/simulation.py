@@ -1,6 +1,6 @@
 """Stage 5, simulate: run a loaded top on a back-end and read it back.
 
-A back-end is an object with ``simulate(top, load, *, log, on_progress, total_messages)``
+A back-end is an object with ``simulate(top, load, *, log, on_progress, total_messages, on_stage)``
 returning a :class:`gravfm.sim.readback.Readback`: :class:`gravfm.sim.verilator_backend.VerilatorBackend`
 (compiled, cached builds) or :class:`gravfm.sim.amaranth_backend.AmaranthBackend` (Amaranth's
 simulator). :data:`BACKENDS` names them for the command line.
@@ -41,7 +41,8 @@ def check_backend(algorithm, backend):
 
 #: Options a back-end may not take, and what to say when they were asked of it.
 _REFUSED = {"threads": "--threads: the Amaranth simulator runs a system as one design in one thread "
-                       "(threads are the compiled simulator's)"}
+                       "(threads are the compiled simulator's)",
+            "trace": "--trace: waveforms are dumped by the compiled simulator only (--backend verilator)"}
 
 
 def make_backend(name, **options):
@@ -59,7 +60,7 @@ def make_backend(name, **options):
     return backend(**{key: value for key, value in options.items() if key in taken})
 
 
-def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0):
+def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0, on_stage=None):
     """Run ``load`` on ``top`` with ``backend``; return its :class:`~gravfm.sim.readback.Readback`
     (status ``link_error`` when the links say so: :func:`~gravfm.sim.readback.with_link_faults`).
 
@@ -72,10 +73,13 @@ def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0
         back-end).
     total_messages : int
         Messages the run should send (the reference's), for the progress display.
+    on_stage : callable, optional
+        ``on_stage(name, detail)`` as the back-end begins to build, load and simulate.
     """
     from ..sim.readback import with_link_faults
 
-    readback = backend.simulate(top, load, log=log, on_progress=on_progress, total_messages=total_messages)
+    readback = backend.simulate(top, load, log=log, on_progress=on_progress, total_messages=total_messages,
+                                on_stage=on_stage)
     if top.config.fpgas == 1:
         return readback
     return with_link_faults(readback, fpgas=top.config.fpgas, check=top.link_check)

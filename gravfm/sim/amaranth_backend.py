@@ -47,8 +47,11 @@ class AmaranthBackend:
                                             not isinstance(self.max_cycles, int) or self.max_cycles < 1):
             raise ConfigError(f"max_cycles must be a positive integer, not {self.max_cycles!r}")
 
-    def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0):
-        """Load, run and read back ``top`` (``log`` and ``on_progress`` are not called)."""
+    def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0, on_stage=None):
+        """Load, run and read back ``top`` (``log`` and ``on_progress`` are not called;
+        ``on_stage("simulating", ...)`` once, as load and run are one simulation)."""
+        if on_stage is not None:
+            on_stage("simulating", "Amaranth simulator (load and run)")
         budget = self.max_cycles or 200_000
         started = time.perf_counter()
         try:

@@ -12,6 +12,7 @@ Typical use::
 """
 
 import json
+import os
 import signal
 import subprocess
 import tempfile
@@ -146,7 +147,8 @@ def write_plan(path, reads, watch):
 
 
 def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdog_cycles=1 << 20,
-                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None, threads=1, memory=None):
+                  progress_cycles=1 << 16, on_progress=None, workdir=None, system=None, threads=1, memory=None,
+                  env=None):
     """Run a compiled simulator: load ``writes``, start, run to ``done`` (or a stop), read back.
 
     Parameters
@@ -174,6 +176,9 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
     memory : gravfm.sim.memory_params.MemoryLoad, optional
         The edge memories, needed exactly when the build's top has memory ports: the images are
         written into the run's folder and served by C++ memory models.
+    env : dict, optional
+        Further environment variables of the simulator: a traced build's
+        (:meth:`gravfm.sim.trace.TraceRequest.environment`).
 
     Returns
     -------
@@ -187,11 +192,11 @@ def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdo
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="gravfm-run-") as folder:
             return _run_in(Path(folder), build, writes, reads, watch, max_cycles, watchdog_cycles,
-                           progress_cycles, on_progress, system, threads, memory)
+                           progress_cycles, on_progress, system, threads, memory, env)
     folder = Path(workdir)
     folder.mkdir(parents=True, exist_ok=True)
     return _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles,
-                   on_progress, system, threads, memory)
+                   on_progress, system, threads, memory, env)
 
 
 def check_memory(interface, memory):
@@ -210,7 +215,7 @@ def check_memory(interface, memory):
 
 
 def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, progress_cycles, on_progress,
-            system, threads, memory):
+            system, threads, memory, env):
     interface = build.interface
     load_path, plan_path = folder / "load.bin", folder / "plan.txt"
     out_path, result_path = folder / "out.bin", folder / "result.json"
@@ -229,7 +234,7 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
     # its own: a terminal's signals reach only gravfm, which stops the simulator (_stop).
     with open(folder / "stderr.txt", "w+") as stderr_file, \
             subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr_file, text=True,
-                             start_new_session=True) as process:
+                             start_new_session=True, env={**os.environ, **(env or {})}) as process:
         try:
             for line in process.stdout:
                 if line.startswith("@progress ") and on_progress is not None:

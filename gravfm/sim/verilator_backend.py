@@ -38,6 +38,9 @@ class VerilatorBackend:
     threads : int, optional
         Per-FPGA simulation: threads advancing the FPGA models, synchronised every cycle
         (identical results for any number). Default: the machine's cores, at most the FPGAs.
+    trace : gravfm.sim.trace.TraceRequest, optional
+        Dump the run's waveform (a traced build, a cache entry of its own); per-FPGA simulation
+        writes one file per FPGA (:meth:`~gravfm.sim.trace.TraceRequest.paths`).
     """
 
     cache_dir: str | None = None
@@ -45,6 +48,7 @@ class VerilatorBackend:
     watchdog_cycles: int = 1 << 20
     per_fpga: bool = True
     threads: int | None = None
+    trace: object = None
 
     name = "verilator"
 
@@ -56,10 +60,12 @@ class VerilatorBackend:
                 or self.watchdog_cycles < 1:
             raise ConfigError(f"watchdog_cycles must be positive, not {self.watchdog_cycles!r}")
 
-    def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0):
+    def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0, on_stage=None):
         """Build (or reuse) the simulator of ``top``, run ``load`` and read everything back.
 
-        ``on_progress(cycle, superstep, messages, total_messages)`` is called at every progress scan.
+        ``on_progress(cycle, superstep, messages, total_messages)`` is called at every progress
+        scan; ``on_stage(name, detail)`` when the build (``building``) and the run (``loading``,
+        then ``simulating`` with the first progress scan) begin.
         """
         from .system_file import system_file
         from .verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
@@ -76,7 +82,13 @@ class VerilatorBackend:
         elif self.threads not in (None, 1):
             raise ConfigError(f"threads={self.threads}: threads simulate the FPGAs of a system of several, "
                               f"here {n} FPGA(s) as one model")
-        build = build_simulator(top.tops[0] if separate else top, cache_dir=self.cache_dir, log=log)
+        stage = on_stage or (lambda name, detail="": None)
+        traced = " with waveform tracing" if self.trace is not None else ""
+        stage("building", f"Verilator model of {f'the FPGA design ({n} models of it)' if separate else 'the system'}"
+                          f"{traced}")
+        build = build_simulator(top.tops[0] if separate else top, cache_dir=self.cache_dir, log=log,
+                                trace=None if self.trace is None else self.trace.kind)
+        stage("loading", f"{len(load):,} host writes")
         writes = HostWrites.from_values(load.pe, load.mem, load.addr, load.data,
                                         data_bits=build.interface.data_bits)
         reads = [ReadRegion(f"state{g}", g, HostReadMem.VERTEX, 0, int(load.num_local[g])) for g in range(pes)]
@@ -88,7 +100,12 @@ class VerilatorBackend:
         watch = [WatchItem(f"pe{g}.{name}", g, HostReadMem.COUNTERS, k, progress=name in PROGRESS_COUNTERS)
                  for g in range(pes) for k, name in enumerate(COUNTER_NAMES)]
 
+        started = []
+
         def progress(cycle, superstep, values):
+            if not started:
+                started.append(True)
+                stage("simulating", "")
             if on_progress is not None:
                 sent = sum(values[f"pe{g}.messages"] for g in range(pes))
                 on_progress(cycle, superstep, sent, total_messages)
@@ -98,7 +115,8 @@ class VerilatorBackend:
         outcome = run_simulator(build, writes, reads=reads, watch=watch, max_cycles=self.max_cycles,
                                 watchdog_cycles=self.watchdog_cycles, progress_cycles=progress_cycles,
                                 on_progress=progress, system=system_file(top) if separate else None,
-                                threads=threads, memory=getattr(load, "memory", None))
+                                threads=threads, memory=getattr(load, "memory", None),
+                                env=None if self.trace is None else self.trace.environment(n if separate else 1))
         vertex_mask = (1 << top.layouts.vertex.size) - 1
         words = [[int(w) & vertex_mask for w in outcome.reads[f"state{g}"]] for g in range(pes)]
         counters = {name: np.array([outcome.watch[f"pe{g}.{name}"] for g in range(pes)], dtype=np.int64)

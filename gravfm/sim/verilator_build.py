@@ -19,13 +19,14 @@ from importlib import resources
 from pathlib import Path
 
 from ..hw.protocol import cpp_header
-from ..errors import SimulatorError
+from ..errors import ConfigError, SimulatorError
 from .build_cache import BuildCache, build_key
 from .harness_header import HOST_PORTS, HostInterface, port_header
+from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "end_process_group", "start_problem", "verilator_command", "TOP_NAME", "EXECUTABLE"]
+           "end_process_group", "start_problem", "verilator_command", "check_fst_headers", "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
@@ -130,9 +131,15 @@ def export_verilog(top, *, name=TOP_NAME):
 HARNESS_FILES = ("harness.cpp", "harness_support.h", "link_model.h", "memory_model.h", "memory_harness.h")
 
 
-def harness_source():
-    """Texts of the static C++ harness: ``{file name: text}`` (:data:`HARNESS_FILES`)."""
-    return {name: resources.files(__package__).joinpath(name).read_text() for name in HARNESS_FILES}
+#: What a traced build adds to them (:mod:`gravfm.sim.trace`).
+TRACE_FILES = ("harness_trace.h",)
+
+
+def harness_source(*, traced=False):
+    """Texts of the static C++ harness: ``{file name: text}`` (:data:`HARNESS_FILES`, and
+    :data:`TRACE_FILES` for a traced build)."""
+    names = HARNESS_FILES + (TRACE_FILES if traced else ())
+    return {name: resources.files(__package__).joinpath(name).read_text() for name in names}
 
 
 def check_verilog_ports(verilog_text, *, name=TOP_NAME):
@@ -159,27 +166,29 @@ class SimulatorSources:
     key: str
 
 
-def simulator_sources(top, *, extra_flags=()):
+def simulator_sources(top, *, extra_flags=(), trace=None):
     """Export ``top`` and generate the harness header; the key identifies the build.
 
     Kernels written in Verilog (``top.verilog_sources``, see :mod:`gravfm.hw.verilog`) are
     compiled beside the exported top, so editing a kernel changes the key and rebuilds.
+    ``trace`` (``".vcd"`` or ``".fst"``): a build that dumps waveforms (:mod:`gravfm.sim.trace`),
+    a cache entry of its own; without it the sources, flags and key are those of an untraced build.
     """
     interface = HostInterface.from_component(top)
     verilog_text = export_verilog(top)
     check_verilog_ports(verilog_text)
     verilog_text = "\n".join((verilog_text, *getattr(top, "verilog_sources", ())))
-    header = port_header(interface)
+    header = port_header(interface, traced=trace is not None)
     protocol = cpp_header()
-    harness = harness_source()
-    flags = VERILATOR_FLAGS + tuple(extra_flags)
+    harness = harness_source(traced=trace is not None)
+    flags = VERILATOR_FLAGS + tuple(extra_flags) + ((TRACE_KINDS[trace],) if trace is not None else ())
     key = build_key({"verilog": verilog_text, "header": header, "protocol": protocol, **harness,
                      "flags": "\0".join(flags), "verilator": verilator_version()})
     return SimulatorSources(interface=interface, verilog=verilog_text, header=header, protocol=protocol,
                             harness=harness, flags=flags, key=key)
 
 
-def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
+def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None):
     """Compile ``top`` with Verilator, or reuse the cached executable of identical sources.
 
     Parameters
@@ -193,17 +202,22 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
         Receives one-line messages (build start, build time, cache use).
     extra_flags : sequence of str
         Further Verilator options (part of the cache key); ignored when ``top`` is sources.
+    trace : {".vcd", ".fst"}, optional
+        Build the simulator that dumps waveforms in this format (:func:`simulator_sources`).
 
     Returns
     -------
     VerilatorBuild
     """
     log = log or (lambda message: None)
-    sources = top if isinstance(top, SimulatorSources) else simulator_sources(top, extra_flags=extra_flags)
+    sources = top if isinstance(top, SimulatorSources) else simulator_sources(top, extra_flags=extra_flags,
+                                                                               trace=trace)
     interface, key, flags = sources.interface, sources.key, sources.flags
     verilog_text, header, harness = sources.verilog, sources.header, sources.harness
 
     def compile_into(folder):
+        if "--trace-fst" in flags:
+            check_fst_headers()
         log(f"building simulator {key} with Verilator (this can take minutes for large systems)")
         folder = folder.resolve()  # Verilator runs inside the folder: relative paths would break
         (folder / f"{TOP_NAME}.v").write_text(verilog_text)
@@ -243,6 +257,17 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=()):
     else:
         log(f"simulator {key} built in {build_s:.1f} s")
     return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface)
+
+
+def check_fst_headers():
+    """Refuse an FST build with one line when the C++ compiler lacks the headers Verilator's FST
+    writer includes (zlib, lz4): the build would otherwise fail after minutes with a page of make."""
+    for header, package in (("zlib.h", "zlib1g-dev"), ("lz4.h", "liblz4-dev")):
+        probe = subprocess.run(["c++", "-E", "-x", "c++", "-"], input=f"#include <{header}>\n", text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if probe.returncode != 0:
+            raise ConfigError(f"--trace FILE.fst: Verilator's FST writer needs {header} ({package} on Debian); "
+                              f"install it or dump VCD (FILE.vcd)")
 
 
 def start_problem(executable):
