@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigError, SpecError
+from ..validate import check_fields, check_number
 from .schema import FromDict
 from .units import gib_per_s_to_bits_per_s, mhz_to_hz, mib_to_bits
 
@@ -32,14 +33,6 @@ __all__ = [
 ]
 
 PLATFORM_DIR = Path(__file__).resolve().parent / "platforms"
-
-
-def _require_positive(owner, *names, integer=False):
-    for name in names:
-        value = getattr(owner, name)
-        if not value > 0 or not math.isfinite(value):
-            kind = "a positive integer" if integer else "a positive number"
-            raise ConfigError(f"{type(owner).__name__}.{name} must be {kind}, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -64,8 +57,8 @@ class FpgaSpec(FromDict):
     block_ram_kib: float | None = None
 
     def __post_init__(self):
-        _require_positive(self, "f_clk_mhz")
-        _require_positive(self, "max_pes", integer=True)
+        check_fields(self, "f_clk_mhz", check=check_number)
+        check_fields(self, "max_pes")
 
     @property
     def f_clk_hz(self):
@@ -114,11 +107,9 @@ class MemorySpec(FromDict):
     bank_depth: int = 8
 
     def __post_init__(self):
-        _require_positive(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s")
-        _require_positive(self, "word_bits", "requests_in_flight", "latency_cycles", "banks", "bank_depth",
-                          integer=True)
-        if self.latency_jitter_cycles < 0:
-            raise ConfigError(f"MemorySpec.latency_jitter_cycles must not be negative, not {self.latency_jitter_cycles!r}")
+        check_fields(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s", check=check_number)
+        check_fields(self, "word_bits", "requests_in_flight", "latency_cycles", "banks", "bank_depth")
+        check_fields(self, "latency_jitter_cycles", low=0)
         if self.bandwidth_gib_s > self.peak_bandwidth_gib_s:
             raise ConfigError(f"MemorySpec.bandwidth_gib_s ({self.bandwidth_gib_s}) exceeds "
                               f"peak_bandwidth_gib_s ({self.peak_bandwidth_gib_s})")
@@ -153,8 +144,8 @@ class LinkSpec(FromDict):
     latency_cycles: int
 
     def __post_init__(self):
-        _require_positive(self, "word_bits", "latency_cycles", integer=True)
-        _require_positive(self, "clock_mhz")
+        check_fields(self, "word_bits", "latency_cycles")
+        check_fields(self, "clock_mhz", check=check_number)
 
     @property
     def stream_bits_per_s(self):
@@ -184,8 +175,8 @@ class HierarchySpec(FromDict):
     node_latency_cycles: int
 
     def __post_init__(self):
-        _require_positive(self, "fpgas_per_node", "node_latency_cycles", integer=True)
-        _require_positive(self, "node_interface_gib_s", "node_network_gib_s")
+        check_fields(self, "fpgas_per_node", "node_latency_cycles")
+        check_fields(self, "node_interface_gib_s", "node_network_gib_s", check=check_number)
 
 
 @dataclass(frozen=True)
@@ -219,8 +210,8 @@ class NetworkSpec(FromDict):
     hierarchy: HierarchySpec | None = None
 
     def __post_init__(self):
-        _require_positive(self, "max_fpgas", integer=True)
-        _require_positive(self, "total_bandwidth_gib_s")
+        check_fields(self, "max_fpgas")
+        check_fields(self, "total_bandwidth_gib_s", check=check_number)
         for name in ("send_gib_s_by_peers", "receive_gib_s_by_peers"):
             values = getattr(self, name)
             if not values or not all(value > 0 for value in values):
@@ -272,10 +263,7 @@ class LatencySpec(FromDict):
     barrier_local_cycles: int
 
     def __post_init__(self):
-        for name in ("pipeline_depth_cycles", "barrier_local_cycles"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"LatencySpec.{name} must be a non-negative integer, not {value!r}")
+        check_fields(self, "pipeline_depth_cycles", "barrier_local_cycles", low=0)
 
 
 @dataclass(frozen=True)
