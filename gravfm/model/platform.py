@@ -35,6 +35,11 @@ __all__ = [
 PLATFORM_DIR = Path(__file__).resolve().parent / "platforms"
 
 
+def _in_si(key, convert, doc):
+    """A read-only property: the field ``key`` (its unit in its name) converted to SI units."""
+    return property(lambda self: convert(getattr(self, key)), doc=doc)
+
+
 @dataclass(frozen=True)
 class FpgaSpec(FromDict):
     """One FPGA of the platform.
@@ -60,10 +65,7 @@ class FpgaSpec(FromDict):
         check_fields(self, "f_clk_mhz", check=check_number)
         check_fields(self, "max_pes")
 
-    @property
-    def f_clk_hz(self):
-        """f_clk in Hz."""
-        return mhz_to_hz(self.f_clk_mhz)
+    f_clk_hz = _in_si("f_clk_mhz", mhz_to_hz, "f_clk in Hz.")
 
 
 @dataclass(frozen=True)
@@ -114,15 +116,8 @@ class MemorySpec(FromDict):
             raise ConfigError(f"MemorySpec.bandwidth_gib_s ({self.bandwidth_gib_s}) exceeds "
                               f"peak_bandwidth_gib_s ({self.peak_bandwidth_gib_s})")
 
-    @property
-    def capacity_bits(self):
-        """M in bits."""
-        return mib_to_bits(self.capacity_mib)
-
-    @property
-    def bandwidth_bits_per_s(self):
-        """BW_mem in bits per second."""
-        return gib_per_s_to_bits_per_s(self.bandwidth_gib_s)
+    capacity_bits = _in_si("capacity_mib", mib_to_bits, "M in bits.")
+    bandwidth_bits_per_s = _in_si("bandwidth_gib_s", gib_per_s_to_bits_per_s, "BW_mem in bits per second.")
 
 
 @dataclass(frozen=True)
@@ -240,10 +235,7 @@ class NetworkSpec(FromDict):
         gib_s, _ = self.interface_gib_s(peers)
         return gib_per_s_to_bits_per_s(gib_s)
 
-    @property
-    def total_bits_per_s(self):
-        """BW_net in bits per second."""
-        return gib_per_s_to_bits_per_s(self.total_bandwidth_gib_s)
+    total_bits_per_s = _in_si("total_bandwidth_gib_s", gib_per_s_to_bits_per_s, "BW_net in bits per second.")
 
 
 @dataclass(frozen=True)
