@@ -1,13 +1,12 @@
 """The simulated inter-FPGA link: order, reordering bound, bandwidth, latency, stalls, counters."""
 
 import pytest
-from amaranth.sim import Simulator
 
 from gravfm.errors import ConfigError
 from gravfm.hw.link import LinkConfig, LinkModel
 from gravfm.model import load_platform
 
-from conftest import stream_source
+from conftest import run_dut, stream_source
 
 
 def drive(config, items, *, item_bits=8, budget=5000):
@@ -30,11 +29,7 @@ def drive(config, items, *, item_bits=8, budget=5000):
             cycle += 1
         result.update(cycles=cycle, items=ctx.get(link.items), bound=ctx.get(link.link_bound))
 
-    sim = Simulator(link)
-    sim.add_clock(1e-6)
-    sim.add_testbench(stream_source(link.i, items))
-    sim.add_testbench(sink)
-    sim.run()
+    run_dut(link, stream_source(link.i, items), sink)
     return delivered, result["cycles"], result["items"], result["bound"]
 
 
@@ -144,9 +139,5 @@ def test_receiver_delivers_round_by_round_whatever_the_arrival_order():
                 delivered.append(("B", payload.count) if payload.barrier else ("U", payload.sender))
             await ctx.tick()
 
-    sim = Simulator(receiver)
-    sim.add_clock(1e-6)
-    sim.add_testbench(stream_source(receiver.i, arrivals))
-    sim.add_testbench(sink)
-    sim.run()
+    run_dut(receiver, stream_source(receiver.i, arrivals), sink)
     assert delivered == [("U", 10), ("U", 11), ("B", 2), ("U", 30), ("B", 1), ("B", 0)]

@@ -13,7 +13,7 @@ from gravfm.hw.link import CheckedReceiver, CheckedSender, LinkConfig, LinkModel
 from gravfm.hw.link.frame import frame_crc, frame_layout
 from gravfm.hw.link_check import CRC_BITS, LinkCheck, crc, crc_masks, decode_error, error_word
 
-from conftest import stream_source
+from conftest import run_dut, stream_source
 
 WORD = data.StructLayout({"item": 20, "parity": 1})
 
@@ -90,11 +90,7 @@ def exchange(check, forward, backward=None, *, words=150, cycles=3000, ready_per
         figures.update({name: ctx.get(getattr(pair, name)) for name in
                         ("error", "retransmissions", "discarded", "dropped")})
 
-    sim = Simulator(pair)
-    sim.add_clock(1e-6)
-    sim.add_testbench(source)
-    sim.add_testbench(sink)
-    sim.run()
+    run_dut(pair, source, sink)
     return sent, received, figures
 
 
@@ -201,9 +197,5 @@ def test_a_barrier_that_counts_fewer_updates_than_arrived_is_an_error(updates, f
             seen.append(ctx.get(receiver.count_error))
             await ctx.tick()
 
-    sim = Simulator(receiver)
-    sim.add_clock(1e-6)
-    sim.add_testbench(stream_source(receiver.i, arrivals))
-    sim.add_testbench(sink)
-    sim.run()
+    run_dut(receiver, stream_source(receiver.i, arrivals), sink)
     assert any(seen) == flagged

@@ -20,7 +20,7 @@ from gravfm.errors import SimulatorError
 from gravfm.hw.axi import axi_read_signature
 from gravfm.hw.host import HostGeometry, host_ports
 from gravfm.hw.link import LinkConfig
-from gravfm.hw.protocol import HOST_READ_LATENCY
+from gravfm.sim.amaranth_backend import host_read, host_writes, run_to_done
 from gravfm.sim.harness_header import HostInterface
 from gravfm.sim.link_params import link_params
 from gravfm.sim.memory_bench import memory_testbench
@@ -103,28 +103,10 @@ def run_amaranth():
     result = {}
 
     async def host(ctx):
-        for g, base in enumerate(BASES):
-            ctx.set(top.host_wr_en, 1)
-            ctx.set(top.host_wr_pe, g)
-            ctx.set(top.host_wr_data, base)
-            await ctx.tick()
-        ctx.set(top.host_wr_en, 0)
-        ctx.set(top.start, 1)
-        await ctx.tick()
-        ctx.set(top.start, 0)
-        cycles = 1
-        while not ctx.get(top.done):
-            await ctx.tick()
-            cycles += 1
-        result["cycles"], result["words"] = cycles, []
-        for g in range(len(BASES)):
-            words = []
-            for addr in range(2 * BEATS + 1):
-                ctx.set(top.host_rd_pe, g)
-                ctx.set(top.host_rd_addr, addr)
-                await ctx.tick().repeat(HOST_READ_LATENCY)
-                words.append(ctx.get(top.host_rd_data))
-            result["words"].append(words)
+        await host_writes(ctx, top, [(g, 0, 0, base) for g, base in enumerate(BASES)])
+        result["cycles"] = await run_to_done(ctx, top, max_cycles=10_000)
+        result["words"] = [[await host_read(ctx, top, g, 0, addr) for addr in range(2 * BEATS + 1)]
+                           for g in range(len(BASES))]
 
     sim = Simulator(top)
     sim.add_clock(1e-8)
@@ -136,7 +118,7 @@ def run_amaranth():
 
 def system_text():
     """The SYSTEM file of two probe FPGAs whose (idle) link ports are joined by default links."""
-    params = link_params(LinkConfig(), item_bits=LINK_BITS, seed=1).values()
+    params = link_params(LinkConfig(), item_bits=LINK_BITS, seed=1, payload_bits=LINK_BITS).values()
     links = [f"link {a} {1 - a} 0 0 {LINK_BITS} 0 " + " ".join(str(v) for v in params) for a in range(FPGAS)]
     return "\n".join([f"fpgas {FPGAS}", f"pes {PORTS_PER_FPGA}", *links]) + "\n"
 

@@ -22,6 +22,7 @@ Derived widths (all in bits):
 from dataclasses import dataclass, field, fields
 
 from ..errors import ConfigError
+from ..validate import check_fields, check_flag
 
 __all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES", "EDGE_MEMORIES"]
 
@@ -41,13 +42,6 @@ _NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_f
 def _bits_for(count):
     """Number of bits needed to address ``count`` items (at least 1)."""
     return max(1, (count - 1).bit_length())
-
-
-def _check_positive(config, names):
-    for name in names:
-        value = getattr(config, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ConfigError(f"{type(config).__name__}.{name} must be a positive integer, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -107,9 +101,8 @@ class PeConfig:
     memory_addr_bits: int = 32
 
     def __post_init__(self):
-        _check_positive(self, ("local_bits", "edges_per_pe", "message_fifo_depth", "hazard_slots",
-                               "round_bits", "max_rounds", "memory_word_bits", "requests_in_flight",
-                               "memory_addr_bits"))
+        check_fields(self, "local_bits", "edges_per_pe", "message_fifo_depth", "hazard_slots", "round_bits",
+                     "max_rounds", "memory_word_bits", "requests_in_flight", "memory_addr_bits")
         if self.edge_memory not in EDGE_MEMORIES:
             raise ConfigError(f"PeConfig.edge_memory must be one of {', '.join(EDGE_MEMORIES)}, "
                               f"not {self.edge_memory!r}")
@@ -125,8 +118,7 @@ class PeConfig:
                 raise ConfigError(f"PeConfig.memory_addr_bits = {self.memory_addr_bits}: 16 to 48 bits")
         if self.update_lanes not in UPDATE_LANES:
             raise ConfigError(f"PeConfig.update_lanes must be one of {UPDATE_LANES}, not {self.update_lanes!r}")
-        if not isinstance(self.gather_forwarding, bool):
-            raise ConfigError(f"PeConfig.gather_forwarding must be true or false, not {self.gather_forwarding!r}")
+        check_flag("PeConfig", "gather_forwarding", self.gather_forwarding)
         if self.local_bits > 24:
             raise ConfigError(f"PeConfig.local_bits = {self.local_bits} exceeds 24 (16M vertices per PE)")
         if self.round_bits > 32:
@@ -202,7 +194,7 @@ class NetworkConfig:
     link_fifo_depth: int = 4
 
     def __post_init__(self):
-        _check_positive(self, ("fifo_depth", "link_fifo_depth"))
+        check_fields(self, "fifo_depth", "link_fifo_depth")
 
 
 @dataclass(frozen=True)
@@ -234,7 +226,7 @@ class SystemConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
 
     def __post_init__(self):
-        _check_positive(self, ("fpgas", "pes_per_fpga"))
+        check_fields(self, "fpgas", "pes_per_fpga")
         if self.arch not in ARCHITECTURES:
             raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, not {self.arch!r}")
         for name, kind in (("pe", PeConfig), ("network", NetworkConfig)):

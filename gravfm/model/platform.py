@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ConfigError, SpecError
+from ..validate import check_fields, check_number
 from .schema import FromDict
 from .units import gib_per_s_to_bits_per_s, mhz_to_hz, mib_to_bits
 
@@ -34,12 +35,9 @@ __all__ = [
 PLATFORM_DIR = Path(__file__).resolve().parent / "platforms"
 
 
-def _require_positive(owner, *names, integer=False):
-    for name in names:
-        value = getattr(owner, name)
-        if not value > 0 or not math.isfinite(value):
-            kind = "a positive integer" if integer else "a positive number"
-            raise ConfigError(f"{type(owner).__name__}.{name} must be {kind}, not {value!r}")
+def _in_si(key, convert, doc):
+    """A read-only property: the field ``key`` (its unit in its name) converted to SI units."""
+    return property(lambda self: convert(getattr(self, key)), doc=doc)
 
 
 @dataclass(frozen=True)
@@ -64,13 +62,10 @@ class FpgaSpec(FromDict):
     block_ram_kib: float | None = None
 
     def __post_init__(self):
-        _require_positive(self, "f_clk_mhz")
-        _require_positive(self, "max_pes", integer=True)
+        check_fields(self, "f_clk_mhz", check=check_number)
+        check_fields(self, "max_pes")
 
-    @property
-    def f_clk_hz(self):
-        """f_clk in Hz."""
-        return mhz_to_hz(self.f_clk_mhz)
+    f_clk_hz = _in_si("f_clk_mhz", mhz_to_hz, "f_clk in Hz.")
 
 
 @dataclass(frozen=True)
@@ -114,24 +109,15 @@ class MemorySpec(FromDict):
     bank_depth: int = 8
 
     def __post_init__(self):
-        _require_positive(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s")
-        _require_positive(self, "word_bits", "requests_in_flight", "latency_cycles", "banks", "bank_depth",
-                          integer=True)
-        if self.latency_jitter_cycles < 0:
-            raise ConfigError(f"MemorySpec.latency_jitter_cycles must not be negative, not {self.latency_jitter_cycles!r}")
+        check_fields(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s", check=check_number)
+        check_fields(self, "word_bits", "requests_in_flight", "latency_cycles", "banks", "bank_depth")
+        check_fields(self, "latency_jitter_cycles", low=0)
         if self.bandwidth_gib_s > self.peak_bandwidth_gib_s:
             raise ConfigError(f"MemorySpec.bandwidth_gib_s ({self.bandwidth_gib_s}) exceeds "
                               f"peak_bandwidth_gib_s ({self.peak_bandwidth_gib_s})")
 
-    @property
-    def capacity_bits(self):
-        """M in bits."""
-        return mib_to_bits(self.capacity_mib)
-
-    @property
-    def bandwidth_bits_per_s(self):
-        """BW_mem in bits per second."""
-        return gib_per_s_to_bits_per_s(self.bandwidth_gib_s)
+    capacity_bits = _in_si("capacity_mib", mib_to_bits, "M in bits.")
+    bandwidth_bits_per_s = _in_si("bandwidth_gib_s", gib_per_s_to_bits_per_s, "BW_mem in bits per second.")
 
 
 @dataclass(frozen=True)
@@ -153,8 +139,8 @@ class LinkSpec(FromDict):
     latency_cycles: int
 
     def __post_init__(self):
-        _require_positive(self, "word_bits", "latency_cycles", integer=True)
-        _require_positive(self, "clock_mhz")
+        check_fields(self, "word_bits", "latency_cycles")
+        check_fields(self, "clock_mhz", check=check_number)
 
     @property
     def stream_bits_per_s(self):
@@ -184,8 +170,8 @@ class HierarchySpec(FromDict):
     node_latency_cycles: int
 
     def __post_init__(self):
-        _require_positive(self, "fpgas_per_node", "node_latency_cycles", integer=True)
-        _require_positive(self, "node_interface_gib_s", "node_network_gib_s")
+        check_fields(self, "fpgas_per_node", "node_latency_cycles")
+        check_fields(self, "node_interface_gib_s", "node_network_gib_s", check=check_number)
 
 
 @dataclass(frozen=True)
@@ -219,8 +205,8 @@ class NetworkSpec(FromDict):
     hierarchy: HierarchySpec | None = None
 
     def __post_init__(self):
-        _require_positive(self, "max_fpgas", integer=True)
-        _require_positive(self, "total_bandwidth_gib_s")
+        check_fields(self, "max_fpgas")
+        check_fields(self, "total_bandwidth_gib_s", check=check_number)
         for name in ("send_gib_s_by_peers", "receive_gib_s_by_peers"):
             values = getattr(self, name)
             if not values or not all(value > 0 for value in values):
@@ -249,10 +235,7 @@ class NetworkSpec(FromDict):
         gib_s, _ = self.interface_gib_s(peers)
         return gib_per_s_to_bits_per_s(gib_s)
 
-    @property
-    def total_bits_per_s(self):
-        """BW_net in bits per second."""
-        return gib_per_s_to_bits_per_s(self.total_bandwidth_gib_s)
+    total_bits_per_s = _in_si("total_bandwidth_gib_s", gib_per_s_to_bits_per_s, "BW_net in bits per second.")
 
 
 @dataclass(frozen=True)
@@ -272,10 +255,7 @@ class LatencySpec(FromDict):
     barrier_local_cycles: int
 
     def __post_init__(self):
-        for name in ("pipeline_depth_cycles", "barrier_local_cycles"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"LatencySpec.{name} must be a non-negative integer, not {value!r}")
+        check_fields(self, "pipeline_depth_cycles", "barrier_local_cycles", low=0)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..hw.protocol import COUNTER_NAMES, HOST_READ_LATENCY, ROUND_LOGS, HostRead
 from .memory_bench import memory_testbench
 from .readback import Readback, link_counter_reads, logged_rounds
 
-__all__ = ["AmaranthBackend", "SimulationTimeout"]
+__all__ = ["AmaranthBackend", "SimulationTimeout", "host_writes", "run_to_done", "host_read"]
 
 
 class SimulationTimeout(RuntimeError):
@@ -67,6 +67,42 @@ class AmaranthBackend:
                         round_log=words["log"], links=links, run_s=time.perf_counter() - started)
 
 
+async def host_writes(ctx, top, writes):
+    """Testbench step: apply host writes ``(pe, mem, addr, data)`` to ``top``, one per cycle."""
+    for pe, mem, addr, data in writes:
+        ctx.set(top.host_wr_en, 1)
+        ctx.set(top.host_wr_pe, int(pe))
+        ctx.set(top.host_wr_mem, int(mem))
+        ctx.set(top.host_wr_addr, int(addr))
+        ctx.set(top.host_wr_data, int(data))
+        await ctx.tick()
+    ctx.set(top.host_wr_en, 0)
+
+
+async def run_to_done(ctx, top, *, max_cycles):
+    """Testbench step: pulse ``start``, wait for ``done``; the cycles from start to done (raises
+    :class:`SimulationTimeout` after ``max_cycles``)."""
+    ctx.set(top.start, 1)
+    await ctx.tick()
+    ctx.set(top.start, 0)
+    cycles = 1
+    while not ctx.get(top.done):
+        if cycles >= max_cycles:
+            raise SimulationTimeout(f"no done after {max_cycles} cycles (superstep {ctx.get(top.superstep)})")
+        await ctx.tick()
+        cycles += 1
+    return cycles
+
+
+async def host_read(ctx, top, pe, mem, addr):
+    """Testbench step: one host read of ``top`` (its data comes ``HOST_READ_LATENCY`` cycles later)."""
+    ctx.set(top.host_rd_pe, pe)
+    ctx.set(top.host_rd_mem, mem)
+    ctx.set(top.host_rd_addr, addr)
+    await ctx.tick().repeat(HOST_READ_LATENCY)
+    return ctx.get(top.host_rd_data)
+
+
 def drive(top, load, *, max_cycles):
     """Apply ``load``'s host writes, start, wait for ``done`` and read everything back.
 
@@ -86,34 +122,11 @@ def drive(top, load, *, max_cycles):
     words = {}
 
     async def bench(ctx):
-        for pe, mem, addr, data in zip(load.pe, load.mem, load.addr, load.data):
-            ctx.set(top.host_wr_en, 1)
-            ctx.set(top.host_wr_pe, int(pe))
-            ctx.set(top.host_wr_mem, int(mem))
-            ctx.set(top.host_wr_addr, int(addr))
-            ctx.set(top.host_wr_data, int(data))
-            await ctx.tick()
-        ctx.set(top.host_wr_en, 0)
-        ctx.set(top.start, 1)
-        await ctx.tick()
-        ctx.set(top.start, 0)
-        cycles = 1
-        while not ctx.get(top.done):
-            if cycles >= max_cycles:
-                raise SimulationTimeout(f"no done after {max_cycles} cycles (superstep {ctx.get(top.superstep)})")
-            await ctx.tick()
-            cycles += 1
-        words["cycles"] = cycles
-
-        async def read(pe, mem, addr):
-            ctx.set(top.host_rd_pe, pe)
-            ctx.set(top.host_rd_mem, mem)
-            ctx.set(top.host_rd_addr, addr)
-            await ctx.tick().repeat(HOST_READ_LATENCY)
-            return ctx.get(top.host_rd_data)
+        await host_writes(ctx, top, zip(load.pe, load.mem, load.addr, load.data))
+        words["cycles"] = await run_to_done(ctx, top, max_cycles=max_cycles)
 
         async def read_all(where):
-            return np.array([await read(*place) for place in where], dtype=np.int64)
+            return np.array([await host_read(ctx, top, *place) for place in where], dtype=np.int64)
 
         counters = {name: await read_all([(g, HostReadMem.COUNTERS, k) for g in range(pes)])
                     for k, name in enumerate(COUNTER_NAMES)}
@@ -123,7 +136,7 @@ def drive(top, load, *, max_cycles):
         words["log"] = {name: (await read_all([(g, code, r) for g in range(pes) for r in range(rounds)]))
                         .reshape(pes, rounds) for name, code in ROUND_LOGS.items()}
         vertex_mask = (1 << top.layouts.vertex.size) - 1
-        words["states"] = [[(await read(g, HostReadMem.VERTEX, a)) & vertex_mask
+        words["states"] = [[(await host_read(ctx, top, g, HostReadMem.VERTEX, a)) & vertex_mask
                             for a in range(int(load.num_local[g]))] for g in range(pes)]
         words["links"] = {name: await read_all(where) for name, where in link_counter_reads(config).items()}
 

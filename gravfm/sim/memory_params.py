@@ -14,26 +14,19 @@ all of it from the text :func:`memory_file` writes (its ``--memory SPEC`` option
 This module imports no Amaranth.
 """
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ConfigError
+from ..validate import check_fields, check_flag, check_integer, check_number
 
 __all__ = ["FRACTION_BITS", "MemoryParams", "MemoryLoad", "memory_file", "memory_of_port"]
 
 #: Fraction bits of the bandwidth credit (bytes per cycle in fixed point).
 FRACTION_BITS = 16
 _U64 = (1 << 64) - 1
-
-
-def _check_int(name, value, low, high=None):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
-            or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ConfigError(f"memory {name} must be an integer {bound}, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -76,21 +69,15 @@ class MemoryParams:
     stuck: bool = False
 
     def __post_init__(self):
-        _check_int("word_bytes", self.word_bytes, 1, 128)
+        check_fields(self, "word_bytes", high=128)
         if self.word_bytes & (self.word_bytes - 1):
-            raise ConfigError(f"memory word_bytes must be a power of two, not {self.word_bytes}")
-        rate = self.bytes_per_cycle
-        if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) \
-                or not math.isfinite(rate) or rate <= 0 or rate >= 1 << 32:
-            raise ConfigError(f"memory bytes_per_cycle must be a positive number below 2**32, not {rate!r}")
-        _check_int("latency", self.latency, 1, (1 << 32) - 1)
-        _check_int("jitter", self.jitter, 0, (1 << 32) - 2)
-        _check_int("banks", self.banks, 1, 1 << 16)
-        _check_int("bank_depth", self.bank_depth, 1, 1 << 16)
-        _check_int("seed", self.seed, 0, _U64)
-        for name in ("reorder", "stuck"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"memory {name} must be True or False, not {getattr(self, name)!r}")
+            raise ConfigError(f"MemoryParams.word_bytes must be a power of two, not {self.word_bytes}")
+        check_fields(self, "bytes_per_cycle", check=check_number, below=1 << 32)
+        check_fields(self, "latency", high=(1 << 32) - 1)
+        check_fields(self, "jitter", low=0, high=(1 << 32) - 2)
+        check_fields(self, "banks", "bank_depth", high=1 << 16)
+        check_fields(self, "seed", low=0, high=_U64)
+        check_fields(self, "reorder", "stuck", check=check_flag)
 
     @property
     def rate_fixed(self):
@@ -127,7 +114,7 @@ def memory_file(params, ports_per_memory, image_paths):
     Lines: ``params`` and the :meth:`MemoryParams.values`, ``ports P`` (ports per memory), then
     ``image INDEX PATH`` for memory ``INDEX`` (the path runs to the end of the line).
     """
-    _check_int("ports_per_memory", ports_per_memory, 1)
+    check_integer("memory_file", "ports_per_memory", ports_per_memory)
     lines = ["params " + " ".join(str(int(v)) for v in params.values()), f"ports {ports_per_memory}"]
     for index, path in enumerate(image_paths):
         path = str(path)
@@ -158,7 +145,7 @@ class MemoryLoad:
     def __post_init__(self):
         if not isinstance(self.params, MemoryParams):
             raise ConfigError(f"MemoryLoad needs MemoryParams, not {type(self.params).__name__}")
-        _check_int("ports_per_memory", self.ports_per_memory, 1)
+        check_fields(self, "ports_per_memory")
         object.__setattr__(self, "images", tuple(self.images))
         if not self.images:
             raise ConfigError("MemoryLoad needs at least one image")

@@ -23,7 +23,7 @@ from amaranth.lib.wiring import In, Out
 from ..link_check import ERROR_FIELDS, ERROR_KINDS
 from ..stream_fifo import StreamFIFO
 from .check_tx import wrapped
-from .frame import frame_crc, frame_layout
+from .frame import frame_crc, frame_layout, replay_signature
 
 __all__ = ["CheckedReceiver"]
 
@@ -71,9 +71,7 @@ class CheckedReceiver(wiring.Component):
                    "start": In(1), "frozen": In(1), "count_error": In(1), "error": Out(64), "failed": Out(1),
                    "discarded": Out(64)}
         if check.retransmit:
-            seq = check.seq_bits
-            members.update(ack_out=Out(seq), nak_out=Out(1), nak_sent=In(1), peer_ack=Out(seq),
-                           peer_ack_valid=Out(1), peer_nak=Out(1))
+            members.update(replay_signature(check).members)
         super().__init__(members)
 
     def elaborate(self, platform):

@@ -15,7 +15,7 @@ from amaranth.hdl import Module, Mux, Signal, Value
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .frame import frame_crc, frame_layout
+from .frame import frame_crc, frame_layout, replay_signature
 
 __all__ = ["CheckedSender", "wrapped"]
 
@@ -63,9 +63,7 @@ class CheckedSender(wiring.Component):
                    "o": Out(stream.Signature(frame_layout(word_layout, check))),
                    "start": In(1), "frozen": In(1), "retransmissions": Out(64)}
         if check.retransmit:
-            seq = check.seq_bits
-            members.update(ack_out=In(seq), nak_out=In(1), nak_sent=Out(1), peer_ack=In(seq),
-                           peer_ack_valid=In(1), peer_nak=In(1))
+            members.update(replay_signature(check).flip().members)
         super().__init__(members)
 
     def elaborate(self, platform):

@@ -4,11 +4,12 @@ See :mod:`gravfm.hw.link_check` for the protocol; here are its layout and its CR
 """
 
 from amaranth.hdl import Cat, Const, Value
-from amaranth.lib import data
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
 
 from ..link_check import CRC_BITS, CRC_XOR_OUT, crc_masks
 
-__all__ = ["frame_layout", "frame_crc", "barrier_bit"]
+__all__ = ["frame_layout", "frame_crc", "barrier_bit", "replay_signature"]
 
 
 def frame_layout(word_layout, check):
@@ -21,6 +22,17 @@ def frame_layout(word_layout, check):
         fields.update(ack=check.seq_bits, nak=1)
     fields["crc"] = CRC_BITS
     return data.StructLayout(fields)
+
+
+def replay_signature(check):
+    """Retransmit: the ports between a link's :class:`~gravfm.hw.link.check_rx.CheckedReceiver`
+    and the :class:`~gravfm.hw.link.check_tx.CheckedSender` of the opposite direction beside it,
+    as the receiver has them (the sender has them flipped): what the receiver acknowledges and
+    whether it asks for a replay, the sender's NAK leaving, and the peer's acknowledgement and
+    NAK out of a good frame."""
+    seq = check.seq_bits
+    return wiring.Signature({"ack_out": Out(seq), "nak_out": Out(1), "nak_sent": In(1), "peer_ack": Out(seq),
+                             "peer_ack_valid": Out(1), "peer_nak": Out(1)})
 
 
 def frame_crc(frame):
