@@ -197,7 +197,7 @@ def build_bench(cases, cache_dir):
     """Compile the bench of ``cases`` (cached by its sources); return the executable's path."""
     package = resources.files("gravfm.sim")
     sources = {f"{TOP}.v": export_verilog(LinkBench(cases), name=TOP), "link_tb_links.h": links_header(cases),
-               "link_model.h": package.joinpath("link_model.h").read_text(),
+               **{name: package.joinpath(name).read_text() for name in ("link_model.h", "splitmix.h")},
                "link_model_tb.cpp": package.joinpath("link_model_tb.cpp").read_text()}
     key = build_key({**sources, "flags": "\0".join(VERILATOR_FLAGS), "verilator": verilator_version()})
 

@@ -23,7 +23,7 @@ from gravfm.sim.memory_model import MemoryModel, PortOutputs
 from gravfm.sim.memory_params import MemoryParams, memory_file
 
 EXECUTABLE = "memory_model_tb"
-SOURCES = ("memory_model.h", "memory_harness.h", "memory_model_tb.cpp")
+SOURCES = ("splitmix.h", "memory_model.h", "memory_harness.h", "memory_model_tb.cpp")
 CXX_FLAGS = ("-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror")
 
 

@@ -26,6 +26,7 @@
 #include "Vlink_tb.h"
 #include "verilated.h"
 #include "link_model.h"
+#include "splitmix.h"
 
 namespace {
 
@@ -65,25 +66,13 @@ struct Sample {
 
 namespace {
 
-struct Random {  // splitmix64
-    uint64_t state;
-    uint64_t next() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    unsigned below(unsigned n) { return static_cast<unsigned>(next() % n); }
-    bool chance(unsigned percent) { return below(100) < percent; }
-};
-
 unsigned words_of(unsigned bits) { return (bits + 31) / 32; }
 
 // One link's stimulus and what it exercised.
 struct Link {
     unsigned bits = 0, words = 0;
     std::unique_ptr<gravfm::LinkModel> model;
-    Random random{0};
+    gravfm::SplitMix64 random{0};
     std::vector<uint32_t> payload;
     bool valid = false;
     unsigned burst = 0, gap = 0;      // sender: items left in this burst, idle cycles left

@@ -57,6 +57,8 @@
 #include <string>
 #include <vector>
 
+#include "splitmix.h"
+
 namespace gravfm {
 
 // gravfm.sim.memory_params.MemoryParams.values(), same fields in the same order.
@@ -166,12 +168,7 @@ private:
 
     const Beat* shown(unsigned k) const { return ports_state_[k].shown; }
 
-    uint64_t random() {  // splitmix64
-        uint64_t z = (random_ += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
+    uint64_t random() { return splitmix64(random_); }
 
     void deliver(unsigned k) {
         Port& port = ports_state_[k];

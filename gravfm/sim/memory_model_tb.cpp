@@ -36,17 +36,6 @@
 
 namespace {
 
-struct Random {  // splitmix64 (the traffic's own stream, not the model's)
-    uint64_t state;
-    uint64_t next() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    uint64_t below(uint64_t n) { return next() % n; }
-    bool chance(unsigned percent) { return below(100) < percent; }
-};
 
 struct Expected {  // a beat the master waits for
     uint64_t address, sequence;
@@ -62,7 +51,7 @@ struct Expected {  // a beat the master waits for
 // One port's AXI read master and what it saw.
 struct Master {
     unsigned k = 0, ids = 1;
-    Random random{0};
+    gravfm::SplitMix64 random{0};  // the traffic's own stream, not the model's
     gravfm::MemoryPortInputs in;
     unsigned gap = 0, ready_mode = 0, ready_left = 0;
     std::map<uint32_t, std::deque<Expected>> waiting;  // by ID, request order
