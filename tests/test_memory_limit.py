@@ -1,4 +1,5 @@
-"""L_mem of this implementation's memory layout (index word + word-aligned lists per non-empty list)
+"""L_mem of this implementation's memory layout (per non-empty list its index word, carrying the
+first edges, and the word-aligned words of the others)
 against numbers computed by hand, and the estimate from |V| and |E| against a partition's count."""
 
 import math
@@ -28,14 +29,17 @@ def test_layout_words_one_edge_per_word():
 
 
 def test_layout_words_four_edges_per_word():
-    # mean 0.5 (|E|/|V| = 2, 4 PEs), 32-bit edges in 128-bit words: a list costs its index word
-    # and ceil(K/4) words, E[ceil(K/4)] = P(K > 0) + P(K > 4) + ... ; P(K > 4) =
-    # 1 - e^-0.5 (1 + 0.5 + 0.125 + 0.0208333 + 0.0026042) = 1.7212e-4 (by hand)
+    # mean 0.5 (|E|/|V| = 2, 4 PEs), 32-bit edges in 128-bit words: the index word holds a
+    # list's first (128 - 64) / 32 = 2 edges, so a list costs its index word and
+    # ceil(max(0, K - 2) / 4) words, E[...] = P(K > 2) + P(K > 6) + ... ; by hand
+    # P(K > 2) = 1 - e^-0.5 (1 + 0.5 + 0.125) = 0.0143877, P(K > 6) = 1.0e-6
     p_some = 1 - math.exp(-0.5)
-    p_over_4 = 1 - math.exp(-0.5) * (1 + 0.5 + 0.5 ** 2 / 2 + 0.5 ** 3 / 6 + 0.5 ** 4 / 24)
-    assert p_over_4 == pytest.approx(1.7212e-4, rel=1e-3)
+    p_over_2 = 1 - math.exp(-0.5) * (1 + 0.5 + 0.5 ** 2 / 2)
+    p_over_6 = 1 - math.exp(-0.5) * sum(0.5 ** j / math.factorial(j) for j in range(7))
+    assert p_over_2 == pytest.approx(0.0143877, rel=1e-4)
+    assert p_over_6 == pytest.approx(1.0e-6, rel=0.01)
     words = L.layout_words_per_pass(1000, 2000, 1, 4, 32, 128)
-    assert words == pytest.approx(4 * 1000 * (2 * p_some + p_over_4), rel=1e-6)
+    assert words == pytest.approx(4 * 1000 * (p_some + p_over_2 + p_over_6), rel=1e-6)
 
 
 def test_layout_words_edge_wider_than_a_word():
@@ -52,9 +56,10 @@ def test_layout_words_gravf_stores_own_vertices_full_lists():
 
 
 def test_long_lists_approach_the_simple_limit():
-    # mean 1000 edges per list, 4 per word: ~250 words + 1 index word per 1000 edges
+    # mean 1000 edges per list, 4 per word, 2 in the index word: (1000 - 2) / 4 words, the
+    # last one 3/8 empty on average (remainders 0-3 equally likely), + 1 index word
     words = L.layout_words_per_pass(10, 10_000, 1, 1, 32, 128)
-    assert words / 10 == pytest.approx(1000 / 4 + 1, rel=2e-3)
+    assert words / 10 == pytest.approx((1000 - 2) / 4 + 3 / 8 + 1, rel=1e-4)
 
 
 def test_predict_reports_every_memory_limit():

@@ -69,6 +69,16 @@ def test_amaranth_backend_serves_the_memory_too(arch):
                        params={"root": 0}, memory={"latency_cycles": 4, "reorder": True}))
 
 
+def test_a_list_that_fits_its_index_word_costs_one_request():
+    """The binary tree's lists (at most 3 edges of 8-bit slots) travel inline in their index
+    words: one single-word request per update (BFS reaches each vertex once), no list request."""
+    report = check_run(run_flow("bfs", "tiny:binary_tree", edge_memory="offchip", params={"root": 0},
+                                memory={"latency_cycles": 4, "reorder": True}))
+    updates = sum(report.prepared.reference.updates_per_superstep)
+    assert updates == 15
+    assert report.memory["requests"] == report.memory["words"] == updates
+
+
 def test_a_user_algorithm_runs_off_chip():
     from hop_distance import HOP_DISTANCE
 

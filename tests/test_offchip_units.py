@@ -67,52 +67,70 @@ def test_reorder_buffer_hands_on_in_taking_order_whatever_the_fill_order(depth, 
 
 
 def _read_list(image, index_base, edge_base, entry, word_bytes, slot_bytes):
-    """Edge words of index entry ``entry``, read from the image by the documented layout."""
-    at = index_base * word_bytes + entry * 8
+    """Edge words of index entry ``entry``, read from the image by the documented layout: a
+    64-bit header {first list word, count} and K = (W - 64) // slot inline edges fill a word
+    (K = 0: 64-bit entries), the list in memory holds the others."""
+    inline = (word_bytes - 8) // slot_bytes
+    at = index_base * word_bytes + entry * (word_bytes if inline else 8)
     first_word, length = (int(x) for x in np.frombuffer(image[at:at + 8].tobytes(), dtype="<u4"))
+    head = min(length, inline)
+    edges = np.frombuffer(image[at + 8:at + 8 + head * slot_bytes].tobytes(), dtype=f"<u{slot_bytes}")
     start = (edge_base + first_word) * word_bytes
-    slots = np.frombuffer(image[start:start + length * slot_bytes].tobytes(), dtype=f"<u{slot_bytes}")
-    return [int(s) for s in slots]
+    rest = np.frombuffer(image[start:start + (length - head) * slot_bytes].tobytes(), dtype=f"<u{slot_bytes}")
+    return [int(s) for s in edges] + [int(s) for s in rest], head
 
 
-@pytest.mark.parametrize("arch", ["gravfm", "gravf"])
-def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch):
-    from gravfm.algorithms import SSSP
+@pytest.mark.parametrize("arch, algorithm, word_bits, inline", [
+    ("gravfm", "sssp", 128, 1),    # 64-bit slots: one inline edge
+    ("gravf", "sssp", 128, 1),
+    ("gravfm", "bfs", 128, 8),     # 8-bit slots: eight
+    ("gravfm", "sssp", 64, 0),     # no room beside the header: bare 64-bit entries
+    ("gravf", "wcc", 256, 24),     # 8-bit slots, 256-bit words
+])
+def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch, algorithm, word_bits, inline):
+    from gravfm.algorithms import get_algorithm
     from gravfm.hw import SystemConfig
     from gravfm.hw.protocol import HostMem, PeRegister
     from gravfm.partition import edge_stores, partition
+    from gravfm.graph import Graph
     from gravfm.sim.memory_image import memory_images
-    from conftest import random_graph
 
-    graph = random_graph(40, 300, seed=3)
+    # Skewed out-degrees (vertices 30-39: one edge each): lists inline only and spilling over.
+    rng = np.random.default_rng(3)
+    sources = np.concatenate([(rng.random(700) ** 3 * 30).astype(int), np.arange(30, 40)])
+    graph = Graph.from_edges(sources, rng.integers(0, 40, sources.size), num_vertices=40)
     parts = partition(graph, 2, 2, "greedy")
-    config = SystemConfig.of(SSSP, arch=arch, fpgas=2, pes_per_fpga=2, local_bits=parts.min_local_bits,
-                             edges_per_pe=64, edge_memory="offchip")
+    config = SystemConfig.of(get_algorithm(algorithm), arch=arch, fpgas=2, pes_per_fpga=2,
+                             local_bits=parts.min_local_bits, edges_per_pe=64, edge_memory="offchip",
+                             memory_word_bits=word_bits)
     stores = edge_stores(graph, parts, config.pe.local_bits, layout=arch)
-    words = [store.destination.astype(np.uint64) * 3 + 1 for store in stores]   # any distinct words
     from gravfm.hw.arch import architecture
     from gravfm.sim.memory_image import slot_bits_of
-    edge_bits = architecture(arch).layouts(SSSP, config).edge_word.size
+    edge_bits = architecture(arch).layouts(config.algorithm, config).edge_word.size
     slot_bytes = slot_bits_of(edge_bits) // 8
+    assert (word_bits // 8 - 8) // slot_bytes == inline
+    words = [(store.destination.astype(np.uint64) * 3 + 1) % (1 << edge_bits) for store in stores]
+    word_bytes = word_bits // 8
     images = memory_images(stores, words, config, edge_bits=edge_bits)
     bases = {g: dict(zip(addr.tolist(), data.tolist())) for g, mem, addr, data in images.parts
              if mem == HostMem.REGISTERS}
     present = {g: dict(zip(addr.tolist(), data.tolist())) for g, mem, addr, data in images.parts
                if mem == HostMem.EDGE_PRESENT}
-    assert len(images.images) == 2 and all(image.size % 16 == 0 for image in images.images)
-    checked = 0
+    assert len(images.images) == 2 and all(image.size % word_bytes == 0 for image in images.images)
+    checked, inline_only, spilled = 0, 0, 0
     for g, store in enumerate(stores):
         image = images.images[g // 2]
         index_base, edge_base = bases[g][PeRegister.INDEX_BASE], bases[g][PeRegister.EDGE_BASE]
         for entry in np.flatnonzero(store.length):
             want = words[g][store.start[entry]:store.start[entry] + store.length[entry]]
-            assert _read_list(image, index_base, edge_base, entry, 16, slot_bytes) == [int(w) for w in want]
-            first = int(np.frombuffer(image[index_base * 16 + entry * 8:][:4].tobytes(), dtype="<u4")[0])
-            assert (edge_base + first) * 16 % 16 == 0
+            got, head = _read_list(image, index_base, edge_base, entry, word_bytes, slot_bytes)
+            assert got == [int(w) for w in want]
+            inline_only += head == store.length[entry]
+            spilled += head < store.length[entry]
             assert present[g][entry // 32] >> (entry % 32) & 1
             checked += 1
         empty = np.flatnonzero(store.length == 0)
         assert not any(present[g].get(e // 32, 0) >> (e % 32) & 1 for e in empty)
-    assert checked > 30
+    assert checked > 30 and spilled and (inline_only or not inline)
     from gravfm.flow.memory import image_bytes
     assert list(image_bytes(stores, config)) == images.bytes_per_fpga   # the plan's check sees the real size

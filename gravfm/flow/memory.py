@@ -5,6 +5,8 @@ Every figure comes from the platform file; :data:`MEMORY_OPTIONS` override them 
 (``gravfm run --memory-bandwidth ...``), e.g. to make a system memory-bound on purpose.
 """
 
+import numpy as np
+
 from ..errors import ConfigError
 
 __all__ = ["MEMORY_OPTIONS", "EDGE_MEMORIES", "edge_memory_of", "memory_hardware", "image_bytes",
@@ -14,7 +16,6 @@ EDGE_MEMORIES = ("onchip", "offchip")
 #: Overrides of the platform's ``[memory]`` figures for one run, and the simulated memory's faults.
 MEMORY_OPTIONS = ("bandwidth_gib_s", "latency_cycles", "latency_jitter_cycles", "banks", "bank_depth",
                   "requests_in_flight", "reorder", "stuck", "seed")
-INDEX_ENTRY_BYTES = 8
 
 
 def edge_memory_of(choice, platform):
@@ -72,20 +73,20 @@ def image_bytes(stores, config):
     """Bytes of every FPGA's memory image (:mod:`gravfm.sim.memory_image`), from the stores alone."""
     word = config.pe.memory_word_bytes
 
-    def pe_bytes(length, per_word):
-        return -(-length.size * INDEX_ENTRY_BYTES // word) * word + int((-(-length // per_word)).sum()) * word
+    def pe_bytes(length, layout):
+        return (layout.index_words(length.size) + int(layout.list_words(length).sum())) * word
     return _per_fpga(stores, config, pe_bytes)
 
 
 def _per_fpga(stores, config, per_pe):
-    """``per_pe(list lengths, edges per word)`` summed over each FPGA's PEs."""
+    """``per_pe(list lengths, OffchipLayout)`` summed over each FPGA's PEs."""
     from ..hw.arch import architecture
-    from ..sim.memory_image import slot_bits_of
+    from ..hw.offchip_layout import OffchipLayout
 
     layouts = architecture(config.arch).layouts(config.algorithm, config)
-    per_word = config.pe.memory_word_bits // slot_bits_of(layouts.edge_word.size)
+    layout = OffchipLayout.of(config.pe.memory_word_bits, layouts.edge_word.size)
     p = config.pes_per_fpga
-    return tuple(sum(per_pe(stores[g].length, per_word) for g in range(f * p, (f + 1) * p))
+    return tuple(sum(per_pe(np.asarray(stores[g].length), layout) for g in range(f * p, (f + 1) * p))
                  for f in range(config.fpgas))
 
 
@@ -133,12 +134,13 @@ def memory_load(load_plan, platform, overrides=None, *, seed=1):
 
 def words_per_pass(stores, config):
     """Memory words one superstep reads when every vertex is active, per FPGA: for each
-    non-empty list its index word and its list words (the off-chip scatter unit's reads).
+    non-empty list its index word and the words of its edges beyond the index entry's inline
+    ones (the off-chip scatter unit's reads).
 
     The access model of this implementation, from the graph's layout (a prediction, not a
     measurement); with the traversed edges of the same pass it gives L_mem for this layout.
     """
-    def pe_words(length, per_word):
+    def pe_words(length, layout):
         listed = length[length > 0]
-        return int(listed.size + (-(-listed // per_word)).sum())
+        return int(listed.size + layout.list_words(listed).sum())
     return _per_fpga(stores, config, pe_words)

@@ -78,7 +78,8 @@ def memory_limit_layout(bandwidth_bits_per_s, m_memword, edges_per_pass, words_p
 
     One pass in which every vertex is active traverses ``edges_per_pass`` edges and reads
     ``words_per_pass[f]`` words of ``m_memword`` bits from FPGA f's memory (per non-empty edge
-    list its index word and its word-aligned list words: :func:`gravfm.flow.memory.words_per_pass`
+    list its index word, which carries the first edges, and the word-aligned words of the
+    others: :func:`gravfm.flow.memory.words_per_pass`
     counts them from a partition, :func:`layout_words_per_pass` estimates them). Each FPGA reads
     at BW_mem, so the FPGA with the most words sets the pace:
     L_mem = |E_pass| BW_mem / (m_memword max_f words_f).
@@ -89,34 +90,38 @@ def memory_limit_layout(bandwidth_bits_per_s, m_memword, edges_per_pass, words_p
     return edges_per_pass * bandwidth_bits_per_s / (m_memword * busiest)
 
 
-def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch="gravfm",
-                          index_entry_bits=64):
+def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch="gravfm"):
     """Expected memory words one all-active pass reads per FPGA, from |V| and |E| alone.
 
-    The layout of this implementation: every PE holds one edge list per sender (GraVF-M: every
-    vertex of the graph, its edges whose destinations live on this PE; GraVF: its own vertices,
-    all their edges); a non-empty list costs its index entry's word(s) and ceil(k / e) words for
-    k edges, e = m_memword // m_edge edges per word (lists start on a word boundary); an empty
-    list costs nothing (its presence bit is on chip). ``m_edge`` is the bits an edge takes in a
-    word (its slot). Assumption (an estimate, exact for no real graph): list lengths are Poisson
-    with mean |E|/(|V| n p) (GraVF-M) or |E|/|V| (GraVF), as for uniformly random destinations;
-    skewed graphs (RMAT) have fewer, longer lists. Returns words per FPGA (a float).
+    The layout of this implementation (:mod:`gravfm.hw.offchip_layout`): every PE holds one edge
+    list per sender (GraVF-M: every vertex of the graph, its edges whose destinations live on
+    this PE; GraVF: its own vertices, all their edges); a non-empty list costs one index word,
+    which carries its first K = (m_memword - 64) // m_edge edges beside the 64-bit header, and
+    ceil(max(0, k - K) / e) words for the other edges, e = m_memword // m_edge edges per word
+    (lists start on a word boundary); an empty list costs nothing (its presence bit is on chip).
+    ``m_edge`` is the bits an edge takes in a word (its slot). Assumption (an estimate, exact for
+    no real graph): list lengths are Poisson with mean |E|/(|V| n p) (GraVF-M) or |E|/|V|
+    (GraVF), as for uniformly random destinations; skewed graphs (RMAT) have fewer, longer
+    lists. Returns words per FPGA (a float).
     """
     from scipy.stats import poisson
+
+    from ..hw.offchip_layout import inline_edges
 
     _check_arch(arch)
     degree = edges / vertices
     lists, mean = ((vertices, degree / (fpgas * pes)) if arch == "gravfm"
                    else (vertices / (fpgas * pes), degree))
-    index_words = math.ceil(index_entry_bits / m_memword)
+    index_words = -math.expm1(-mean)             # P(k > 0): one index word per non-empty list
     if m_edge > m_memword:                       # an edge takes whole words: ceil(k/e) = k w
-        per_list = index_words * -math.expm1(-mean) + mean * math.ceil(m_edge / m_memword)
+        per_list = index_words + mean * math.ceil(m_edge / m_memword)
     else:
-        per_word = m_memword // m_edge
-        # E[ceil(K/e)] = sum_{j>=0} P(K > j e); the tail beyond mean + 40 sd + 40 is < 1e-12
+        per_word, inline = m_memword // m_edge, inline_edges(m_memword, m_edge)
+        # E[ceil(max(0, k - K)/e)] = sum_{j>=0} P(k > K + j e), k ~ Poisson(mean); the tail beyond
+        # mean + 40 sd + 40 is < 1e-12
         terms = int((mean + 40 * math.sqrt(mean) + 40) // per_word) + 1
-        list_words = float(poisson.sf([j * per_word for j in range(terms)], mean).sum())
-        per_list = index_words * -math.expm1(-mean) + list_words
+        list_words = float(poisson.sf([inline + j * per_word for j in range(terms)], mean).sum())
+        per_list = index_words + list_words
     return pes * lists * per_list
 
 

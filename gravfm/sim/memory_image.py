@@ -1,13 +1,16 @@
 """The off-chip memory image of each FPGA: its PEs' edge indexes and edge lists, built by numpy.
 
-Layout (what :mod:`gravfm.hw.pe.offchip_scatter` reads), per FPGA, its PEs one after another::
+Layout (what :mod:`gravfm.hw.pe.offchip_scatter` reads, arithmetic in
+:class:`gravfm.hw.offchip_layout.OffchipLayout`), per FPGA, its PEs one after another::
 
-    PE i: [index: one 64-bit entry per index entry, padded to a word]
+    PE i: [index: one entry per index entry, padded to a word]
           [lists: each starts on a word boundary, W / slot edges per word]
 
 Index entry ``e``: u32 first word of the list (relative to the PE's ``edge_base``), u32 edge
-count. An edge is its ``edge_word`` (destination, then the edge data) in a power-of-two slot.
-All little-endian. The host tells each PE where its two parts start (``PeRegister.INDEX_BASE``
+count, then K = (W - 64) // slot inline slots holding the list's first min(count, K) edges (the
+entry is then one whole word; K = 0: bare 64-bit entries, W / 64 per word); the list in memory
+holds the other count - K edges. An edge is its ``edge_word`` (destination, then the edge data)
+in a power-of-two slot. All little-endian. The host tells each PE where its two parts start (``PeRegister.INDEX_BASE``
 and ``EDGE_BASE``, in words) and which entries hold a list (``HostMem.EDGE_PRESENT``).
 """
 
@@ -16,14 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
+from ..hw.offchip_layout import OffchipLayout
+from ..hw.offchip_layout import edge_slot_bits as slot_bits_of
 from ..hw.protocol import PRESENT_WORD_BITS, HostMem, PeRegister
 
 __all__ = ["MemoryImages", "memory_images", "slot_bits_of"]
-
-
-def slot_bits_of(edge_bits):
-    """Bits one edge takes in a memory word (its edge word rounded up to a power of two, >= 8)."""
-    return max(8, 1 << (edge_bits - 1).bit_length())
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,18 +67,16 @@ def memory_images(stores, edge_words, config, *, edge_bits):
     """
     pe = config.pe
     word_bytes = pe.memory_word_bytes
-    slot_bits = slot_bits_of(edge_bits)
-    if slot_bits > min(64, pe.memory_word_bits):
+    layout = OffchipLayout.of(pe.memory_word_bits, edge_bits)
+    if layout.slot_bits > min(64, pe.memory_word_bits):
         raise ConfigError(f"an edge of {edge_bits} bits does not fit the off-chip layout "
                           f"(at most {min(64, pe.memory_word_bits)} bits)")
-    per_word = pe.memory_word_bits // slot_bits
-    slot_type = np.dtype(f"<u{slot_bits // 8}")
     p = config.pes_per_fpga
     images, parts = [], []
     for f in range(config.fpgas):
         regions, offset = [], 0
         for g in range(f * p, (f + 1) * p):
-            index, lists = _pe_region(stores[g], edge_words[g], per_word, slot_type, word_bytes)
+            index, lists = _pe_region(stores[g], edge_words[g], layout, word_bytes)
             index_base = offset // word_bytes
             edge_base = index_base + index.size // word_bytes
             regions += [index, lists]
@@ -93,23 +91,33 @@ def memory_images(stores, edge_words, config, *, edge_bits):
     return MemoryImages(images=tuple(images), parts=parts)
 
 
-def _pe_region(store, words, per_word, slot_type, word_bytes):
+def _pe_region(store, words, layout, word_bytes):
     """(index bytes, list bytes) of one PE, each a whole number of memory words."""
     length = np.asarray(store.length, dtype=np.int64)
-    list_words = -(-length // per_word)
+    slot_type = np.dtype(f"<u{layout.slot_bits // 8}")
+    list_words = layout.list_words(length)
     first_word = np.zeros(length.size, dtype=np.int64)
     np.cumsum(list_words[:-1], out=first_word[1:])
-    entries = (first_word.astype(np.uint64) & np.uint64(0xFFFFFFFF)) | (length.astype(np.uint64) << np.uint64(32))
-    index = _pad(entries.astype("<u8").view(np.uint8), word_bytes)
-    slots = np.zeros(int(list_words.sum()) * per_word, dtype=slot_type)
+    headers = (first_word.astype(np.uint64) & np.uint64(0xFFFFFFFF)) | (length.astype(np.uint64) << np.uint64(32))
+    # Every edge: its list (owner), its place in the list (within), its edge word.
     listed = np.flatnonzero(length)
     owners = np.repeat(listed, length[listed])
     list_starts = np.zeros(listed.size, dtype=np.int64)
     np.cumsum(length[listed][:-1], out=list_starts[1:])
     within = np.arange(owners.size) - np.repeat(list_starts, length[listed])
-    source = np.asarray(store.start, dtype=np.int64)[owners] + within
-    slots[first_word[owners] * per_word + within] = np.asarray(words, dtype=np.uint64)[source]
-    return index, slots.view(np.uint8)
+    edges = np.asarray(words, dtype=np.uint64)[np.asarray(store.start, dtype=np.int64)[owners] + within]
+    k = layout.inline
+    inline = np.zeros((length.size, k), dtype=slot_type)
+    first = within < k
+    inline[owners[first], within[first]] = edges[first]
+    stride = word_bytes // layout.entries_per_word   # an entry with inline edges fills a word
+    entries = np.zeros((length.size, stride), dtype=np.uint8)
+    entries[:, :8] = headers.astype("<u8").view(np.uint8).reshape(-1, 8)
+    entries[:, 8:8 + inline.itemsize * k] = inline.view(np.uint8).reshape(length.size, inline.itemsize * k)
+    slots = np.zeros(int(list_words.sum()) * layout.per_word, dtype=slot_type)
+    rest = ~first
+    slots[first_word[owners[rest]] * layout.per_word + within[rest] - k] = edges[rest]
+    return _pad(entries.reshape(-1), word_bytes), slots.view(np.uint8)
 
 
 def _pad(data, word_bytes):

@@ -4,17 +4,22 @@ Pipeline::
 
     updates ─▶ [A] presence bit read (on chip: does the sender have a list here?)
             ─▶ [A2] presence bit registered; no list: the update ends here
-            ─▶ index request ──AXI──▶ index reorder buffer ─▶ (start word, length)
-            ─▶ [B] list: one request per edge word, a descriptor per list
+            ─▶ index request ──AXI──▶ index reorder buffer ─▶ (start word, length, first edges)
+            ─▶ [B] list: a burst request per up to 8 words of the edges not inline,
+                   a descriptor per list (with its inline edges)
             ─▶ edge request ──AXI──▶ edge reorder buffer
-            ─▶ [U] unpack: one edge per cycle from the words, in list order
+            ─▶ [U] unpack: one edge per cycle, the inline ones then the words', in list order
             ─▶ [D] registered ─▶ scatter kernel ─▶ messages
 
-Memory image (built by :mod:`gravfm.sim.memory_image`): index entry ``e`` (the sender's hardware
-id for GraVF-M, its local index for GraVF) is 64 bits at word ``index_base + e // (W / 64)``:
-u32 first word of the list relative to ``edge_base``, u32 edge count. A list starts on a word
-boundary (SPEC §5) and packs ``W / slot`` edges per word, each an ``edge_word`` in a power-of-two
-slot. Only senders whose presence bit is set cost memory requests, as in the paper ("if a
+Memory image (built by :mod:`gravfm.sim.memory_image`, arithmetic in
+:class:`gravfm.hw.offchip_layout.OffchipLayout`): index entry ``e`` (the sender's hardware id for
+GraVF-M, its local index for GraVF) is the word ``index_base + e``: u32 first word of the list
+relative to ``edge_base``, u32 edge count, then the list's first K = (W - 64) // slot edges
+(inline). The rest of the list starts on a word boundary (SPEC §5) and packs ``W / slot`` edges
+per word, each an ``edge_word`` in a power-of-two slot. A list of at most K edges thus costs one
+request, not two dependent ones (the 64 requests in flight, each held a latency, bound the lists
+per cycle). With no room for an edge beside the header (K = 0) entries are 64 bits, W / 64 to
+a word. Only senders whose presence bit is set cost memory requests, as in the paper ("if a
 vertex has zero neighbors on a PE, no memory request is issued").
 
 Every request takes a slot of its reorder buffer when it is issued (its AXI id names the buffer
@@ -31,20 +36,16 @@ from ..axi import AXI_BURST_INCR, memory_port_signature
 from ..config import INDEX_ENTRY_BITS, MAX_BURST_WORDS
 from ..layouts import hardware_id
 from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
+from ..offchip_layout import OffchipLayout
 from ..protocol import PRESENT_WORD_BITS
 from ..reorder_buffer import ReorderBuffer
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .scatter import round_strobes
 
-__all__ = ["OffchipScatterUnit", "edge_slot_bits"]
+__all__ = ["OffchipScatterUnit"]
 
 INDEX, EDGES = 0, 1   # the AXI id's top bit: which reorder buffer a response fills
-
-
-def edge_slot_bits(layouts):
-    """Bits one edge takes in a memory word: its ``edge_word`` rounded up to a power of two."""
-    return max(8, 1 << (layouts.edge_word.size - 1).bit_length())
 
 
 class OffchipScatterUnit(wiring.Component):
@@ -78,8 +79,8 @@ class OffchipScatterUnit(wiring.Component):
         self._pe_index = pe_index
         self._kernel = kernel
         self._index_bits = index_bits
-        self._slot_bits = edge_slot_bits(layouts)
-        if self._slot_bits > pe.memory_word_bits:
+        self._layout = OffchipLayout.of(pe.memory_word_bits, layouts.edge_word.size)
+        if self._layout.slot_bits > pe.memory_word_bits:
             raise ValueError(f"an edge of {layouts.edge_word.size} bits does not fit a "
                              f"{pe.memory_word_bits}-bit memory word")
         self._word_shift = (pe.memory_word_bytes - 1).bit_length()
@@ -100,8 +101,9 @@ class OffchipScatterUnit(wiring.Component):
         m = Module()
         layouts, pe = self._layouts, self._config.pe
         m.submodules.kernel = kernel = self._kernel
-        word_bits, slots = pe.memory_word_bits, pe.memory_word_bits // self._slot_bits
-        entries_per_word = word_bits // INDEX_ENTRY_BITS
+        layout = self._layout
+        word_bits, slots, inline = pe.memory_word_bits, layout.per_word, layout.inline
+        entries_per_word = layout.entries_per_word
         slot_bits = pe.memory_id_bits - 1
         edge_slots = pe.edge_word_slots
         word_address = Signal.like(self.index_base)
@@ -166,14 +168,18 @@ class OffchipScatterUnit(wiring.Component):
         # Stage B: the current list's words, one burst of up to MAX_BURST_WORDS per cycle (never
         # across a 4 KiB boundary, as AXI requires); a descriptor per list (and per barrier)
         # tells the unpacker what the words hold.
-        descriptor = data.StructLayout({"item": layouts.net_update, "length": 32})
+        descriptor = data.StructLayout({"item": layouts.net_update, "length": 32,
+                                        "inline": max(1, inline * layout.slot_bits)})
         m.submodules.lists = lists = StreamFIFO(shape=descriptor, depth=edge_slots + 2)
         m.submodules.edge_rob = edge_rob = ReorderBuffer(depth=edge_slots, meta=1, shape=word_bits,
                                                          max_take=MAX_BURST_WORDS)
         b_word = Signal.like(word_address)
         b_left = Signal(32)
-        entry = index_rob.o.payload.data.word_select(index_rob.o.payload.meta.lane, INDEX_ENTRY_BITS)
-        start_word, length = entry[:32], entry[32:]
+        head_word = index_rob.o.payload.data
+        entry = (head_word.word_select(index_rob.o.payload.meta.lane, layout.entry_bits) if entries_per_word > 1
+                 else head_word[:layout.entry_bits])
+        start_word, length = entry[:32], entry[32:INDEX_ENTRY_BITS]
+        in_memory = Mux(length > inline, length - inline, 0) if inline else length
         head_item = index_rob.o.payload.meta.item
         m.d.comb += edge_wanted.eq((b_left != 0) & edge_rob.can_take & may_request)
         edge_issue = edge_wanted & ar.i.ready
@@ -187,7 +193,7 @@ class OffchipScatterUnit(wiring.Component):
             m.d.comb += burst.eq(to_page_end)
         done_issuing = (b_left == 0) | ((b_left == burst) & edge_issue)
         take_list = index_rob.o.valid & lists.i.ready & done_issuing
-        words_of = (length + slots - 1) >> (slots - 1).bit_length() if slots > 1 else length
+        words_of = (in_memory + slots - 1) >> (slots - 1).bit_length() if slots > 1 else in_memory
         with m.If(take_list):
             m.d.sync += [b_word.eq(self.edge_base + start_word),
                          b_left.eq(Mux(head_item.barrier, 0, words_of))]
@@ -198,6 +204,7 @@ class OffchipScatterUnit(wiring.Component):
             # A list the bitmap announced but the index calls empty is dropped here.
             lists.i.valid.eq(take_list & (head_item.barrier | (length != 0))),
             lists.i.payload.item.eq(head_item), lists.i.payload.length.eq(length),
+            lists.i.payload.inline.eq(entry[INDEX_ENTRY_BITS:] if inline else 0),
             edge_rob.take.eq(edge_issue), edge_rob.take_filled.eq(0), edge_rob.take_count.eq(burst),
             ar.i.valid.eq(index_issue | edge_issue),
             ar.i.payload.len.eq(Mux(edge_issue, burst - 1, 0)),
@@ -221,12 +228,14 @@ class OffchipScatterUnit(wiring.Component):
         for rob in (index_rob, edge_rob):
             m.d.comb += rob.fill_data.eq(self.mem.rdata)
 
-        # Stage U: one edge per cycle from the head word; the barrier needs no word.
+        # Stage U: one edge per cycle, the descriptor's inline ones, then from the head word; the
+        # barrier needs no word.
         u_slot = Signal(range(slots))
         u_done = Signal(32)   # edges of the current list already delivered
         current = lists.o.payload
         u_barrier = current.item.barrier
-        u_valid = lists.o.valid & (u_barrier | edge_rob.o.valid)
+        u_inline = u_done < inline   # (constant 0 without inline edges)
+        u_valid = lists.o.valid & (u_barrier | u_inline | edge_rob.o.valid)
         d_valid, d_item = Signal(), Signal(layouts.net_update)
         d_round, d_length = Signal(pe.round_bits), Signal(pe.edge_len_bits)
         d_edge = Signal(layouts.edge_word, reset_less=True)
@@ -235,13 +244,17 @@ class OffchipScatterUnit(wiring.Component):
         last_edge = u_done + 1 == current.length
         m.d.comb += [
             lists.o.ready.eq(u_fire & (u_barrier | last_edge)),
-            edge_rob.o.ready.eq(u_fire & ~u_barrier & (last_edge | (u_slot == slots - 1))),
+            edge_rob.o.ready.eq(u_fire & ~u_barrier & ~u_inline & (last_edge | (u_slot == slots - 1))),
         ]
         with m.If(u_fire & ~u_barrier):
-            m.d.sync += [u_done.eq(Mux(last_edge, 0, u_done + 1)),
-                         u_slot.eq(Mux(last_edge | (u_slot == slots - 1), 0, u_slot + 1))]
+            m.d.sync += u_done.eq(Mux(last_edge, 0, u_done + 1))
+        with m.If(u_fire & ~u_barrier & ~u_inline):
+            m.d.sync += u_slot.eq(Mux(last_edge | (u_slot == slots - 1), 0, u_slot + 1))
         rnd = round_strobes(m, self, self._config, edge_fire=u_fire & ~u_barrier, barrier_fire=u_fire & u_barrier)
-        edge_bits = edge_rob.o.payload.data.word_select(u_slot, self._slot_bits)
+        edge_bits = edge_rob.o.payload.data.word_select(u_slot, layout.slot_bits)
+        if inline:
+            inline_select = u_done[:max(1, (inline - 1).bit_length())]
+            edge_bits = Mux(u_inline, current.inline.word_select(inline_select, layout.slot_bits), edge_bits)
         with m.If(d_advance):
             m.d.sync += [d_valid.eq(u_valid), d_item.eq(current.item), d_round.eq(rnd),
                          d_length.eq(current.length), d_edge.eq(edge_bits[:layouts.edge_word.size])]
@@ -253,7 +266,7 @@ class OffchipScatterUnit(wiring.Component):
             k.neighbor.eq(hardware_id(d_edge.dst, self._pe_index, self._config)),
             k.num_neighbors.eq(d_length), k.edge.eq(d_edge.edge),
             self.stall.eq(u_valid & ~d_advance),
-            self.mem_wait.eq((lists.o.valid & ~u_barrier & ~edge_rob.o.valid)
+            self.mem_wait.eq((lists.o.valid & ~u_barrier & ~u_inline & ~edge_rob.o.valid)
                              | (~lists.o.valid & (b_left == 0) & (index_rob.used != 0) & ~index_rob.o.valid)),
             self.active.eq(a_valid | a2_valid | ar.o.valid | (index_rob.used != 0) | (b_left != 0)
                            | lists.o.valid | (edge_rob.used != 0) | d_valid),
