@@ -64,10 +64,10 @@ def layout_point(prepared, platform, fpgas, pes):
 
 
 def flight_limit(platform, pes, edges, words):
-    """L_flight (edges/s): p R single-word requests per round trip on the busiest FPGA."""
+    """L_flight (edges/s): round trip = latency + 2 (registered AR and R) + mean jitter."""
     memory = platform.memory
     round_trip = memory.latency_cycles + 2 + memory.latency_jitter_cycles / 2
-    return pes * memory.requests_in_flight / round_trip * platform.fpga.f_clk_hz * edges / max(words)
+    return L.in_flight_limit(pes, memory.requests_in_flight, round_trip, platform.fpga.f_clk_hz, edges, words)
 
 
 def model_point(prepared, hardware, platform, words, fraction):
