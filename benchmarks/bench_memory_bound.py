@@ -196,8 +196,10 @@ def plot(results, path):
         axis.set_title(f"{fpgas} FPGA x {points[0]['pes_per_fpga']} PEs, {kind}", fontsize=9)
         axis.set_ylim(bottom=0)
     axes[0][0].legend(fontsize=6.5, loc="lower right")
-    figure.suptitle("PageRank, edges off chip, memory bandwidth lowered until memory-bound "
-                    "(Verilator simulation)", fontsize=9)
+    bandwidths = [p["bandwidth_gib_s_per_fpga"] for p in results]
+    figure.suptitle("PageRank, edges off chip, memory bandwidth lowered until memory-bound (Verilator "
+                    f"simulation); bandwidth per point {min(bandwidths):.2f}-{max(bandwidths):.2f} GiB/s "
+                    "per FPGA (JSON)", fontsize=9)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
 
