@@ -4,7 +4,9 @@ For 1 and 4 FPGAs x 9 PEs, uniform and RMAT graphs of several edge factors, Page
 vertex active in every superstep but the last, so one superstep's memory traffic is the whole
 layout) runs with its edges off chip on the compiled simulator, with the memory bandwidth lowered
 until memory is the bound: the bandwidth at which the layout's L_mem is ``--memory-fraction`` of
-the smallest other limit. Those limits (predictions) are L_PE, the network's L_if and L_net
+the smallest other limit, and lower still if one pass's reads would take fewer than
+``--min-pass-cycles`` (a superstep also has a fixed latency, a memory round trip, the barrier,
+that no bandwidth covers: L_mem bounds throughput only once the pass is long beside it). Those limits (predictions) are L_PE, the network's L_if and L_net
 (several FPGAs), and L_flight, what the requests in flight can carry by Little's law: per FPGA
 p R words per round trip (latency + 2 + jitter / 2 cycles, single-word requests: a lower bound,
 bursts carry more), i.e. p R f / round trip words/s, in edges/s through the layout's words per edge.
@@ -32,6 +34,7 @@ Usage::
 """
 
 import argparse
+import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -64,15 +67,16 @@ def layout_point(prepared, platform, fpgas, pes):
 
 
 def flight_limit(platform, pes, edges, words):
-    """L_flight (edges/s): p R single-word requests per round trip on the busiest FPGA."""
+    """L_flight (edges/s): round trip = latency + 2 (registered AR and R) + mean jitter."""
     memory = platform.memory
     round_trip = memory.latency_cycles + 2 + memory.latency_jitter_cycles / 2
-    return pes * memory.requests_in_flight / round_trip * platform.fpga.f_clk_hz * edges / max(words)
+    return L.in_flight_limit(pes, memory.requests_in_flight, round_trip, platform.fpga.f_clk_hz, edges, words)
 
 
-def model_point(prepared, hardware, platform, words, fraction):
+def model_point(prepared, hardware, platform, words, fraction, min_pass_cycles):
     """The bandwidth (GiB/s per FPGA) that puts the layout's L_mem at ``fraction`` of the other
-    limits' minimum, and every limit at that bandwidth (predictions, edges/s)."""
+    limits' minimum, and lower if need be so that one pass's reads take ``min_pass_cycles`` on
+    the busiest FPGA; every limit at that bandwidth (predictions, edges/s)."""
     graph, config = prepared.graph, hardware.config
     # sizes from the layouts; CPE measured for PageRank (this is PageRank with fewer supersteps)
     params = replace(model_params(prepared.algorithm, vertexid_bits=config.vertexid_bits), name="pagerank")
@@ -82,6 +86,9 @@ def model_point(prepared, hardware, platform, words, fraction):
     others["L_flight"] = flight_limit(platform, p, edges, words)
     word_bits = config.pe.memory_word_bits
     bandwidth_bits = fraction * min(others.values()) * word_bits * max(words) / edges
+    if min_pass_cycles:
+        f_clk = platform.fpga.f_clk_hz
+        bandwidth_bits = min(bandwidth_bits, max(words) * word_bits * f_clk / min_pass_cycles)
     m_edge = slot_bits_of(architecture(config.arch).layouts(config.algorithm, config).edge_word.size)
     estimate = L.layout_words_per_pass(graph.num_vertices, edges, n, p, m_edge, word_bits, arch=config.arch)
     limits = {
@@ -94,7 +101,9 @@ def model_point(prepared, hardware, platform, words, fraction):
     }
     return bandwidth_bits / 8 / GIB, limits, {"m_edge_slot_bits": m_edge, "m_memword_bits": word_bits,
                                              "words_per_pass_per_fpga": list(words),
-                                             "words_per_pass_estimate": estimate}
+                                             "words_per_pass_estimate": estimate,
+                                             "pass_cycles": max(words) * word_bits * platform.fpga.f_clk_hz
+                                             / bandwidth_bits}
 
 
 def measured_figures(report):
@@ -116,12 +125,31 @@ def measured_figures(report):
     }
 
 
-def measure(args, platform, kind, degree, fpgas, log):
+def earlier_point(earlier, args, spec, fpgas, pes, bandwidth):
+    """A point of an earlier JSON (``--reuse``) simulated with exactly this configuration, with
+    the provenance of the run that measured it; None when there is none."""
+    for document in earlier:
+        same_build = {key: document["arguments"].get(key) for key in ("platform", "edges_per_list")}
+        if same_build != {"platform": args.platform, "edges_per_list": args.edges_per_list}:
+            continue
+        for point in document["results"]:
+            if (point["graph"]["spec"], point["fpgas"], point["pes_per_fpga"]) == (spec, fpgas, pes) \
+                    and point["bandwidth_gib_s_per_fpga"] == bandwidth:   # JSON keeps a float exactly
+                return {**point, "measured_by": point.get("measured_by", document["provenance"])}
+    return None
+
+
+def measure(args, platform, kind, degree, fpgas, log, earlier=()):
     spec = SPECS[kind].format(n=1 << args.scale, d=degree, scale=args.scale)
     prepared = prepare(PAGERANK, spec)
     graph = prepared.graph
     hardware, words = layout_point(prepared, platform, fpgas, args.pes)
-    bandwidth, limits, layout = model_point(prepared, hardware, platform, words, args.memory_fraction)
+    bandwidth, limits, layout = model_point(prepared, hardware, platform, words, args.memory_fraction,
+                                            args.min_pass_cycles)
+    reused = earlier_point(earlier, args, spec, fpgas, args.pes, bandwidth)
+    if reused is not None:
+        log(f"reusing the measurement of {reused['measured_by'].get('git_revision')} (same configuration)")
+        return reused
     report = run(RunOptions(algorithm=PAGERANK, graph=spec, fpgas=fpgas, pes=args.pes, cache_dir=args.cache,
                             edge_memory="offchip", memory={"bandwidth_gib_s": bandwidth},
                             edges_per_pe=args.edges_per_list), log=log)
@@ -168,8 +196,10 @@ def plot(results, path):
         axis.set_title(f"{fpgas} FPGA x {points[0]['pes_per_fpga']} PEs, {kind}", fontsize=9)
         axis.set_ylim(bottom=0)
     axes[0][0].legend(fontsize=6.5, loc="lower right")
-    figure.suptitle("PageRank, edges off chip, memory bandwidth lowered until memory-bound "
-                    "(Verilator simulation)", fontsize=9)
+    bandwidths = [p["bandwidth_gib_s_per_fpga"] for p in results]
+    figure.suptitle("PageRank, edges off chip, memory bandwidth lowered until memory-bound (Verilator "
+                    f"simulation); bandwidth per point {min(bandwidths):.2f}-{max(bandwidths):.2f} GiB/s "
+                    "per FPGA (JSON)", fontsize=9)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
 
@@ -183,20 +213,28 @@ def main():
     parser.add_argument("--pes", type=int, default=9)
     parser.add_argument("--memory-fraction", type=float, default=0.3,
                         help="the layout's L_mem as a fraction of the smallest other limit (default 0.3)")
+    parser.add_argument("--min-pass-cycles", type=int, default=10_000,
+                        help="lower the bandwidth further until one pass's reads take this many cycles "
+                             "(a superstep's fixed latency, ~250 cycles here, is then <= 2.5%%; 0: off)")
     parser.add_argument("--edges-per-list", type=int, default=1 << 16,
                         help="longest edge list a build holds (one build serves every graph)")
     parser.add_argument("--platform", default="ac510x4")
     parser.add_argument("--cache", default=None)
+    parser.add_argument("--reuse", type=Path, action="append", default=[],
+                        help="an earlier JSON of this benchmark: its points simulated with the same graph, "
+                             "FPGAs, PEs and bandwidth are kept (with their provenance), not simulated again")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--png", type=Path, default=None)
     args = parser.parse_args()
     platform = platform_for_run(load_platform(args.platform), "offchip")
+    earlier = [json.loads(path.read_text()) for path in args.reuse]
     results = []
     started = time.time()
     for fpgas in (int(x) for x in args.fpgas.split(",")):
         for kind in args.graphs.split(","):
             for degree in (int(x) for x in args.edge_factors.split(",")):
-                point = measure(args, platform, kind, degree, fpgas, log=lambda line: print("  " + line, flush=True))
+                point = measure(args, platform, kind, degree, fpgas, log=lambda line: print("  " + line, flush=True),
+                                earlier=earlier)
                 results.append(point)
                 print(f"{fpgas} FPGA {kind} ef {degree}: memory-bound supersteps "
                       f"{point['measured']['memory_bound_mteps']:.1f} MTEPS (whole run {point['measured']['mteps']:.1f}), "

@@ -110,3 +110,11 @@ def test_estimate_matches_a_uniform_graphs_partition():
     estimate = L.layout_words_per_pass(graph.num_vertices, graph.num_edges, 2, 4, slot, 128)
     for words in exact:
         assert words == pytest.approx(estimate, rel=0.03)
+
+
+def test_in_flight_limit_by_hand():
+    # 9 PEs x 64 requests per 208-cycle round trip = 2.769 words/cycle at 187.5 MHz; the busiest
+    # FPGA reads 2 words per edge: 2.769 x 187.5e6 / 2 = 259.6e6 edges/s
+    limit = L.in_flight_limit(9, 64, 208, 187.5e6, 1000, (1500, 2000))
+    assert limit == pytest.approx(9 * 64 / 208 * 187.5e6 / 2)
+    assert limit / 1e6 == pytest.approx(259.6154, rel=1e-6)

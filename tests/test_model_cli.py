@@ -140,3 +140,16 @@ def test_graph_spec_end_to_end(tmp_path, capsys):
     steps = data["supersteps"]
     assert steps["supersteps"] == 8 + 2  # d + 1 BFS levels and the silent last round
     assert sum(steps["messages_per_superstep"]) == graph.num_edges
+
+
+def test_layout_memory_model_prints_every_memory_limit(capsys):
+    args = ["model", "--algorithm", "pagerank", "--vertices", "4096", "--edges", "32731", "--fpgas", "1", "--pes", "9"]
+    assert main([*args, "--memory-model", "layout"]) == 0
+    out = capsys.readouterr().out
+    assert "memory model: layout" in out
+    # the estimate for uniform destinations: 32-bit edges, 4 per 128-bit word, plus index words
+    from gravfm.model import limits as L
+    words = L.layout_words_per_pass(4096, 32731, 1, 9, 32, 128)
+    expected = L.memory_limit_layout(8.1 * 8 * 2 ** 30, 128, 32731, [words]) / 1e6
+    assert f"layout {expected:.1f} MTEPS (words per pass: estimate" in out
+    assert f"predicted T_sys = {expected:.1f} MTEPS (bottleneck: L_mem)" in out

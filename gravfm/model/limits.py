@@ -19,6 +19,7 @@ __all__ = [
     "memory_limit_granular",
     "memory_limit_layout",
     "layout_words_per_pass",
+    "in_flight_limit",
     "interface_limit",
     "network_limit",
     "node_interface_limit",
@@ -88,6 +89,18 @@ def memory_limit_layout(bandwidth_bits_per_s, m_memword, edges_per_pass, words_p
     if busiest <= 0:
         return math.inf
     return edges_per_pass * bandwidth_bits_per_s / (m_memword * busiest)
+
+
+def in_flight_limit(pes, requests_in_flight, round_trip_cycles, f_clk_hz, edges_per_pass, words_per_pass):
+    """What the requests in flight can carry (Little's law), in edges/s; not one of the paper's limits.
+
+    A PE keeps at most R requests outstanding, each for ``round_trip_cycles`` at least, so an
+    FPGA's p PEs draw at most p R / round trip single-word requests per cycle; through the
+    layout's words per edge (the busiest FPGA's, as :func:`memory_limit_layout`) that is
+    p R f |E_pass| / (round trip max_f words_f). A lower bound on this limit: a burst request
+    carries several words.
+    """
+    return pes * requests_in_flight / round_trip_cycles * f_clk_hz * edges_per_pass / max(words_per_pass)
 
 
 def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch="gravfm"):
