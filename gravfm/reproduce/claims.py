@@ -98,7 +98,7 @@ def check_fig8(experiment, results):
 def check_fig9(experiment, results):
     verdicts, parts = [], []
     for algorithm in ("wcc", "bfs", "pagerank"):
-        rows = sorted((_degree(r), r) for r in good(results, algorithm=algorithm))
+        rows = sorted(((_degree(r), r) for r in good(results, algorithm=algorithm)), key=lambda row: row[0])
         if len(rows) < 2:
             continue
         values = [r["measured"]["mteps"] for _, r in rows]
@@ -135,7 +135,7 @@ def check_road(experiment, results):
 
 
 def check_fig11(experiment, results):
-    rows = sorted(((_wd(r["point"]["graph"]), r) for r in good(results)), reverse=True)
+    rows = sorted(((_wd(r["point"]["graph"]), r) for r in good(results)), key=lambda row: row[0], reverse=True)
     if len(rows) < 2:
         return _missing(experiment, "two or more w x d graphs")
     values = [r["measured"]["mteps"] for _, r in rows]

@@ -25,8 +25,8 @@ def plot(experiment, results, path):
 def _figure(panels, title):
     from matplotlib import pyplot as plt
 
-    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.0), squeeze=False)
-    figure.suptitle(title)
+    figure, axes = plt.subplots(1, len(panels), figsize=(max(6.4, 4.6 * len(panels)), 4.2), squeeze=False)
+    figure.suptitle(title, fontsize="medium")
     return figure, axes[0]
 
 
@@ -61,8 +61,8 @@ def _panels(experiment, results, path, *, x, xlabel, series, lines=(), xlog=Fals
         for label, select, y, style in lines:
             rows = sorted((x(r), y(r)) for r in mine if select(r["point"]) and y(r) is not None)
             if rows:
-                ax.plot([a for a, _ in rows], [b for _, b in rows], linestyle="--", label=f"{label} (predicted)",
-                        **style)
+                ax.plot([a for a, _ in rows], [b for _, b in rows], linestyle="--", marker="_", markersize=12,
+                        label=f"{label} (predicted)", **style)
         ax.set_title(PANELS[algorithm])
         ax.set_xlabel(xlabel)
         ax.set_ylabel(MTEPS)
@@ -140,9 +140,10 @@ def plot_fig13(experiment, results, path):
 def plot_table2(experiment, results, path):
     from matplotlib import pyplot as plt
 
-    rows = sorted((r["point"]["fpgas"], r["measured"]["link"]) for r in good(results) if r["measured"]["link"])
+    rows = sorted(((r["point"]["fpgas"], r["measured"]["link"]) for r in good(results) if r["measured"]["link"]),
+                  key=lambda row: row[0])
     figure, ax = plt.subplots(figsize=(6.4, 4.2))
-    figure.suptitle(f"{experiment.name}: {experiment.title}")
+    figure.suptitle(f"{experiment.name}: {experiment.title}", fontsize="medium")
     xs = [n for n, _ in rows]
     width = 0.27
     ax.bar([x - width for x in xs], [max(link["send_gib_s"]) for _, link in rows], width, label="send (measured)")
@@ -169,7 +170,7 @@ def _bars(experiment, results, path, *, xlabel, paper, paper_label, other=None, 
     names = list(paper)
     figure, ax = plt.subplots(figsize=(6.4, 4.2))
     size = next(iter(ok.values()))["point"] if ok else None
-    figure.suptitle(f"{experiment.name}: {experiment.title}")
+    figure.suptitle(f"{experiment.name}: {experiment.title}", fontsize="medium")
     width = 0.2
     xs = range(len(names))
     ours = f" ({size['fpgas']} x {size['pes']} PEs)" if size else ""

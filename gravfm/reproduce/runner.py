@@ -84,7 +84,7 @@ def connect(scheduler=None, *, workers=None, processes=True):
             raise ConfigError(f"--scheduler {scheduler}: cannot connect ({type(error).__name__}: "
                               f"{str(error).splitlines()[0] if str(error) else 'no answer'})") from None
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 
