@@ -78,3 +78,13 @@ def test_one_real_point_end_to_end(tmp_path, build_cache, capsys):
     (point,) = document["points"]
     assert point["verified"] and point["measured"]["cycles"] > 0 and point["model"]["kind"] == "prediction"
     assert point["build_key"] and (tmp_path / "fig8.png").exists()
+
+
+def test_isolated_point_round_trip():
+    # The child process's result comes back whole; a bad point is a failed result, not an exception.
+    from gravfm.reproduce.task import run_point_isolated
+
+    point = Point("no_such_algorithm", "tiny:star")
+    result = run_point_isolated(point)
+    assert result["status"] == "failed" and result["key"] == point.key()
+    assert "no_such_algorithm" in result["error"] and result["wall_s"] >= 0

@@ -31,7 +31,7 @@ def check_out(out):
 
 
 def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, workers=None, points_limit=None,
-              display=True, command="gravfm reproduce", processes=True, console=None, function=run_point):
+              display=True, command="gravfm reproduce", processes=True, console=None, function=None):
     """Run the experiments ``names`` (``all`` for every one) and write their outputs in ``out``.
 
     Returns ``(claims, results, stats)``. ``points_limit`` keeps the first N points of each

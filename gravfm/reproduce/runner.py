@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .points import Point, run_point
+from .points import Point
 
 __all__ = ["PointStore", "RunStats", "run_points", "connect", "CONNECT_TIMEOUT_S"]
 
@@ -88,14 +88,17 @@ def connect(scheduler=None, *, workers=None, processes=True):
     return Client(cluster), cluster
 
 
-def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, display=True, function=run_point,
+def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, display=True, function=None,
                processes=True, console=None):
     """Run every point not already in ``store``; return ``({key: result}, RunStats)``.
 
     A point that fails is stored with its error (and retried by the next run); the others go on.
     KeyboardInterrupt (Ctrl-C) cancels what is left and closes the cluster before it propagates.
-    ``function`` replaces :func:`run_point` (tests).
+    ``function`` replaces :func:`~gravfm.reproduce.task.run_point_isolated` (tests).
     """
+    from .task import run_point_isolated
+
+    function = function or run_point_isolated
     start = time.monotonic()
     stats = RunStats(total=len(points))
     results, todo = {}, []
