@@ -43,6 +43,19 @@ def test_point_key_is_the_content():
     a = Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2)
     assert a.key() == Point.from_dict(a.to_dict()).key()
     assert a.key() != Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2, arch="gravf").key()
+    # Fields at their defaults do not enter the key: a field added later keeps earlier keys.
+    assert a.key() == Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2, link_scale=1.0).key()
+    assert a.key() != Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2, link_scale=0.5).key()
+
+
+def test_link_scale_scales_the_platform():
+    point = Point("wcc", "tiny:star", fpgas=4, pes=2, link_scale=0.25)
+    plain, scaled = Point("wcc", "tiny:star").platform_object(), point.platform_object()
+    assert scaled.network.send_gib_s_by_peers == tuple(0.25 * v for v in plain.network.send_gib_s_by_peers)
+    assert scaled.fpga == plain.fpga and scaled.origin == plain.origin
+    quick = points_of(EXPERIMENTS["fig7"], "quick")
+    assert {p.link_scale for p in quick if p.fpgas > 1} == {2 / 9} and {p.link_scale for p in quick if p.fpgas == 1} == {1.0}
+    assert {p.link_scale for p in points_of(EXPERIMENTS["table2"], "quick")} == {1.0}
 
 
 def test_select():

@@ -33,6 +33,15 @@ class Sizes:
     road: str
     peak_graph: str       # table3: the social-like graph of edge factor 32
 
+    @property
+    def link_scale(self):
+        """FPGA-to-FPGA bandwidth factor of the multi-FPGA points: ``pes / 9`` keeps the paper's
+        ratio of computation (9 PEs per FPGA) to network bandwidth when an FPGA has fewer PEs."""
+        return self.pes / 9
+
+    def links(self, fpgas):
+        return self.link_scale if fpgas > 1 else 1.0
+
     def uniform(self, degree=None):
         return f"uniform:n={1 << self.scale},deg={degree or self.degree},seed=1"
 
@@ -44,7 +53,8 @@ class Sizes:
                 f"on 1..4 FPGAs ({', '.join(map(str, self.fpgas))}); single-FPGA PE counts "
                 f"{', '.join(map(str, self.pe_counts))}; fig9 degrees {', '.join(map(str, self.degrees))}; "
                 f"fig11 (w, d) {', '.join(f'{w}x{d}' for w, d in self.wd)} (degree {self.wd_degree}); "
-                f"road graph {self.road}; table3 graph {self.peak_graph}")
+                f"road graph {self.road}; table3 graph {self.peak_graph}; FPGA-to-FPGA bandwidth x{self.link_scale:.3g} "
+                f"(= {self.pes}/9 PEs) on multi-FPGA points except table2's")
 
 
 SIZES = {
@@ -81,7 +91,7 @@ class Experiment:
 
 
 def _fig7(s):
-    return [Point(a, s.uniform(), fpgas=n, pes=s.pes, arch=arch) for a in ALGORITHMS
+    return [Point(a, s.uniform(), fpgas=n, pes=s.pes, arch=arch, link_scale=s.links(n)) for a in ALGORITHMS
             for arch in ("gravfm", "gravf") for n in s.fpgas]
 
 
@@ -91,15 +101,17 @@ def _fig8(s):
 
 
 def _fig9(s):
-    return [Point(a, s.uniform(degree), fpgas=4, pes=s.pes) for a in ALGORITHMS for degree in s.degrees]
+    return [Point(a, s.uniform(degree), fpgas=4, pes=s.pes, link_scale=s.links(4)) for a in ALGORITHMS
+            for degree in s.degrees]
 
 
 def _road(s):
-    return [Point(a, s.road, fpgas=4, pes=s.pes) for a in ALGORITHMS]
+    return [Point(a, s.road, fpgas=4, pes=s.pes, link_scale=s.links(4)) for a in ALGORITHMS]
 
 
 def _fig11(s):
-    return [Point("bfs", f"wd:w={w},d={d},deg={s.wd_degree},seed=1", fpgas=4, pes=s.pes, root=0) for w, d in s.wd]
+    return [Point("bfs", f"wd:w={w},d={d},deg={s.wd_degree},seed=1", fpgas=4, pes=s.pes, root=0,
+                  link_scale=s.links(4)) for w, d in s.wd]
 
 
 def _fig12(s):
@@ -109,17 +121,17 @@ def _fig12(s):
 
 def _fig13(s):
     fpgas = s.fpgas if s.mode == "full" else (2, 4)
-    return [Point(a, s.rmat(), fpgas=n, pes=s.pes, partition=method) for a in ALGORITHMS
+    return [Point(a, s.rmat(), fpgas=n, pes=s.pes, partition=method, link_scale=s.links(n)) for a in ALGORITHMS
             for method in ("greedy", "metis") for n in fpgas]
 
 
 def _table2(s):
-    # GraVF's unicast messages load the links most: its runs show what they carry.
+    # GraVF's unicast messages load the links most: its runs show what they carry (links unscaled).
     return [Point("wcc", s.uniform(), fpgas=n, pes=s.pes, arch="gravf") for n in (2, 3, 4)]
 
 
 def _table3(s):
-    return [Point(a, s.peak_graph, fpgas=4, pes=s.pes) for a in ALGORITHMS]
+    return [Point(a, s.peak_graph, fpgas=4, pes=s.pes, link_scale=s.links(4)) for a in ALGORITHMS]
 
 
 EXPERIMENTS = {e.name: e for e in (

@@ -15,7 +15,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
-__all__ = ["Point", "run_point", "POINT_SCHEMA"]
+__all__ = ["Point", "run_point", "scaled_network", "POINT_SCHEMA"]
 
 #: Bumped when the meaning of a cached result changes, so old results are not reused.
 POINT_SCHEMA = 1
@@ -40,6 +40,10 @@ class Point:
     platform : str
     root : int, optional
         BFS root; None: the vertex of highest out-degree (vertex 0 of an RMAT graph may be isolated).
+    link_scale : float
+        Multiplies the platform's FPGA-to-FPGA bandwidths (the simulated links and the model):
+        with fewer PEs per FPGA than the paper's 9, ``pes / 9`` keeps its ratio of computation
+        to network bandwidth per FPGA.
     """
 
     algorithm: str
@@ -51,10 +55,14 @@ class Point:
     edge_memory: str = "offchip"
     platform: str = "ac510x4"
     root: int | None = None
+    link_scale: float = 1.0
 
     def key(self):
-        """Content key: a hash of every field and :data:`POINT_SCHEMA` (16 hex digits)."""
-        text = json.dumps({"schema": POINT_SCHEMA, **dataclasses.asdict(self)}, sort_keys=True)
+        """Content key: a hash of :data:`POINT_SCHEMA` and every field not at its default (so a
+        field added later keeps the keys of earlier points), 16 hex digits."""
+        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                 if f.default is dataclasses.MISSING or getattr(self, f.name) != f.default}
+        text = json.dumps({"schema": POINT_SCHEMA, **given}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def to_dict(self):
@@ -67,7 +75,27 @@ class Point:
     def label(self):
         """Short human-readable name (progress display, errors)."""
         return (f"{self.algorithm} {self.graph} {self.fpgas}x{self.pes} {self.arch} {self.partition} "
-                f"{self.edge_memory}")
+                f"{self.edge_memory}" + (f" links x{self.link_scale:.3g}" if self.link_scale != 1.0 else ""))
+
+    def platform_object(self):
+        """The platform of the point, its links scaled by ``link_scale``."""
+        from ..model import load_platform
+
+        return scaled_network(load_platform(self.platform), self.link_scale)
+
+
+def scaled_network(platform, factor):
+    """``platform`` with its FPGA-to-FPGA bandwidths multiplied by ``factor``."""
+    if factor == 1.0:
+        return platform
+    network = platform.network
+    network = dataclasses.replace(
+        network, send_gib_s_by_peers=tuple(v * factor for v in network.send_gib_s_by_peers),
+        receive_gib_s_by_peers=tuple(v * factor for v in network.receive_gib_s_by_peers),
+        total_bandwidth_gib_s=network.total_bandwidth_gib_s * factor)
+    scaled = dataclasses.replace(platform, network=network)
+    object.__setattr__(scaled, "origin", platform.origin)  # frozen; the file, for error messages
+    return scaled
 
 
 def _root(point, algorithm):
@@ -128,15 +156,14 @@ def _measure(point, *, cache_dir, threads):
     from ..algorithms import get_algorithm
     from ..flow import RunOptions, run
     from ..flow.memory import edge_memory_of, platform_for_run
-    from ..model import load_platform
 
     algorithm = get_algorithm(point.algorithm)
     root = _root(point, algorithm)
+    platform = point.platform_object()
     report = run(RunOptions(algorithm=point.algorithm, graph=point.graph, fpgas=point.fpgas, pes=point.pes,
-                            platform=point.platform, partition=point.partition, root=root, arch=point.arch,
+                            platform=platform, partition=point.partition, root=root, arch=point.arch,
                             edge_memory=point.edge_memory, cache_dir=cache_dir, threads=threads))
     full = report.to_dict()
-    platform = load_platform(point.platform)
     platform = platform_for_run(platform, edge_memory_of(point.edge_memory, platform), {})
     measured = {"kind": "measured (Verilator simulation of the generated RTL)", "status": report.status,
                 "verified": report.verified, "detail": report.check_detail, "cycles": report.cycles,

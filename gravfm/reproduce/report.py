@@ -80,8 +80,8 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
         if not any(r["status"] == "ok" and r["verified"] for r in mine):
             lines += ["**Not yet:** no verified point in this run" +
                       (" (see the errors below)." if mine else " (no point was run)."), ""]
-        lines += ["| algorithm | graph | FPGAs x PEs | arch | partition | edges | measured MTEPS | "
-                  "predicted MTEPS (bottleneck) | verified | wall s |", "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += ["| algorithm | graph | FPGAs x PEs | arch | partition | edges | links | measured MTEPS | "
+                  "predicted MTEPS (bottleneck) | verified | wall s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in mine:
             p = r["point"]
             if r["status"] == "ok":
@@ -93,5 +93,5 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
             else:
                 figures, verified = "failed | -", f"error: {r.get('error')}"
             lines.append(f"| {p['algorithm']} | `{p['graph']}` | {p['fpgas']} x {p['pes']} | {p['arch']} | "
-                         f"{p['partition']} | {p['edge_memory']} | {figures} | {verified} | {r['wall_s']:.0f} |")
+                         f"{p['partition']} | {p['edge_memory']} | x{p.get('link_scale', 1.0):.3g} | {figures} | {verified} | {r['wall_s']:.0f} |")
     return "\n".join(lines) + "\n"
