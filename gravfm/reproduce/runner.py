@@ -11,6 +11,8 @@ shared folder.
 import json
 import logging
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,8 +85,16 @@ def connect(scheduler=None, *, workers=None, processes=True):
         except (OSError, TimeoutError, ValueError) as error:
             raise ConfigError(f"--scheduler {scheduler}: cannot connect ({type(error).__name__}: "
                               f"{str(error).splitlines()[0] if str(error) else 'no answer'})") from None
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    # The workers start with SIGINT ignored (kept across exec): a terminal's Ctrl-C reaches only
+    # this process, which closes the cluster; the workers' points then stop through their SIGTERM.
+    ignore = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore else None
+    try:
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
+    finally:
+        if ignore:
+            signal.signal(signal.SIGINT, previous)
     return Client(cluster), cluster
 
 
