@@ -167,21 +167,28 @@ def _bars(experiment, results, path, *, xlabel, paper, paper_label, other=None, 
     from matplotlib import pyplot as plt
 
     ok = {PANELS[r["point"]["algorithm"]]: r for r in good(results)}
-    names = list(paper)
-    figure, ax = plt.subplots(figsize=(6.4, 4.2))
+    names = [n for n in PANELS.values() if n in paper]
+    figure, ax = plt.subplots(figsize=(7.2, 4.4))
     size = next(iter(ok.values()))["point"] if ok else None
     figure.suptitle(f"{experiment.name}: {experiment.title}", fontsize="medium")
-    width = 0.2
-    xs = range(len(names))
     ours = f" ({size['fpgas']} x {size['pes']} PEs)" if size else ""
-    ax.bar([x - 1.5 * width for x in xs], [ok[n]["measured"]["mteps"] if n in ok else 0 for n in names], width,
-           label=f"gravfm{ours} (measured)")
-    ax.bar([x - 0.5 * width for x in xs], [ok[n]["model"]["mteps"] or 0 if n in ok else 0 for n in names], width,
-           label=f"model T_sys{ours} (predicted)", hatch="//", alpha=0.6)
-    ax.bar([x + 0.5 * width for x in xs], [paper[n] for n in names], width, color="grey", label=paper_label)
+
+    def figure_of(name, get):
+        return (get(ok[name]) or 0) if name in ok else 0
+
+    bars = [(f"gravfm{ours} (measured)", lambda r: r["measured"]["mteps"], {}),
+            (f"model T_sys{ours} (predicted)", lambda r: r["model"]["mteps"], {"hatch": "//", "alpha": 0.6}),
+            ("superstep-aware model (predicted)", lambda r: (r["model"].get("supersteps") or {}).get("mteps"),
+             {"hatch": "..", "alpha": 0.6})]
+    columns = [(label, [figure_of(n, get) for n in names], style) for label, get, style in bars]
+    columns.append((paper_label, [paper[n] for n in names], {"color": "grey"}))
     if other:
-        ax.bar([x + 1.5 * width for x in xs], [other[n] for n in names], width, color="lightgrey", label=other_label)
-    ax.set_xticks(list(xs), names)
+        columns.append((other_label, [other[n] for n in names], {"color": "lightgrey"}))
+    width = 0.8 / len(columns)
+    for i, (label, values, style) in enumerate(columns):
+        ax.bar([x + (i - (len(columns) - 1) / 2) * width for x in range(len(names))], values, width, label=label,
+               **style)
+    ax.set_xticks(list(range(len(names))), names)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(MTEPS + ", log scale")
     ax.set_yscale("log")  # a small simulated system beside the paper's 4 x 9
