@@ -121,20 +121,20 @@ def plot_fig11(experiment, results, path):
                    ("steady-state model T_sys", lambda p: True, lambda r: r["model"]["mteps"], {"color": "grey"})])
 
 
-def plot_fig12(experiment, results, path):
-    names = {"round_robin": "Round-robin", "greedy": "Greedy edge"}
-    _panels(experiment, results, path, x=lambda r: r["point"]["pes"], xlabel="Number of PEs",
+def _partitions(experiment, results, path, *, axis, xlabel):
+    names = {"round_robin": "Round-robin", "greedy": "Greedy edge", "metis": "METIS"}
+    _panels(experiment, results, path, x=lambda r: r["point"][axis], xlabel=xlabel,
             series=lambda p: names[p["partition"]],
             lines=[("computation limit L_PE", lambda p: p["partition"] == "greedy", _limit("L_PE"),
                     {"color": "black"})])
+
+
+def plot_fig12(experiment, results, path):
+    _partitions(experiment, results, path, axis="pes", xlabel="Number of PEs")
 
 
 def plot_fig13(experiment, results, path):
-    names = {"metis": "METIS", "greedy": "Greedy edge"}
-    _panels(experiment, results, path, x=lambda r: r["point"]["fpgas"], xlabel="Number of FPGAs",
-            series=lambda p: names[p["partition"]],
-            lines=[("computation limit L_PE", lambda p: p["partition"] == "greedy", _limit("L_PE"),
-                    {"color": "black"})])
+    _partitions(experiment, results, path, axis="fpgas", xlabel="Number of FPGAs")
 
 
 def plot_table2(experiment, results, path):
