@@ -83,6 +83,20 @@ def test_fig7_claim_holds_and_fails():
     assert claim.holds is False and "network-interface bound" in claim.reason
 
 
+def test_fig8_and_fig9_claims():
+    fig8 = EXPERIMENTS["fig8"]
+    speed = {("gravfm", "onchip"): 80.0, ("gravf", "onchip"): 100.0, ("gravfm", "offchip"): 95.0,
+             ("gravf", "offchip"): 100.0}
+    results = [made_up(p, speed[p.arch, p.edge_memory]) for p in points_of(fig8, "quick")]
+    assert check(fig8, results).holds is True
+    results = [made_up(p, 100.0) for p in points_of(fig8, "quick")]  # GraVF-M not slower with BRAM
+    assert check(fig8, results).holds is False
+    fig9 = EXPERIMENTS["fig9"]
+    growing = [made_up(p, float(int(p.graph.split("deg=")[1].split(",")[0]))) for p in points_of(fig9, "quick")]
+    assert check(fig9, growing).holds is True
+    assert check(fig9, [made_up(p, 100.0, bottleneck="L_if") for p in points_of(fig9, "quick")]).holds is False
+
+
 def test_claim_not_yet_without_verified_points():
     experiment = EXPERIMENTS["fig13"]
     unverified = [made_up(p, 100.0, verified=False) for p in points_of(experiment, "quick")]
