@@ -91,7 +91,8 @@ def connect(scheduler=None, *, workers=None, processes=True):
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore else None
     try:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=processes,
-                               dashboard_address=":0", silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=logging.ERROR,
+                               memory_limit=0)  # the work is in child processes the nanny does not see
     finally:
         if ignore:
             signal.signal(signal.SIGINT, previous)
