@@ -88,3 +88,11 @@ def test_isolated_point_round_trip():
     result = run_point_isolated(point)
     assert result["status"] == "failed" and result["key"] == point.key()
     assert "no_such_algorithm" in result["error"] and result["wall_s"] >= 0
+
+
+def test_report_only_runs_nothing(tmp_path):
+    kwargs = dict(mode="quick", workers=1, processes=False, display=False, function=fake_run)
+    reproduce(["table3"], tmp_path, points_limit=1, **kwargs)
+    claims, results, stats = reproduce(["table3"], tmp_path, report_only=True, **kwargs)
+    assert (stats.reused, stats.computed, stats.missing) == (1, 0, 2)
+    assert "2 of 3 points not measured yet" in (tmp_path / "REPORT.md").read_text()

@@ -33,6 +33,8 @@ def register(subparsers):
     parser.add_argument("--cache", metavar="DIR", help="Verilator build cache (a shared folder on a cluster)")
     parser.add_argument("--points-limit", type=positive_int, metavar="N",
                         help="run only the first N points of each experiment (a smoke test)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: write the PNGs, results.json and REPORT.md from the points already in DIR")
     parser.add_argument("--quiet", action="store_true", help="no live progress display")
     parser.set_defaults(handler=handle)
 
@@ -47,10 +49,10 @@ def handle(args):
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,
                                        scheduler=args.scheduler, workers=args.workers,
                                        points_limit=args.points_limit, display=not args.quiet, command=command,
-                                       console=console)
+                                       console=console, report_only=args.report_only)
     for name, claim in claims.items():
         verdict = {True: "holds", False: "does not hold", None: "not yet"}[claim.holds]
         print(f"{name}: {verdict}: {claim.measured}")
-    print(f"{stats.total} points: {stats.reused} reused, {stats.computed} computed, {stats.failed} failed; "
-          f"{args.out}/REPORT.md")
+    print(f"{stats.total} points: {stats.reused} reused, {stats.computed} computed, {stats.failed} failed"
+          f"{f', {stats.missing} not measured yet' if stats.missing else ''}; {args.out}/REPORT.md")
     return 1 if stats.failed else 0

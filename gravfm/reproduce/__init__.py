@@ -31,11 +31,13 @@ def check_out(out):
 
 
 def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, workers=None, points_limit=None,
-              display=True, command="gravfm reproduce", processes=True, console=None, function=None):
+              display=True, command="gravfm reproduce", processes=True, console=None, function=None,
+              report_only=False):
     """Run the experiments ``names`` (``all`` for every one) and write their outputs in ``out``.
 
     Returns ``(claims, results, stats)``. ``points_limit`` keeps the first N points of each
-    experiment (a smoke test of the framework); the report says which points ran.
+    experiment (a smoke test of the framework); the report says which points ran. ``report_only``
+    writes the outputs from the points already stored in ``out`` and runs nothing.
     """
     from .report import write_outputs
 
@@ -47,6 +49,6 @@ def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, worke
     unique = list(dict.fromkeys(p for points in by_experiment.values() for p in points))
     results, stats = run_points(unique, PointStore(out / "points"), cache_dir=cache_dir, scheduler=scheduler,
                                 workers=workers, display=display, processes=processes, console=console,
-                                function=function)
+                                function=function, compute=not report_only)
     claims = write_outputs(out, experiments, by_experiment, results, stats, sizes=SIZES[mode], command=command)
     return claims, results, stats

@@ -56,7 +56,9 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
         f"Code: git {code['git_revision'] or 'unknown'}{' (uncommitted changes)' if code['git_dirty'] else ''}; "
         f"written {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.  ",
         f"Points: {stats.total} ({stats.reused} reused from an earlier run, {stats.computed} computed now, "
-        f"{stats.failed} failed or unverified) on {stats.scheduler or 'no cluster (all reused)'}"
+        f"{stats.failed} failed or unverified"
+        f"{f', {stats.missing} not measured yet' if stats.missing else ''}) on "
+        f"{stats.scheduler or 'no cluster (nothing computed)'}"
         f"{f' with {stats.workers} workers' if stats.workers else ''}; {stats.wall_s:.0f} s.", "",
         "**measured** = cycles of the Verilator simulation of the generated RTL at the platform clock, the "
         "answer verified against the software reference; **predicted** = the analytical model "
@@ -78,9 +80,13 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
                       "(markers and solid lines: measured; dashed lines: predicted by the model)", ""]
         lines += [f"- **Paper's claim:** {claim.claim}", f"- **Measured:** {claim.measured}",
                   f"- **Holds:** {_holds(claim)} — {claim.reason}", ""]
+        missing = len(points_by_experiment[e.name]) - len(mine)
         if not any(r["status"] == "ok" and r["verified"] for r in mine):
             lines += ["**Not yet:** no verified point in this run" +
                       (" (see the errors below)." if mine else " (no point was run)."), ""]
+        if missing:
+            lines += [f"{missing} of {len(points_by_experiment[e.name])} points not measured yet "
+                      f"(the claim is checked on those measured).", ""]
         lines += ["| algorithm | graph | FPGAs x PEs | arch | partition | edges | links | measured MTEPS | "
                   "predicted MTEPS (bottleneck) | predicted, superstep-aware | verified | wall s |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]

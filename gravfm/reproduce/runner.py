@@ -55,12 +55,14 @@ class PointStore:
 
 @dataclass
 class RunStats:
-    """What a run did: points reused from the store, computed now, failed (of those computed)."""
+    """What a run did: points reused from the store, computed now, failed (of those computed),
+    missing (not computed: ``--report-only``)."""
 
     total: int = 0
     reused: int = 0
     computed: int = 0
     failed: int = 0
+    missing: int = 0
     wall_s: float = 0.0
     workers: int = 0
     scheduler: str = ""
@@ -100,10 +102,11 @@ def connect(scheduler=None, *, workers=None, processes=True):
 
 
 def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, display=True, function=None,
-               processes=True, console=None):
+               processes=True, console=None, compute=True):
     """Run every point not already in ``store``; return ``({key: result}, RunStats)``.
 
     A point that fails is stored with its error (and retried by the next run); the others go on.
+    ``compute=False`` only collects the stored results (``missing`` counts the others).
     KeyboardInterrupt (Ctrl-C) cancels what is left and closes the cluster before it propagates.
     ``function`` replaces :func:`~gravfm.reproduce.task.run_point_isolated` (tests).
     """
@@ -120,7 +123,9 @@ def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, d
         else:
             results[point.key()] = stored
             stats.reused += 1
-    if todo:
+    if not compute:
+        stats.missing = len(todo)
+    elif todo:
         client, cluster = connect(scheduler, workers=workers, processes=processes)
         try:
             stats.scheduler = scheduler or "local cluster"
