@@ -87,7 +87,7 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
         if missing:
             lines += [f"{missing} of {len(points_by_experiment[e.name])} points not measured yet "
                       f"(the claim is checked on those measured).", ""]
-        lines += ["| algorithm | graph | FPGAs x PEs | arch | partition | edges | links | measured MTEPS | "
+        lines += ["| algorithm | graph | FPGAs x PEs | arch | partition | edge memory | links | measured MTEPS | "
                   "predicted MTEPS (bottleneck) | predicted, superstep-aware | verified | wall s |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in mine:
