@@ -79,7 +79,8 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
             lines += [f"![{e.name}]({pngs[e.name]})", "",
                       "(markers and solid lines: measured; dashed lines: predicted by the model)", ""]
         lines += [f"- **Paper's claim:** {claim.claim}", f"- **Measured:** {claim.measured}",
-                  f"- **Holds:** {_holds(claim)} — {claim.reason}", ""]
+                  f"- **Holds:** {_holds(claim)} — {claim.reason}"]
+        lines += [f"- **Differs from the paper:** {e.note}", ""] if e.note else [""]
         missing = len(points_by_experiment[e.name]) - len(mine)
         if not any(r["status"] == "ok" and r["verified"] for r in mine):
             lines += ["**Not yet:** no verified point in this run" +
