@@ -207,12 +207,17 @@ def check_table2(experiment, results):
         return _missing(experiment, "several FPGAs")
     paper = experiment.paper
     measured = "; ".join(f"{n} FPGAs: send {s:.2f}, receive {v:.2f} GiB/s per FPGA (paper {paper[n]})"
-                         for n, s, v in rows)
-    within = all(s <= paper[n] * 1.01 and v <= paper[n] * 1.01 for n, s, v in rows)
-    return Claim(experiment.claim, measured + " (measured: bytes over the whole run, busiest FPGA)", within,
-                 "the simulated links are set from Table 2 and never carry more than it (holds); the figures are "
-                 "averages over a GraVF run, not a saturating link benchmark like the paper's" if within else
-                 "a simulated link carried more than the platform's Table 2 bandwidth")
+                         for n, s, v in rows) + " (measured: bytes over the whole run, busiest FPGA)"
+    if any(s > paper[n] * 1.01 or v > paper[n] * 1.01 for n, s, v in rows):
+        return Claim(experiment.claim, measured, False, "a simulated link carried more than its Table 2 setting")
+    use = min(max(s, v) / paper[n] for n, s, v in rows)
+    if use < 0.9:
+        # The links never exceed their setting, but a run that does not fill them cannot show it is reached.
+        return Claim(experiment.claim, measured, None,
+                     f"not shown: the runs fill the links to at most {100 * use:.0f}% of their Table 2 setting "
+                     "somewhere (a saturating link benchmark is not yet part of reproduce); they never exceed it")
+    return Claim(experiment.claim, measured, True,
+                 f"the busiest FPGA reaches at least {100 * use:.0f}% of the Table 2 bandwidth and never more")
 
 
 def check_table3(experiment, results):
