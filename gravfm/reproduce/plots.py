@@ -146,8 +146,10 @@ def plot_table2(experiment, results, path):
     figure.suptitle(f"{experiment.name}: {experiment.title}", fontsize="medium")
     xs = [n for n, _ in rows]
     width = 0.27
-    ax.bar([x - width for x in xs], [max(link["send_gib_s"]) for _, link in rows], width, label="send (measured)")
-    ax.bar(xs, [max(link["receive_gib_s"]) for _, link in rows], width, label="receive (measured)")
+    ax.bar([x - width for x in xs], [max(link["send_gib_s"]) for _, link in rows], width,
+           label="send (measured, average over a GraVF WCC run)")
+    ax.bar(xs, [max(link["receive_gib_s"]) for _, link in rows], width,
+           label="receive (measured, average over the run)")
     ax.bar([x + width for x in experiment.paper], list(experiment.paper.values()), width, color="grey",
            label="paper, Table 2 (the simulated links' setting)")
     ax.set_xticks(sorted(experiment.paper))
