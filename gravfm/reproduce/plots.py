@@ -6,7 +6,7 @@ legend entry labelled "measured" or "predicted".
 Only verified points are drawn (failed ones are listed in REPORT.md).
 """
 
-from .claims import good
+from .claims import degree, good
 
 __all__ = ["plot"]
 
@@ -99,8 +99,7 @@ def plot_fig8(experiment, results, path):
 
 
 def plot_fig9(experiment, results, path):
-    _panels(experiment, results, path, x=lambda r: round(r["measured"]["edges"] / r["measured"]["vertices"]),
-            xlabel="Average degree |E|/|V|", series=lambda p: f"GraVF-M {p['fpgas']} FPGAs", xlog=True,
+    _panels(experiment, results, path, x=degree, xlabel="Average degree |E|/|V| of the graph generated", series=lambda p: f"GraVF-M {p['fpgas']} FPGAs", xlog=True,
             lines=[("computation limit L_PE", lambda p: True, _limit("L_PE"), {"color": "black"}),
                    ("network interface limit L_if", lambda p: True, _limit("L_if"), {"color": "tab:red"}),
                    ("model T_sys", lambda p: True, lambda r: r["model"]["mteps"], {"color": "grey"})])
