@@ -41,6 +41,15 @@ def write_outputs(out, experiments, points_by_experiment, results, stats, *, siz
     return claims
 
 
+def _revision_note(results, code):
+    """A sentence on the points measured with other code than this report's (reused ones)."""
+    other = [r for r in results.values() if r.get("git_revision") != code["git_revision"] or r.get("git_dirty")]
+    if not other:
+        return ""
+    return (f"  \n{len(other)} of {len(results)} points were measured with another git revision or uncommitted "
+            "changes (each point's git_revision and git_dirty are in results.json).")
+
+
 def _holds(claim):
     return {True: "yes", False: "no", None: "not yet"}[claim.holds]
 
@@ -59,12 +68,13 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
         f"{stats.failed} failed or unverified"
         f"{f', {stats.missing} not measured yet' if stats.missing else ''}) on "
         f"{stats.scheduler or 'no cluster (nothing computed)'}"
-        f"{f' with {stats.workers} workers' if stats.workers else ''}; {stats.wall_s:.0f} s.", "",
+        f"{f' with {stats.workers} workers' if stats.workers else ''}; {stats.wall_s:.0f} s."
+        + _revision_note(results, code), "",
         "**measured** = cycles of the Verilator simulation of the generated RTL at the platform clock, the "
         "answer verified against the software reference; **predicted** = the analytical model "
         "(gravfm.model) for the same configuration: its steady-state T_sys, and the superstep-aware figure "
-        "that adds each superstep's synchronization latency (gravfm.model.supersteps). The paper's figures come from 4 FPGAs x 9 PEs with HMC "
-        "edge memory on larger graphs; where our sizes are smaller the absolute MTEPS are not comparable, "
+        "that adds each superstep's synchronization latency (gravfm.model.supersteps). The paper's figures "
+        "come from 4 FPGAs x 9 PEs with HMC edge memory on larger graphs; where our sizes are smaller the absolute MTEPS are not comparable, "
         "the claims' shapes and ratios are.", "",
         "| experiment | claim (paper) | measured | holds |", "|---|---|---|---|",
     ]
