@@ -51,6 +51,7 @@ from gravfm.model.predict import predict
 from gravfm.flow import RunOptions, graph_capacities, run
 from gravfm.partition import partition
 from gravfm.provenance import provenance, write_results
+from gravfm.reproduce.points import scaled_network
 
 ARCHITECTURES = ("gravfm", "gravf")
 
@@ -175,18 +176,6 @@ def revision_note(results, current):
         notes.append(f"{len(dirty)} of {len(results)} points were measured with uncommitted changes, or without "
                      "knowing (git_dirty true or missing)")
     return "; ".join(notes) or None
-
-
-def scaled_network(platform, factor):
-    """``platform`` with its FPGA-to-FPGA bandwidths multiplied by ``factor``."""
-    if factor == 1.0:
-        return platform
-    network = platform.network
-    network = dataclasses.replace(
-        network, send_gib_s_by_peers=tuple(v * factor for v in network.send_gib_s_by_peers),
-        receive_gib_s_by_peers=tuple(v * factor for v in network.receive_gib_s_by_peers),
-        total_bandwidth_gib_s=network.total_bandwidth_gib_s * factor)
-    return dataclasses.replace(platform, network=network)
 
 
 def main(argv=None):

@@ -1,0 +1,58 @@
+"""``gravfm reproduce``: the paper's evaluation (figures 7-13, tables 2-3) in one command."""
+
+import shlex
+import sys
+
+from .common import positive_int
+
+__all__ = ["register", "handle"]
+
+def register(subparsers):
+    from ..reproduce.experiments import EXPERIMENTS  # no Amaranth: the CLI stays fast
+
+    parser = subparsers.add_parser(
+        "reproduce", help="run the paper's experiments on a Dask cluster; write PNGs, results.json, REPORT.md",
+        description="Run the GraVF-M paper's experiments (each point simulated, verified and beside the model) "
+                    "as tasks on dask.distributed, and write one PNG per experiment, results.json and REPORT.md "
+                    "(the paper's claims beside the measured values) into --out. Points already in "
+                    "OUT/points are reused. Experiments: " + ", ".join(EXPERIMENTS) + ", or all.")
+    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", default=["all"],
+                        help="experiments to run (default: all)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                      help="small graphs, 2 PEs per FPGA, few points (default; aimed at `all` in under 30 min on "
+                           "2 idle cores)")
+    mode.add_argument("--full", dest="mode", action="store_const", const="full",
+                      help="the paper's sizes: 9 PEs per FPGA, larger graphs (hours to days)")
+    parser.set_defaults(mode="quick")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="address of a running Dask scheduler (tcp://HOST:8786); default: a local cluster")
+    parser.add_argument("--workers", type=positive_int, metavar="N",
+                        help="workers of the local cluster (default: the machine's cores)")
+    parser.add_argument("--cache", metavar="DIR", help="Verilator build cache (a shared folder on a cluster)")
+    parser.add_argument("--points-limit", type=positive_int, metavar="N",
+                        help="run only the first N points of each experiment (a smoke test)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: write the PNGs, results.json and REPORT.md from the points already in DIR")
+    parser.add_argument("--quiet", action="store_true", help="no live progress display")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args):
+    from rich.console import Console
+
+    from ..reproduce import reproduce
+
+    console = Console(stderr=True)
+    command = "gravfm " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "gravfm reproduce"
+    claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,
+                                       scheduler=args.scheduler, workers=args.workers,
+                                       points_limit=args.points_limit, display=not args.quiet, command=command,
+                                       console=console, report_only=args.report_only)
+    for name, claim in claims.items():
+        verdict = {True: "holds", False: "does not hold", None: "not yet"}[claim.holds]
+        print(f"{name}: {verdict}: {claim.measured}")
+    print(f"{stats.total} points: {stats.reused} reused, {stats.computed} computed, {stats.failed} failed"
+          f"{f', {stats.missing} not measured yet' if stats.missing else ''}; {args.out}/REPORT.md")
+    return 1 if stats.failed else 0

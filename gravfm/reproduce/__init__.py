@@ -1,0 +1,54 @@
+"""``gravfm reproduce``: the paper's evaluation as named experiments run on dask.distributed.
+
+:mod:`~gravfm.reproduce.experiments` defines each figure and table as points
+(:class:`~gravfm.reproduce.points.Point`), :mod:`~gravfm.reproduce.runner` runs them as tasks
+with a per-point result cache, :mod:`~gravfm.reproduce.claims` checks the paper's claims,
+:mod:`~gravfm.reproduce.plots` draws the figures and :mod:`~gravfm.reproduce.report` writes
+``results.json`` and ``REPORT.md``. :func:`reproduce` chains them.
+"""
+
+from pathlib import Path
+
+from ..errors import ConfigError
+from .experiments import EXPERIMENTS, SIZES, Experiment, points_of, select
+from .points import Point, run_point
+from .runner import PointStore, run_points
+
+__all__ = ["EXPERIMENTS", "SIZES", "Experiment", "Point", "PointStore", "check_out", "points_of", "reproduce",
+           "run_point", "run_points", "select"]
+
+
+def check_out(out):
+    """``--out``: a folder (made when missing); a file there is a ConfigError naming it."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out}: is a file, not a folder")
+    try:
+        (out / "points").mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"--out {out}: cannot create the folder ({error.strerror or error})") from None
+    return out
+
+
+def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, workers=None, points_limit=None,
+              display=True, command="gravfm reproduce", processes=True, console=None, function=None,
+              report_only=False):
+    """Run the experiments ``names`` (``all`` for every one) and write their outputs in ``out``.
+
+    Returns ``(claims, results, stats)``. ``points_limit`` keeps the first N points of each
+    experiment (a smoke test of the framework); the report says which points ran. ``report_only``
+    writes the outputs from the points already stored in ``out`` and runs nothing.
+    """
+    from .report import write_outputs
+
+    experiments = select(names)
+    if points_limit is not None and points_limit < 1:
+        raise ConfigError(f"--points-limit must be a positive integer, not {points_limit!r}")
+    out = check_out(out)
+    by_experiment = {e.name: points_of(e, mode)[:points_limit] for e in experiments}
+    unique = list(dict.fromkeys(p for points in by_experiment.values() for p in points))
+    results, stats = run_points(unique, PointStore(out / "points"), cache_dir=cache_dir, scheduler=scheduler,
+                                workers=workers, display=display, processes=processes, console=console,
+                                function=function, compute=not report_only)
+    claims = write_outputs(out, experiments, by_experiment, results, stats, sizes=SIZES[mode], command=command)
+    return claims, results, stats

@@ -1,0 +1,117 @@
+"""The outputs of ``gravfm reproduce``: one PNG per experiment, ``results.json`` and ``REPORT.md``.
+
+REPORT.md puts, for each experiment, the paper's claim beside our measured value and whether it
+holds (with the reason), then every point: its configuration, the measured MTEPS (simulation of
+the generated RTL, answer verified against the software reference) and the model's prediction
+(labelled so). Points that failed are listed with their error; an experiment without a verified
+point is marked "not yet" with the reason.
+"""
+
+import datetime
+
+from ..provenance import json_safe, write_results
+from .claims import check
+from .plots import plot
+
+__all__ = ["write_outputs"]
+
+
+def write_outputs(out, experiments, points_by_experiment, results, stats, *, sizes, command):
+    """Write the PNGs, results.json and REPORT.md into ``out``; return the claims by experiment."""
+    claims, pngs = {}, {}
+    for experiment in experiments:
+        mine = [results[p.key()] for p in points_by_experiment[experiment.name] if p.key() in results]
+        claims[experiment.name] = check(experiment, mine)
+        if any(r["status"] == "ok" and r["verified"] for r in mine):
+            pngs[experiment.name] = f"{experiment.name}.png"
+            plot(experiment, mine, out / pngs[experiment.name])
+    document = {
+        "command": command, "mode": sizes.mode, "sizes": sizes.describe(),
+        "measured": "figures under 'measured' come from simulating the generated RTL (Verilator); answers "
+                    "verified against the software reference",
+        "model": "figures under 'model' are predictions of the analytical model for the same configuration",
+        "run": stats.to_dict(),
+        "experiments": {e.name: {"title": e.title, "claim": claims[e.name].to_dict(), "png": pngs.get(e.name),
+                                 "points": [p.key() for p in points_by_experiment[e.name]]} for e in experiments},
+        "points": [json_safe(r) for r in results.values()],
+    }
+    write_results(document, out / "results.json", stream=None)
+    (out / "REPORT.md").write_text(_markdown(experiments, points_by_experiment, results, claims, pngs, stats,
+                                             sizes=sizes, command=command))
+    return claims
+
+
+def _revision_note(results, code):
+    """A sentence on the points measured with other code than this report's (reused ones)."""
+    other = [r for r in results.values() if r.get("git_revision") != code["git_revision"] or r.get("git_dirty")]
+    if not other:
+        return ""
+    return (f"  \n{len(other)} of {len(results)} points were measured with another git revision or uncommitted "
+            "changes (each point's git_revision and git_dirty are in results.json).")
+
+
+def _holds(claim):
+    return {True: "yes", False: "no", None: "not yet"}[claim.holds]
+
+
+def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *, sizes, command):
+    from ..provenance import provenance
+
+    code = provenance()
+    lines = [
+        "# GraVF-M reproduction report", "",
+        f"Command: `{command}`  ",
+        f"Mode: **{sizes.mode}** ({sizes.describe()}).  ",
+        f"Code: git {code['git_revision'] or 'unknown'}{' (uncommitted changes)' if code['git_dirty'] else ''}; "
+        f"written {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.  ",
+        f"Points: {stats.total} ({stats.reused} reused from an earlier run, {stats.computed} computed now, "
+        f"{stats.failed} failed or unverified"
+        f"{f', {stats.missing} not measured yet' if stats.missing else ''}) on "
+        f"{stats.scheduler or 'no cluster (nothing computed)'}"
+        f"{f' with {stats.workers} workers' if stats.workers else ''}; {stats.wall_s:.0f} s."
+        + _revision_note(results, code), "",
+        "**measured** = cycles of the Verilator simulation of the generated RTL at the platform clock, the "
+        "answer verified against the software reference; **predicted** = the analytical model "
+        "(gravfm.model) for the same configuration: its steady-state T_sys, and the superstep-aware figure "
+        "that adds each superstep's synchronization latency (gravfm.model.supersteps). The paper's figures "
+        "come from 4 FPGAs x 9 PEs with HMC edge memory on larger graphs; where our sizes are smaller the absolute MTEPS are not comparable, "
+        "the claims' shapes and ratios are.", "",
+        "| experiment | claim (paper) | measured | holds |", "|---|---|---|---|",
+    ]
+    for e in experiments:
+        claim = claims[e.name]
+        lines.append(f"| {e.name} | {claim.claim} | {claim.measured} | {_holds(claim)} |")
+    for e in experiments:
+        claim = claims[e.name]
+        mine = [results[p.key()] for p in points_by_experiment[e.name] if p.key() in results]
+        lines += ["", f"## {e.name}: {e.title}", ""]
+        if e.name in pngs:
+            lines += [f"![{e.name}]({pngs[e.name]})", "",
+                      "(markers and solid lines: measured; dashed lines: predicted by the model)", ""]
+        lines += [f"- **Paper's claim:** {claim.claim}", f"- **Measured:** {claim.measured}",
+                  f"- **Holds:** {_holds(claim)} — {claim.reason}"]
+        lines += [f"- **Differs from the paper:** {e.note}", ""] if e.note else [""]
+        missing = len(points_by_experiment[e.name]) - len(mine)
+        if not any(r["status"] == "ok" and r["verified"] for r in mine):
+            lines += ["**Not yet:** no verified point in this run" +
+                      (" (see the errors below)." if mine else " (no point was run)."), ""]
+        if missing:
+            lines += [f"{missing} of {len(points_by_experiment[e.name])} points not measured yet "
+                      f"(the claim is checked on those measured).", ""]
+        lines += ["| algorithm | graph | FPGAs x PEs | arch | partition | edge memory | links | measured MTEPS | "
+                  "predicted MTEPS (bottleneck) | predicted, superstep-aware | verified | wall s |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in mine:
+            p = r["point"]
+            if r["status"] == "ok":
+                model = r["model"]
+                steps = (model.get("supersteps") or {}).get("mteps")
+                figures = (f"{r['measured']['mteps']:.1f} | " +
+                           (f"{model['mteps']:.1f} ({model['bottleneck']})" if model.get("mteps") else "none") +
+                           (f" | {steps:.1f}" if steps else " | none"))
+                verified = "yes" if r["verified"] else f"NO: {r['measured']['detail']}"
+            else:
+                figures, verified = "failed | - | -", f"error: {r.get('error')}"
+            lines.append(f"| {p['algorithm']} | `{p['graph']}` | {p['fpgas']} x {p['pes']} | {p['arch']} | "
+                         f"{p['partition']} | {p['edge_memory']} | x{p.get('link_scale', 1.0):.3g} | {figures} | {verified} | {r['wall_s']:.0f} |")
+    return "\n".join(lines) + "\n"

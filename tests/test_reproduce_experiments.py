@@ -1,0 +1,168 @@
+"""gravfm.reproduce: the experiments' points, the claims and the outputs, on made-up results
+(no simulation here; tests/test_reproduce_runner.py runs points)."""
+
+import json
+
+import pytest
+
+from gravfm.errors import ConfigError
+from gravfm.reproduce import EXPERIMENTS, SIZES, Point, points_of, select
+from gravfm.reproduce.claims import check
+from gravfm.reproduce.report import write_outputs
+from gravfm.reproduce.runner import RunStats
+
+
+def made_up(point, mteps, *, verified=True, model=None, bottleneck="L_PE", link=None):
+    """A result shaped like run_point's, with the given measured MTEPS."""
+    edges = 1024 * int(point.graph.split("deg=")[1].split(",")[0]) if "deg=" in point.graph else 16384
+    return {"key": point.key(), "point": point.to_dict(), "status": "ok", "verified": verified, "wall_s": 1.0,
+            "measured": {"mteps": mteps, "vertices": 1024, "edges": edges, "detail": "", "link": link},
+            "model": {"kind": "prediction", "mteps": model or 2 * mteps, "bottleneck": bottleneck,
+                      "limits_mteps": {"L_PE": 500.0, "L_if": 300.0}, "supersteps": {"mteps": mteps}}}
+
+
+def test_every_experiment_has_points_in_both_modes():
+    assert list(EXPERIMENTS) == ["fig7", "fig8", "fig9", "road", "fig11", "fig12", "fig13", "table2", "table3"]
+    for experiment in EXPERIMENTS.values():
+        for mode in SIZES:
+            points = points_of(experiment, mode)
+            assert points and all(isinstance(p, Point) for p in points)
+            assert len({p.key() for p in points}) == len(points), experiment.name
+
+
+def test_quick_shares_points_between_experiments():
+    # One configuration named by two experiments is one task and one cached result.
+    fig7 = set(points_of(EXPERIMENTS["fig7"], "quick"))
+    assert set(points_of(EXPERIMENTS["table3"], "quick")) <= fig7
+    assert set(points_of(EXPERIMENTS["fig9"], "quick")) & fig7
+    full7 = points_of(EXPERIMENTS["fig7"], "full")
+    assert {p.pes for p in full7} == {9} and {p.fpgas for p in full7} == {1, 2, 3, 4}
+
+
+def test_point_key_is_the_content():
+    a = Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2)
+    assert a.key() == Point.from_dict(a.to_dict()).key()
+    assert a.key() != Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2, arch="gravf").key()
+    # Fields at their defaults do not enter the key: a field added later keeps earlier keys.
+    assert a.key() == Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2, link_scale=1.0).key()
+    assert a.key() != Point("wcc", "uniform:n=16,deg=2,seed=1", fpgas=2, pes=2, link_scale=0.5).key()
+
+
+def test_link_scale_scales_the_platform():
+    point = Point("wcc", "tiny:star", fpgas=4, pes=2, link_scale=0.25)
+    plain, scaled = Point("wcc", "tiny:star").platform_object(), point.platform_object()
+    assert scaled.network.send_gib_s_by_peers == tuple(0.25 * v for v in plain.network.send_gib_s_by_peers)
+    assert scaled.fpga == plain.fpga and scaled.origin == plain.origin
+    quick = points_of(EXPERIMENTS["fig7"], "quick")
+    assert {p.link_scale for p in quick if p.fpgas > 1} == {2 / 9} and {p.link_scale for p in quick if p.fpgas == 1} == {1.0}
+    assert {p.link_scale for p in points_of(EXPERIMENTS["table2"], "quick")} == {1.0}
+
+
+def test_select():
+    assert [e.name for e in select(["all"])] == list(EXPERIMENTS)
+    assert [e.name for e in select(["table3", "fig7"])] == ["fig7", "table3"]  # the registry's order
+    with pytest.raises(ConfigError, match="unknown experiment 'fig99'"):
+        select(["fig99"])
+    with pytest.raises(ConfigError, match="mode"):
+        points_of(EXPERIMENTS["fig7"], "medium")
+
+
+def _fig7_results(gravf_factor):
+    results = []
+    for p in points_of(EXPERIMENTS["fig7"], "quick"):
+        value = 100.0 * p.fpgas * (1 if p.arch == "gravfm" or p.fpgas == 1 else gravf_factor)
+        results.append(made_up(p, value))
+    return results
+
+
+def test_fig7_claim_holds_and_fails():
+    experiment = EXPERIMENTS["fig7"]
+    claim = check(experiment, _fig7_results(1 / 3))
+    assert claim.holds is True and "3.00x" in claim.measured
+    claim = check(experiment, _fig7_results(0.9))
+    assert claim.holds is False and "network-interface bound" in claim.reason
+
+
+def test_fig8_and_fig9_claims():
+    fig8 = EXPERIMENTS["fig8"]
+    speed = {("gravfm", "onchip"): 80.0, ("gravf", "onchip"): 100.0, ("gravfm", "offchip"): 95.0,
+             ("gravf", "offchip"): 100.0}
+    results = [made_up(p, speed[p.arch, p.edge_memory]) for p in points_of(fig8, "quick")]
+    assert check(fig8, results).holds is True
+    results = [made_up(p, 100.0) for p in points_of(fig8, "quick")]  # GraVF-M not slower with BRAM
+    assert check(fig8, results).holds is False
+    fig9 = EXPERIMENTS["fig9"]
+    growing = [made_up(p, float(int(p.graph.split("deg=")[1].split(",")[0]))) for p in points_of(fig9, "quick")]
+    assert check(fig9, growing).holds is True
+    assert check(fig9, [made_up(p, 100.0, bottleneck="L_if") for p in points_of(fig9, "quick")]).holds is False
+
+
+def test_claim_not_yet_without_verified_points():
+    experiment = EXPERIMENTS["fig13"]
+    unverified = [made_up(p, 100.0, verified=False) for p in points_of(experiment, "quick")]
+    assert check(experiment, unverified).holds is None
+    assert check(experiment, []).holds is None
+
+
+def test_partition_claims():
+    fig13 = EXPERIMENTS["fig13"]
+    results = [made_up(p, 96.0 if p.partition == "greedy" else 100.0) for p in points_of(fig13, "quick")]
+    assert check(fig13, results).holds is True
+    results = [made_up(p, 90.0 if p.partition == "greedy" else 100.0) for p in points_of(fig13, "quick")]
+    assert check(fig13, results).holds is False
+    fig12 = EXPERIMENTS["fig12"]
+    results = [made_up(p, 101.0 if p.partition == "greedy" else 100.0) for p in points_of(fig12, "quick")]
+    assert check(fig12, results).holds is True
+
+
+def test_fig11_latency_claim():
+    experiment = EXPERIMENTS["fig11"]
+    points = points_of(experiment, "quick")  # w from 1024 down
+    falling = [made_up(p, 400.0 / (i + 1)) for i, p in enumerate(points)]
+    claim = check(experiment, falling)
+    assert claim.holds is True and "w = 256" in claim.reason
+    flat = [made_up(p, 400.0) for p in points]
+    assert check(experiment, flat).holds is False
+
+
+def test_table_claims():
+    table3 = EXPERIMENTS["table3"]
+    results = [made_up(p, 95.0, model=100.0) for p in points_of(table3, "quick")]
+    claim = check(table3, results)
+    assert claim.holds is True and "95%" in claim.reason and "ForeGraph 1727" in claim.measured
+    results = [made_up(p, 50.0, model=100.0) for p in points_of(table3, "quick")]
+    assert check(table3, results).holds is False
+    table2 = EXPERIMENTS["table2"]
+    link = {"send_gib_s": [1.0, 2.0], "receive_gib_s": [1.5, 1.5]}  # links far from full: nothing shown
+    assert check(table2, [made_up(p, 10.0, link=link) for p in points_of(table2, "quick")]).holds is None
+    full = {2: 2.79, 3: 5.59, 4: 5.85}
+    results = [made_up(p, 10.0, link={"send_gib_s": [0.95 * full[p.fpgas]], "receive_gib_s": [full[p.fpgas]]})
+               for p in points_of(table2, "quick")]
+    assert check(table2, results).holds is True
+    link = {"send_gib_s": [9.0, 2.0], "receive_gib_s": [1.5, 1.5]}
+    assert check(table2, [made_up(p, 10.0, link=link) for p in points_of(table2, "quick")]).holds is False
+
+
+def test_outputs(tmp_path):
+    experiments = select(["all"])
+    by_experiment = {e.name: points_of(e, "quick") for e in experiments}
+    results = {}
+    for points in by_experiment.values():
+        for p in points:
+            results[p.key()] = made_up(p, 100.0 + p.fpgas + p.pes,
+                                       link={"send_gib_s": [1.0], "receive_gib_s": [1.0]})
+    failed = by_experiment["road"][0]
+    results[failed.key()] = {"key": failed.key(), "point": failed.to_dict(), "status": "failed",
+                             "error": "SimulatorError: boom", "wall_s": 0.0}
+    stats = RunStats(total=len(results), computed=len(results), failed=1)
+    claims = write_outputs(tmp_path, experiments, by_experiment, results, stats, sizes=SIZES["quick"],
+                           command="gravfm reproduce all")
+    assert set(claims) == set(EXPERIMENTS)
+    for name in EXPERIMENTS:
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000
+    document = json.loads((tmp_path / "results.json").read_text())
+    assert document["mode"] == "quick" and "git_revision" in document["provenance"]
+    assert len(document["points"]) == len(results)
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "error: SimulatorError: boom" in report and "**predicted**" in report
+    assert report.count("- **Paper's claim:**") == len(EXPERIMENTS)
