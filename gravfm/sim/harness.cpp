@@ -23,11 +23,16 @@
 //           values whose change counts as forward progress for the watchdog) and
 //           "read PE MEM ADDR COUNT" (read after the run, written to OUT in order)
 //   OUT     binary: every read word as rd_words u32 (LSB word first)
-//   RESULT  JSON: status (done | stalled | max_cycles | interrupted), cycles, watch values...
+//   RESULT  JSON: status (done | stalled | max_cycles | interrupted), cycles, quantum (most cycles
+//           the threads run apart, 0: they meet every cycle; harness_system.h), quanta and
+//           quantum_cycles (how many quanta ran, with how many cycles in all), watch values...
 //   SYSTEM  text: "fpgas N", "pes P" (PEs per FPGA), then one line per link "link A B KOUT KIN
 //           ITEM_BITS BARRIER_BIT" followed by the gravfm::LinkParams fields in order: FPGA A's
 //           link port KOUT feeds FPGA B's port KIN. Host PE g is local PE g % P of FPGA g / P;
 //           link counters (HOST_READ_LINK_COUNTERS) are served from the link models.
+//   T       threads advancing the FPGA models (1..FPGAs; identical results for any T): with links
+//           of latency >= 4 (no faults, FIFO depth >= 2) they meet every latency - 2 cycles,
+//           else every cycle (harness_system.h).
 //   MEMORY  text (memory_spec.h): the memory parameters, ports per memory, one image file per
 //           memory (mapped read-only). RESULT then has "memory" (per memory: requests, beats,
 //           outstanding per port) and "memory_errors" (count, first_port, first_address).
@@ -37,10 +42,13 @@
                             // LINK_WORDS, MEM_PORTS, MEM_WORD_BITS, accessors; includes
                             // gravfm_protocol.h (LOAD_MAGIC, codes) and memory_model.h
 #include "link_model.h"
+#include "link_split.h"
 #include "memory_harness.h"
 #include "harness_support.h"
 #include "harness_system.h"
+#include "harness_host.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -193,7 +201,11 @@ int main(int argc, char** argv) {
             if (harness.cycle - last_progress_cycle >= watchdog) { status = "stalled"; break; }
             next_scan = harness.cycle + progress;
         }
-        harness.tick();
+        // Up to the next scan or the cycle limit: nothing is checked in between (a quantum
+        // schedule runs them in quanta), and an interrupt waits at most 2^16 cycles.
+        const uint64_t limit = max_cycles > ~0ull - start_cycle ? ~0ull : start_cycle + max_cycles;
+        const uint64_t until = std::min(next_scan, limit);
+        harness.advance(std::min<uint64_t>(until - harness.cycle, 1u << 16));
     }
     const uint64_t cycles = (harness.done_cycle ? harness.done_cycle : harness.cycle) - start_cycle;
     auto run_end = std::chrono::steady_clock::now();
@@ -225,11 +237,13 @@ int main(int argc, char** argv) {
     const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     std::fprintf(result,
                  "{\"status\": \"%s\", \"cycles\": %llu, \"load_cycles\": %llu, \"superstep\": %u, "
-                 "\"run_s\": %.6f, \"total_s\": %.6f, \"last_progress_cycle\": %llu, \"scan_gap_cycles\": %llu, \"watch\": ",
+                 "\"run_s\": %.6f, \"total_s\": %.6f, \"last_progress_cycle\": %llu, \"scan_gap_cycles\": %llu, "
+                 "\"quantum\": %u, \"quanta\": %llu, \"quantum_cycles\": %llu, \"watch\": ",
                  status, static_cast<unsigned long long>(cycles),
                  static_cast<unsigned long long>(load_cycles), harness.superstep(), run_s, total_s,
                  static_cast<unsigned long long>(last_progress_cycle - start_cycle),
-                 static_cast<unsigned long long>(scan_gap));
+                 static_cast<unsigned long long>(scan_gap), harness.quantum(),
+                 static_cast<unsigned long long>(harness.quanta), static_cast<unsigned long long>(harness.quantum_cycles));
     print_values(result, values);
     std::fprintf(result, ", \"watch_before\": ");
     print_values(result, previous);

@@ -1,10 +1,22 @@
-// gravfm compiled-simulation harness: the simulated system (harness.cpp's `Harness`): the FPGA
-// models (one, or one per FPGA of a system), the C++ link models between them, the memory models
-// of their AXI ports, the cycle order that makes them equal to the monolithic model, and the
-// threads that advance the FPGAs. Included by harness.cpp after gravfm_ports.h, link_model.h,
-// memory_harness.h and harness_support.h.
+// gravfm compiled-simulation harness: the simulated system. The FPGA models (one, or one per FPGA
+// of a system), the C++ link models between them, the memory models of their AXI ports, the
+// cycle order that makes them equal to the monolithic model, and the threads that advance the
+// FPGAs. Included by harness.cpp after gravfm_ports.h, link_model.h, link_split.h,
+// memory_harness.h and harness_support.h; harness_host.h adds the host's side.
+//
+// Schedules (all give the cycles of the serial one; tests/test_sim_per_fpga.py):
+// - serial: one thread, or links that cannot be split: every cycle in the phases of
+//   link_model.h, with barriers between them when several threads share the FPGAs;
+// - quantum (several threads, every link of latency >= 4, FIFO depth >= 2 and without faults,
+//   a top without a link check): links are split (link_split.h) with a delay of Q = the smallest
+//   latency - 2 cycles, and the threads meet once per quantum of up to Q cycles, in which each
+//   runs its FPGAs on their own. A quantum is shortened to the fewest free entries of any link
+//   FIFO's memory; with a full one, that cycle runs alone (two barriers). An FPGA whose `done` rises
+//   stops there; the others catch up to the last one to finish, so the run ends at the cycle
+//   where every `done` is high, as in the serial schedule (`done` is a sticky flag: checked).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -15,6 +27,7 @@
 #include <vector>
 
 namespace {
+
 bool bit_of(const uint32_t* words, unsigned bit) { return (words[bit / 32] >> (bit % 32)) & 1u; }
 
 // The link check's error output of an FPGA top (gravfm.hw.link_check), false for a top without it:
@@ -26,25 +39,43 @@ template <class T> bool link_error_of(const T* top) {
     else return false;
 }
 
-class Harness {
+// The quantum of a system's links (0: no quantum schedule; see the top of this file).
+unsigned link_quantum(const std::vector<Link>& links, unsigned threads) {
+    if (threads < 2 || links.empty() || HasLinkError<TOP_CLASS>::value) return 0;
+    unsigned latency = ~0u;
+    for (const Link& link : links) {
+        const gravfm::LinkParams& p = link.params;
+        if (p.fifo_depth < 2 || p.drop_threshold || p.duplicate_threshold || p.flip_threshold || p.dead) return 0;
+        latency = std::min(latency, p.latency);
+    }
+    return latency >= 4 ? latency - 2 : 0;
+}
+
+class System {
 public:
     // Each FPGA model has a context of its own: models in different threads share nothing.
-    Harness(unsigned fpgas, unsigned pes_per_fpga, std::vector<Link> links, std::vector<gravfm::Memory> memories,
-            unsigned threads)
-        : pes_per_fpga_(pes_per_fpga), links_(std::move(links)), memories_(std::move(memories)), threads_(threads),
-          barrier_(threads) {
+    System(unsigned fpgas, std::vector<Link> links, std::vector<gravfm::Memory> memories, unsigned threads)
+        : links_(std::move(links)), memories_(std::move(memories)), threads_(threads), barrier_(threads),
+          ins_(fpgas), outs_(fpgas), mems_(fpgas), at_(fpgas, 0) {
         for (unsigned f = 0; f < fpgas; ++f) {
             contexts_.emplace_back(new VerilatedContext);
             // Uninitialized variables (memories exported without their all-zero contents) start at 0.
             contexts_.back()->randReset(0);
             tops_.emplace_back(new TOP_CLASS{contexts_.back().get()});
         }
+        quantum_ = link_quantum(links_, threads_);
+        for (Link& link : links_) {
+            if (quantum_) link.split.reset(new gravfm::SplitLink(link.params, LINK_WORDS, quantum_));
+            ins_[link.to].push_back(&link);
+            outs_[link.from].push_back(&link);
+        }
+        for (gravfm::Memory& memory : memories_) mems_[memory.top].push_back(&memory);
         for (unsigned j = 1; j < threads_; ++j) workers_.emplace_back([this, j] { work(j); });
     }
-    ~Harness() {
+    ~System() {
         if (!workers_.empty()) {
-            quit_ = true;
-            barrier_.wait();  // releases the workers from their wait for the next cycle
+            job_ = Job::quit;
+            barrier_.wait();  // releases the workers from their wait for the next job
             for (auto& worker : workers_) worker.join();
         }
         for (auto& top : tops_) top->final();
@@ -52,6 +83,8 @@ public:
 
     uint64_t cycle = 0;
     uint64_t done_cycle = 0;  // first cycle at which `done` was seen high (0: not yet)
+    unsigned quantum() const { return quantum_; }
+    uint64_t quanta = 0, quantum_cycles = 0;  // quanta run by advance(), and their cycles
 
     // Latching `done` here keeps the cycle count exact while the harness spends cycles on reads.
     void tick() {
@@ -62,50 +95,20 @@ public:
             top->clk = 0;
             top->eval();
         } else {
-            tick_system();
+            dispatch(quantum_ ? Job::split_cycle : Job::cycle);
         }
         ++cycle;
-        if (!done_cycle && all_done()) {
-            done_cycle = cycle;
-            for (Link& link : links_) {
-                link.counters(link.held);
-                link.held_at = cycle;
-            }
-        }
+        if (!done_cycle && all_done()) latch_done();
     }
 
-    void reset() {
-        for (auto& top : tops_) {
-            top->rst = 1;
-            top->clk = 0;
-            top->host_wr_en = 0;
-            top->start = 0;
-            top->eval();
+    // `cycles` cycles of the run, fewer if every `done` rises before.
+    void advance(uint64_t cycles) {
+        const uint64_t end = cycle + cycles;
+        while (cycle < end && !done_cycle) {
+            const uint64_t q = std::min<uint64_t>(room(), end - cycle);
+            if (q) run_quantum(q);
+            else tick();
         }
-        resetting_ = true;
-        tick();
-        tick();
-        resetting_ = false;
-        for (auto& top : tops_) {
-            top->rst = 0;
-            top->eval();
-        }
-    }
-
-    // A host write lands in the cycle it is offered. Each FPGA of a system has a host link of its
-    // own, so one cycle carries a write to every FPGA that has one (see load_file).
-    void offer_write(uint32_t pe, uint32_t mem, uint32_t addr, const uint32_t* data) {
-        TOP_CLASS* top = fpga_of(pe);
-        top->host_wr_en = 1;
-        top->host_wr_pe = pe % pes_per_fpga_;
-        top->host_wr_mem = mem;
-        top->host_wr_addr = addr;
-        gravfm_set_wr_data(top, data);
-    }
-
-    void write_cycle() {
-        tick();
-        for (auto& top : tops_) top->host_wr_en = 0;
     }
 
     // Cycles of the link models alone, with nothing in flight: the FPGAs load side by side in
@@ -115,38 +118,22 @@ public:
     // the load's length read as they would after a serial load.
     void idle_links(uint64_t cycles) {
         const uint32_t zero[LINK_WORDS] = {};
-        for (Link& link : links_)
-            for (uint64_t k = 0; k < cycles; ++k) link.model->clock(false, zero, true, false);
+        for (Link& link : links_) {
+            for (uint64_t k = 0; k < cycles; ++k) {
+                if (!link.split) {
+                    link.model->clock(false, zero, true, false);
+                    continue;
+                }
+                if (!link.split->idle()) fail("internal: an item in flight while the links idle");
+                link.split->in_ready(cycle + k, false);
+                link.split->clock_sender(cycle + k, false, zero, false);
+                link.split->clock_receiver(cycle + k, true, false);
+            }
+        }
         cycle += cycles;
     }
 
-    unsigned fpga_count() const { return static_cast<unsigned>(tops_.size()); }
-    unsigned fpga_index(uint32_t pe) const { return tops_.size() == 1 ? 0 : pe / pes_per_fpga_; }
-
-    // The read data is valid HOST_READ_LATENCY cycles after the address (registered read path),
-    // so a read costs that many clock cycles; the design keeps running meanwhile (reads never
-    // disturb it). Link counters of a system of FPGA models come from the link models.
-    void read(uint32_t pe, uint32_t mem, uint32_t addr, uint32_t* data) {
-        TOP_CLASS* top = fpga_of(pe);
-        top->host_rd_pe = pe % pes_per_fpga_;
-        top->host_rd_mem = mem;
-        top->host_rd_addr = addr;
-        for (int k = 0; k < HOST_READ_LATENCY; ++k) tick();
-        if (!links_.empty() && mem == HOST_READ_LINK_COUNTERS) link_counter(top, pe / pes_per_fpga_, addr, data);
-        else gravfm_get_rd_data(top, data);
-    }
-
-    void pulse_start() {
-        for (auto& top : tops_) top->start = 1;
-        tick();
-        for (auto& top : tops_) top->start = 0;
-    }
-
-    bool done() const { return done_cycle != 0; }
-    uint32_t superstep() const { return tops_[0]->superstep; }
-    const std::vector<gravfm::Memory>& memories() const { return memories_; }
-
-private:
+protected:
     bool all_done() const {
         bool done = true;
         for (const auto& top : tops_) {
@@ -156,136 +143,230 @@ private:
         return done;
     }
 
-    TOP_CLASS* fpga_of(uint32_t pe) {
-        const unsigned f = pe / pes_per_fpga_;
-        if (f >= tops_.size()) fail("host access to PE " + std::to_string(pe) + ", beyond the system's FPGAs");
-        return tops_[f].get();
+    void latch_done() {
+        done_cycle = cycle;
+        for (Link& link : links_) {
+            link.counters(link.held);
+            link.held_at = cycle;
+        }
     }
 
-    // One cycle of several FPGA models joined by link models, in the order link_model.h gives
-    // (also one top with memory ports: its memories are driven and clocked like links).
-    // With several threads, thread j owns FPGAs f with f % threads == j, the links into them and
-    // their memories; the barriers between the phases make the result the serial schedule's.
-    void tick_system() {
-        if (threads_ > 1) barrier_.wait();  // the workers start this cycle
-        cycle_phases(0);
-    }
+    std::vector<Link> links_;
+    std::vector<gravfm::Memory> memories_;
+    std::vector<std::unique_ptr<VerilatedContext>> contexts_;  // before tops_: they outlive the models
+    std::vector<std::unique_ptr<TOP_CLASS>> tops_;
+    bool resetting_ = false;
 
-    void cycle_phases(unsigned j) {
-        drive_links(j);
-        drive_memories(j);
-        for (unsigned f = j; f < tops_.size(); f += threads_) {
-            tops_[f]->clk = 0;
-            tops_[f]->eval();
-        }
-        clock_memories(j);  // a memory touches its own FPGA only: no barrier needed before it
-        if (threads_ > 1) barrier_.wait();
-        clock_links(j);
-        if (threads_ > 1) barrier_.wait();
-        for (unsigned f = j; f < tops_.size(); f += threads_) {
-            tops_[f]->clk = 1;
-            tops_[f]->eval();
-        }
-        if (threads_ > 1) barrier_.wait();  // the cycle is over in every thread
+private:
+    enum class Job { cycle, split_cycle, quantum, catch_up, quit };
+
+    // Runs `job` in every thread: thread j takes the FPGAs f with f % threads == j, the links into
+    // them (serial) or both halves' ends at them (split), and their memories.
+    void dispatch(Job job) {
+        job_ = job;
+        if (threads_ > 1) barrier_.wait();  // the workers start the job
+        run_job(0);
     }
 
     void work(unsigned j) {
         for (;;) {
             barrier_.wait();
-            if (quit_) return;
-            cycle_phases(j);
+            if (job_ == Job::quit) return;
+            run_job(j);
         }
     }
 
-    bool owns(unsigned j, unsigned fpga) const { return fpga % threads_ == j; }
+    void run_job(unsigned j) {
+        switch (job_) {
+        case Job::cycle: cycle_phases(j); break;
+        case Job::split_cycle:
+            for (unsigned f = j; f < tops_.size(); f += threads_) drive(f, cycle, false);
+            sync();  // every sender's ready is taken from the pops before this cycle's
+            for (unsigned f = j; f < tops_.size(); f += threads_) clock(f, cycle);
+            break;
+        case Job::quantum:
+        case Job::catch_up: {
+            const bool stop = job_ == Job::quantum;  // a quantum stops an FPGA where `done` rises
+            for (unsigned f = j; f < tops_.size(); f += threads_) {
+                if (stop) stopped_[f] = tops_[f]->done;  // sticky: done before, stopped at once
+                while (at_[f] < target_ && !(stop && stopped_[f])) {
+                    drive(f, at_[f], true);
+                    clock(f, at_[f]);
+                    ++at_[f];
+                    if (stop) stopped_[f] = tops_[f]->done;
+                }
+            }
+            break;
+        }
+        case Job::quit: return;
+        }
+        sync();  // the job is over in every thread
+    }
 
-    // The FPGA models' link inputs from the link models' registered outputs.
-    void drive_links(unsigned j) {
+    void sync() {
+        if (threads_ > 1) barrier_.wait();
+    }
+
+    // The longest quantum from this cycle: at most Q, and no longer than the free entries of any
+    // link FIFO's memory (one item a cycle cannot fill it then; see link_split.h). 0: none.
+    unsigned room() const {
+        unsigned q = quantum_;
+        for (const Link& link : links_)
+            if (q) q = std::min(q, link.split->fifo_free(cycle));
+        return q;
+    }
+
+    // Up to q cycles in which each thread runs its FPGAs alone; FPGAs whose `done` rises stop
+    // there, and if all of them did, the others catch up to the last (the serial run's end).
+    void run_quantum(uint64_t q) {
+        std::fill(at_.begin(), at_.end(), cycle);
+        stopped_.assign(tops_.size(), 0);
+        target_ = cycle + q;
+        dispatch(Job::quantum);
+        ++quanta;
+        const bool all = std::all_of(stopped_.begin(), stopped_.end(), [](char s) { return s != 0; });
+        if (all) target_ = *std::max_element(at_.begin(), at_.end());
+        if (std::any_of(at_.begin(), at_.end(), [this](uint64_t at) { return at != target_; }))
+            dispatch(Job::catch_up);
+        quantum_cycles += target_ - cycle;
+        cycle = target_;
+        if (!all) return;
+        for (const auto& top : tops_)
+            if (!top->done) fail("internal: an FPGA's done fell after it rose (the quantum schedule needs it sticky)");
+        latch_done();
+    }
+
+    // FPGA f's inputs in cycle `at`: its link ends (split links) and its memory ports.
+    void drive(unsigned f, uint64_t at, bool ahead) {
+        TOP_CLASS* top = tops_[f].get();
 #if LINK_PORTS > 0
-        for (Link& link : links_) {
-            if (owns(j, link.to))
-                gravfm_set_link_in(tops_[link.to].get(), link.port_in, link.model->out_valid(), link.model->out_payload());
-            if (owns(j, link.from))
-                gravfm_set_link_out_ready(tops_[link.from].get(), link.port_out, link.model->in_ready());
-        }
+        for (Link* link : ins_[f])
+            gravfm_set_link_in(top, link->port_in, link->split->receiver().out_valid(),
+                               link->split->receiver().out_payload());
+        for (Link* link : outs_[f]) gravfm_set_link_out_ready(top, link->port_out, link->split->in_ready(at, ahead));
 #endif
+        drive_memories(f);
+        (void)top, (void)at, (void)ahead;
     }
 
-    // The link models' clock edge, from the FPGA models' settled outputs (each link by the thread
-    // of the FPGA it feeds).
-    void clock_links(unsigned j) {
+    // FPGA f's cycle `at` after drive(): its outputs settle, then the clock edge of its memories,
+    // of both halves of its split links, and its own.
+    void clock(unsigned f, uint64_t at) {
+        TOP_CLASS* top = tops_[f].get();
+        top->clk = 0;
+        top->eval();
+        clock_memories(f);
 #if LINK_PORTS > 0
         uint32_t payload[LINK_WORDS];
-        for (Link& link : links_) {
-            if (!owns(j, link.to)) continue;
-            TOP_CLASS* sender = tops_[link.from].get();
-            const bool in_valid = gravfm_link_out_valid(sender, link.port_out);
-            gravfm_link_out_payload(sender, link.port_out, payload);
-            const bool out_ready = gravfm_link_in_ready(tops_[link.to].get(), link.port_in);
+        for (Link* link : outs_[f]) {
+            const bool in_valid = gravfm_link_out_valid(top, link->port_out);
+            gravfm_link_out_payload(top, link->port_out, payload);
+            const bool take = link->split->clock_sender(at, in_valid, payload, resetting_);
+            if (resetting_) link->barriers_sent = 0;
+            else if (take && bit_of(payload, link->barrier_bit)) ++link->barriers_sent;
+        }
+        for (Link* link : ins_[f]) {
+            const gravfm::LinkModel& receiver = link->split->receiver();
+            const bool out_ready = gravfm_link_in_ready(top, link->port_in);
+            if (resetting_) {
+                link->delivered = link->barriers_delivered = 0;
+            } else if (receiver.out_valid() && out_ready) {
+                ++link->delivered;
+                if (bit_of(receiver.out_payload(), link->barrier_bit)) ++link->barriers_delivered;
+            }
+            link->split->clock_receiver(at, out_ready, resetting_);
+        }
+#endif
+        top->clk = 1;
+        top->eval();
+    }
+
+    // The serial schedule's cycle in thread j (link_model.h's order; serial links): the barriers
+    // between the phases make the result the single thread's.
+    void cycle_phases(unsigned j) {
+        for (unsigned f = j; f < tops_.size(); f += threads_) {
+            drive_links(f);
+            drive_memories(f);
+            tops_[f]->clk = 0;
+            tops_[f]->eval();
+            clock_memories(f);  // a memory touches its own FPGA only: no barrier needed before it
+        }
+        sync();
+        for (unsigned f = j; f < tops_.size(); f += threads_) clock_links(f);
+        sync();
+        for (unsigned f = j; f < tops_.size(); f += threads_) {
+            tops_[f]->clk = 1;
+            tops_[f]->eval();
+        }
+    }
+
+    // FPGA f's link inputs from the link models' registered outputs (serial links).
+    void drive_links(unsigned f) {
+#if LINK_PORTS > 0
+        TOP_CLASS* top = tops_[f].get();
+        for (Link* link : ins_[f]) gravfm_set_link_in(top, link->port_in, link->model->out_valid(), link->model->out_payload());
+        for (Link* link : outs_[f]) gravfm_set_link_out_ready(top, link->port_out, link->model->in_ready());
+#endif
+        (void)f;
+    }
+
+    // The clock edge of the links into FPGA f, from the FPGA models' settled outputs (serial links).
+    void clock_links(unsigned f) {
+#if LINK_PORTS > 0
+        uint32_t payload[LINK_WORDS];
+        for (Link* link : ins_[f]) {
+            TOP_CLASS* sender = tops_[link->from].get();
+            const bool in_valid = gravfm_link_out_valid(sender, link->port_out);
+            gravfm_link_out_payload(sender, link->port_out, payload);
+            const bool out_ready = gravfm_link_in_ready(tops_[f].get(), link->port_in);
             if (!resetting_) {
-                if (in_valid && link.model->in_ready() && bit_of(payload, link.barrier_bit)) ++link.barriers_sent;
-                if (link.model->out_valid() && out_ready) {
-                    ++link.delivered;
-                    if (bit_of(link.model->out_payload(), link.barrier_bit)) ++link.barriers_delivered;
+                if (in_valid && link->model->in_ready() && bit_of(payload, link->barrier_bit)) ++link->barriers_sent;
+                if (link->model->out_valid() && out_ready) {
+                    ++link->delivered;
+                    if (bit_of(link->model->out_payload(), link->barrier_bit)) ++link->barriers_delivered;
                 }
             } else {
-                link.delivered = link.barriers_sent = link.barriers_delivered = 0;
+                link->delivered = link->barriers_sent = link->barriers_delivered = 0;
             }
-            link.model->clock(in_valid, payload, out_ready, resetting_);
+            link->model->clock(in_valid, payload, out_ready, resetting_);
         }
 #endif
+        (void)f;
     }
 
-    // The FPGA models' memory-port inputs from the memory models' registered outputs.
-    void drive_memories(unsigned j) {
+    // FPGA f's memory-port inputs from its memory models' registered outputs.
+    void drive_memories(unsigned f) {
 #if MEM_PORTS > 0
-        for (gravfm::Memory& memory : memories_) {
-            if (!owns(j, memory.top)) continue;
-            TOP_CLASS* top = tops_[memory.top].get();
-            for (unsigned i = 0; i < memory.model->ports(); ++i)
-                gravfm_set_mem(top, static_cast<int>(memory.first_port + i), *memory.model, i);
-        }
+        for (gravfm::Memory* memory : mems_[f])
+            for (unsigned i = 0; i < memory->model->ports(); ++i)
+                gravfm_set_mem(tops_[f].get(), static_cast<int>(memory->first_port + i), *memory->model, i);
 #endif
+        (void)f;
     }
 
-    // The memory models' clock edge, from their FPGA model's settled port outputs.
-    void clock_memories(unsigned j) {
+    // The clock edge of FPGA f's memory models, from its settled port outputs.
+    void clock_memories(unsigned f) {
 #if MEM_PORTS > 0
-        for (gravfm::Memory& memory : memories_) {
-            if (!owns(j, memory.top)) continue;
-            TOP_CLASS* top = tops_[memory.top].get();
-            for (unsigned i = 0; i < memory.model->ports(); ++i)
-                gravfm_mem_inputs(top, static_cast<int>(memory.first_port + i), memory.inputs[i]);
-            memory.model->clock(memory.inputs.data());
+        for (gravfm::Memory* memory : mems_[f]) {
+            for (unsigned i = 0; i < memory->model->ports(); ++i)
+                gravfm_mem_inputs(tops_[f].get(), static_cast<int>(memory->first_port + i), memory->inputs[i]);
+            memory->model->clock(memory->inputs.data());
         }
 #endif
+        (void)f;
     }
 
-    // Counter c of FPGA f's link k at address LINK_COUNTER_COUNT k + c
-    // (gravfm.hw.protocol.link_counter_address): the link model's, or the FPGA's own link ends'.
-    void link_counter(TOP_CLASS* top, unsigned fpga, uint32_t addr, uint32_t* data) {
-        const unsigned k = addr / LINK_COUNTER_COUNT, c = addr % LINK_COUNTER_COUNT;
-        uint64_t value = 0;
-        if (c >= LINK_MODEL_COUNTER_COUNT && HasLinkError<TOP_CLASS>::value) return gravfm_get_rd_data(top, data);
-        for (const Link& link : links_) {
-            if (link.from != fpga || link.port_out != k || c >= LINK_MODEL_COUNTER_COUNT) continue;
-            uint64_t values[LINK_MODEL_COUNTER_COUNT];
-            link.counters(values);
-            value = done_cycle && link.held_at == done_cycle ? link.held[c] : values[c];
-        }
-        for (int w = 0; w < RD_WORDS; ++w) data[w] = w < 2 ? static_cast<uint32_t>(value >> (32 * w)) : 0;
-    }
-
-    unsigned pes_per_fpga_;
-    std::vector<Link> links_;
-    std::vector<gravfm::Memory> memories_;
     unsigned threads_;
+    unsigned quantum_ = 0;
     SpinBarrier barrier_;
-    std::vector<std::unique_ptr<VerilatedContext>> contexts_;
-    std::vector<std::unique_ptr<TOP_CLASS>> tops_;
+    std::vector<std::vector<Link*>> ins_, outs_;  // by FPGA: the links into it, out of it
+    std::vector<std::vector<gravfm::Memory*>> mems_;  // by FPGA: its memories
     std::vector<std::thread> workers_;
-    std::atomic<bool> quit_{false};
-    bool resetting_ = false;
+    std::atomic<Job> job_{Job::cycle};
+    // The quantum schedule: each FPGA's cycle (at_), whether its `done` stopped it, the end.
+    std::vector<uint64_t> at_;
+    std::vector<char> stopped_;
+    uint64_t target_ = 0;
 };
 
 }  // namespace
