@@ -8,6 +8,7 @@ kind of behaviour); the slow one builds :data:`FULL`, the whole matrix.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -290,3 +291,34 @@ def test_bench_reports_a_difference(quick_bench):
 @pytest.mark.parametrize("seed", [2, 3, 4])
 def test_cpp_model_is_the_rtl_full_matrix(full_bench, seed):
     check_identical(FULL, full_bench, cycles=200_000, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def split_bench(tmp_path_factory):
+    """gravfm/sim/link_split_tb.cpp, compiled with the C++ compiler Verilator uses."""
+    compiler = shutil.which(os.environ.get("CXX", "c++"))
+    assert compiler, "no C++ compiler (c++ or $CXX) on PATH"
+    folder = tmp_path_factory.mktemp("link-split")
+    for name in ("link_model.h", "link_split.h", "link_split_tb.cpp"):
+        (folder / name).write_text(resources.files("gravfm.sim").joinpath(name).read_text())
+    command = [compiler, "-O2", "-std=c++17", "-o", str(folder / "link_split_tb"), str(folder / "link_split_tb.cpp")]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return folder / "link_split_tb"
+
+
+def test_split_link_is_the_link(split_bench):
+    """The harness's quantum schedule splits a link (link_split.h): on 2,000 random links and
+    traffic, in quanta and cycle by cycle, it has the link's i.ready, o.valid, o.payload, items
+    and link_bound in every cycle."""
+    completed = subprocess.run([str(split_bench), "1", "2000"], capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stdout
+    counts = [int(word) for word in re.findall(r"\d+", completed.stdout)]
+    assert counts[:2] == [2000, 8_000_000], completed.stdout
+    assert counts[2] > 100_000 and counts[3] > 100_000, completed.stdout  # both ways ran often
+
+
+def test_split_link_bench_finds_quanta_longer_than_the_fifo_allows(split_bench):
+    completed = subprocess.run([str(split_bench), "1", "300", "unchecked"], capture_output=True, text=True,
+                               timeout=600)
+    assert completed.returncode == 1 and "i.ready differs at cycle" in completed.stdout, completed.stdout

@@ -14,6 +14,10 @@ LINKS = {
     "stalling": LinkConfig(stall_probability=0.6, seed=5),
     "slow": LinkConfig(bits_per_cycle=3.5, latency_cycles=40, fifo_depth=48),
     "depth1": LinkConfig(fifo_depth=1, latency_cycles=1),
+    # Threads meeting every latency - 2 = 10 cycles (harness_system.h): with room in the FIFOs,
+    # and with FIFOs too small for a whole quantum (shorter quanta, full ones cycle by cycle).
+    "long": LinkConfig(latency_cycles=12, fifo_depth=32, reorder_window=2, stall_probability=0.3, seed=7),
+    "nearly_full": LinkConfig(latency_cycles=12, fifo_depth=4, bits_per_cycle=40.0, seed=9),
 }
 
 
@@ -30,9 +34,9 @@ def figures(algorithm, graph, *, fpgas, pes, arch, link, per_fpga, cache, thread
     return result
 
 
-def check_identical(algorithm, graph, *, fpgas, pes, arch, link, cache):
+def check_identical(algorithm, graph, *, fpgas, pes, arch, link, cache, threads=None):
     separate = figures(algorithm, graph, fpgas=fpgas, pes=pes, arch=arch, link=LINKS[link], per_fpga=True,
-                       cache=cache)
+                       cache=cache, threads=threads)
     whole = figures(algorithm, graph, fpgas=fpgas, pes=pes, arch=arch, link=LINKS[link], per_fpga=False,
                     cache=cache)
     differing = sorted(key for key in whole if separate.get(key) != whole[key])
@@ -60,6 +64,39 @@ def test_per_fpga_simulation_is_cycle_identical_everywhere(fpgas, arch, link, bu
     for algorithm in ("wcc", "bfs"):
         check_identical(algorithm, "rmat:scale=8,ef=8,seed=1", fpgas=fpgas, pes=2, arch=arch, link=link,
                         cache=build_cache)
+
+
+@pytest.fixture
+def schedules(monkeypatch):
+    """The harness's schedule of every compiled run in the test: (quantum, quanta, quantum cycles, cycles)."""
+    from gravfm.sim import verilator
+
+    seen, real = [], verilator.run_simulator
+
+    def spy(*args, **kwargs):
+        outcome = real(*args, **kwargs)
+        seen.append((outcome.quantum, outcome.quanta, outcome.quantum_cycles, outcome.cycles))
+        return outcome
+
+    monkeypatch.setattr(verilator, "run_simulator", spy)
+    return seen
+
+
+def test_threads_meeting_every_quantum_are_cycle_identical(schedules, build_cache):
+    """Links of latency 12: two threads advance 3 FPGAs up to 10 cycles apart, as the serial schedule."""
+    check_identical("wcc", "rmat:scale=7,ef=8,seed=2", fpgas=3, pes=1, arch="gravfm", link="long",
+                    cache=build_cache, threads=2)
+    (quantum, quanta, in_quanta, cycles), monolithic = schedules
+    assert monolithic[:2] == (0, 0)
+    assert quantum == 10 and in_quanta > cycles // 2 and in_quanta > 5 * quanta, schedules[0]
+
+
+def test_nearly_full_link_fifos_shorten_the_quanta(schedules, build_cache):
+    """A link FIFO of 3 free entries at most: quanta of at most 3 cycles, full FIFOs cycle by cycle."""
+    check_identical("bfs", "rmat:scale=7,ef=8,seed=2", fpgas=2, pes=1, arch="gravf", link="nearly_full",
+                    cache=build_cache, threads=2)
+    quantum, quanta, in_quanta, cycles = schedules[0]
+    assert quantum == 10 and quanta > 0 and in_quanta <= 3 * quanta and in_quanta < cycles, schedules[0]
 
 
 def test_the_build_does_not_depend_on_the_graph(build_cache):

@@ -69,7 +69,9 @@ def add_run_arguments(parser):
                         help="stop when nothing progresses for N cycles (default 1048576)")
     parser.add_argument("--threads", type=positive_int, default=None, metavar="N",
                         help="several FPGAs on the compiled simulator: threads that advance the FPGA models "
-                             "(default: the machine's cores, at most the FPGAs; results do not depend on it)")
+                             "(default: the machine's cores, at most the FPGAs; results do not depend on it). "
+                             "With links of latency L >= 4 (FIFO depth >= 2, no faults, no --link-check) "
+                             "the threads meet every L - 2 cycles at most, else every cycle")
     parser.add_argument("--cache", default=None, metavar="DIR",
                         help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")

@@ -1,5 +1,5 @@
 // gravfm compiled-simulation harness: what it reads (the PLAN and SYSTEM files) and the small
-// pieces it is built from. Included by harness.cpp after gravfm_ports.h and link_model.h.
+// pieces it is built from. Included by harness.cpp after gravfm_ports.h, link_model.h and link_split.h.
 #pragma once
 
 #include <atomic>
@@ -30,7 +30,9 @@ struct ReadRegion {
 // monolithic system keeps beside it (gravfm.hw.multi.MultiFpgaSystem._count_link_ends).
 struct Link {
     unsigned from, to, port_out, port_in, item_bits, barrier_bit;
+    gravfm::LinkParams params;
     std::unique_ptr<gravfm::LinkModel> model;
+    std::unique_ptr<gravfm::SplitLink> split;  // the quantum schedule's halves, in place of model
     uint64_t delivered = 0, barriers_sent = 0, barriers_delivered = 0;
     // The counters as they were when the run ended (at cycle held_at): the link check's control
     // frames keep flowing while the host reads (MultiFpgaSystem holds them the same way).
@@ -38,7 +40,8 @@ struct Link {
     uint64_t held_at = 0;
 
     void counters(uint64_t* values) const {  // in gravfm.hw.protocol.LINK_MODEL_COUNTER_NAMES order
-        const uint64_t all[] = {model->items, model->items * item_bits, model->link_bound, delivered,
+        const uint64_t items = split ? split->items : model->items;
+        const uint64_t all[] = {items, items * item_bits, split ? split->link_bound : model->link_bound, delivered,
                                 barriers_sent, barriers_delivered, model->dropped, model->duplicated,
                                 model->flipped, model->first_fault};
         static_assert(sizeof all / sizeof all[0] == LINK_MODEL_COUNTER_COUNT, "link counters");
@@ -126,6 +129,7 @@ void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<L
                 fail(where + ": link outside the system of this build");
             try {
                 link.model.reset(new gravfm::LinkModel(p, LINK_WORDS));
+                link.params = p;
             } catch (const std::exception& error) {
                 fail(where + ": " + error.what());
             }

@@ -56,10 +56,35 @@ struct LinkParams {
     uint32_t payload_bits;         // width of an item (the flipped bit's range)
 };
 
+// The link's bandwidth limit (`credit`): a signed register gaining rate_fixed per cycle up to
+// rate_fixed, losing `cost` per item taken; the input is ready while it is not negative. One
+// place for LinkModel and for the sender half of a link in the harness's quantum schedule.
+class LinkCredit {
+public:
+    explicit LinkCredit(const LinkParams& params) : p_(params) {}
+    bool allowed() const { return !p_.rate_fixed || credit_ >= 0; }
+    void clock(bool take) {
+        if (!p_.rate_fixed) return;
+        const int64_t refilled = wrap_signed(credit_ + p_.rate_fixed - (take ? int64_t{p_.cost} : 0), p_.credit_bits);
+        credit_ = refilled > int64_t{p_.rate_fixed} ? int64_t{p_.rate_fixed} : refilled;
+    }
+    void reset() { credit_ = 0; }
+
+private:
+    static int64_t wrap_signed(int64_t value, unsigned bits) {
+        const uint64_t mask = (uint64_t{1} << bits) - 1;
+        const uint64_t raw = static_cast<uint64_t>(value) & mask;
+        return raw >> (bits - 1) & 1u ? static_cast<int64_t>(raw | ~mask) : static_cast<int64_t>(raw);
+    }
+
+    LinkParams p_;
+    int64_t credit_ = 0;
+};
+
 class LinkModel {
 public:
     LinkModel(const LinkParams& params, unsigned payload_words)
-        : p_(params), words_(payload_words), entry_words_(payload_words + 1) {
+        : p_(params), credit_(params), words_(payload_words), entry_words_(payload_words + 1) {
         if (payload_words < 1) throw std::invalid_argument("LinkModel: payload_words must be >= 1");
         if (p_.fifo_depth < 1) throw std::invalid_argument("LinkModel: fifo_depth must be >= 1");
         if (p_.reorder_window < 1) throw std::invalid_argument("LinkModel: reorder_window must be >= 1");
@@ -125,11 +150,7 @@ public:
             arrived_ready = out_ready_now;
         }
         clock_fifo(take, in_payload, arrived_ready && head_due());
-        if (p_.rate_fixed) {
-            int64_t refilled = wrap_signed(credit_ + p_.rate_fixed - (take ? int64_t{p_.cost} : 0),
-                                           p_.credit_bits);
-            credit_ = refilled > int64_t{p_.rate_fixed} ? int64_t{p_.rate_fixed} : refilled;
-        }
+        credit_.clock(take);
         if (take) ++items;
         if (in_valid && !is_allowed) ++link_bound;
         if (faulty_) clock_faults(take, dropped_now, delivered && repeated, delivered && flipped);
@@ -142,6 +163,7 @@ public:
     uint64_t link_bound = 0;  // cycles with an item offered at the input and no credit
     uint64_t dropped = 0, duplicated = 0, flipped = 0;  // faults: items lost, repeated, bit-flipped
     uint32_t first_fault = 0;                           // `now` at the first of those (0 before)
+    uint64_t popped = 0;  // items that have left the FIFO's output register (never reset)
 
 private:
     // The registers with a reset value (all but the FIFO's storage and output register, which
@@ -149,7 +171,7 @@ private:
     void reset_registers() {
         now_ = 0;
         random_ = static_cast<uint16_t>(p_.lfsr_seed);
-        credit_ = 0;
+        credit_.reset();
         items = 0;
         link_bound = 0;
         dropped = duplicated = flipped = 0;
@@ -164,7 +186,7 @@ private:
         std::fill(slots_.begin(), slots_.end(), 0);
     }
 
-    bool allowed() const { return !p_.rate_fixed || credit_ >= 0; }
+    bool allowed() const { return credit_.allowed(); }
 
     bool stalled() const { return p_.stall_threshold && (random_ & 0xFFu) < p_.stall_threshold; }
 
@@ -218,6 +240,7 @@ private:
     // head_valid_ is BufferedFIFO's `r_rdy` (or `level == 1` at depth 1), head_ its output register
     // (`r_data`: the payload words, then the due time), read_enable its `r_en`.
     void clock_fifo(bool write, const uint32_t* payload, bool read_enable) {
+        if (head_valid_ && read_enable) ++popped;
         if (stored_ == 0) {  // SyncFIFOBuffered(depth=1): one register, full or empty
             if (write) {
                 std::copy_n(payload, words_, head_.begin());
@@ -273,13 +296,8 @@ private:
 
     uint32_t due() const { return (now_ + p_.latency) & time_mask_; }
 
-    static int64_t wrap_signed(int64_t value, unsigned bits) {
-        const uint64_t mask = (uint64_t{1} << bits) - 1;
-        const uint64_t raw = static_cast<uint64_t>(value) & mask;
-        return raw >> (bits - 1) & 1u ? static_cast<int64_t>(raw | ~mask) : static_cast<int64_t>(raw);
-    }
-
     LinkParams p_;
+    LinkCredit credit_;
     unsigned words_, entry_words_;
     uint32_t time_mask_ = 0;
     unsigned stored_ = 0;      // entries in BufferedFIFO's memory (0: the depth-1 register FIFO)
@@ -287,7 +305,6 @@ private:
 
     uint32_t now_ = 0;
     uint16_t random_ = 1;
-    int64_t credit_ = 0;
     std::vector<uint32_t> memory_;
     unsigned produce_ = 0, consume_ = 0, count_ = 0;
     bool head_valid_ = false;

@@ -117,6 +117,10 @@ class SimOutcome:
     memory_errors : dict or None
         Beats answered SLVERR or DECERR: ``count`` and the first one's global ``first_port`` and
         byte ``first_address`` (None when the count is 0).
+    quantum, quanta, quantum_cycles : int
+        Several FPGAs in several threads: the most cycles the threads ran apart (0: they met
+        every cycle; ``harness_system.h``), how many such quanta ran and their cycles in all
+        (the rest ran cycle by cycle). The result does not depend on them.
     """
 
     status: str
@@ -132,6 +136,9 @@ class SimOutcome:
     watch_before: dict = field(repr=False)
     memory: list | None = field(default=None, repr=False)
     memory_errors: dict | None = None
+    quantum: int = 0
+    quanta: int = 0
+    quantum_cycles: int = 0
 
     @property
     def cycles_per_s(self):
@@ -260,7 +267,8 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
         last_progress_cycle=result["last_progress_cycle"], scan_gap_cycles=result["scan_gap_cycles"],
         reads=values, watch=dict(zip((w.name for w in watch), result["watch"])),
         watch_before=dict(zip((w.name for w in watch), result["watch_before"])),
-        memory=result.get("memory"), memory_errors=result.get("memory_errors"))
+        memory=result.get("memory"), memory_errors=result.get("memory_errors"), quantum=result["quantum"],
+        quanta=result["quanta"], quantum_cycles=result["quantum_cycles"])
 
 
 def _stop(process):

@@ -36,8 +36,10 @@ class VerilatorBackend:
         number of FPGAs. False compiles the whole system as one model (the reference the
         per-FPGA simulation is checked against: the same cycles and counters).
     threads : int, optional
-        Per-FPGA simulation: threads advancing the FPGA models, synchronised every cycle
-        (identical results for any number). Default: the machine's cores, at most the FPGAs.
+        Per-FPGA simulation: threads advancing the FPGA models (identical results for any
+        number). Default: the machine's cores, at most the FPGAs. With links of latency L >= 4
+        (FIFO depth >= 2, no faults, no link check) the threads meet every L - 2 cycles at most,
+        else every cycle.
     trace : gravfm.sim.trace.TraceRequest, optional
         Dump the run's waveform (a traced build, a cache entry of its own); per-FPGA simulation
         writes one file per FPGA (:meth:`~gravfm.sim.trace.TraceRequest.paths`).

@@ -1,0 +1,104 @@
+// gravfm compiled-simulation harness: the host's side of the simulated system (harness_system.h):
+// reset, host writes and reads, start, `done`, and the link counters the host reads from the
+// link models. Included by harness.cpp after harness_system.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+class Harness : public System {
+public:
+    Harness(unsigned fpgas, unsigned pes_per_fpga, std::vector<Link> links, std::vector<gravfm::Memory> memories,
+            unsigned threads)
+        : System(fpgas, std::move(links), std::move(memories), threads), pes_per_fpga_(pes_per_fpga) {}
+
+    void reset() {
+        for (auto& top : tops_) {
+            top->rst = 1;
+            top->clk = 0;
+            top->host_wr_en = 0;
+            top->start = 0;
+            top->eval();
+        }
+        resetting_ = true;
+        tick();
+        tick();
+        resetting_ = false;
+        for (auto& top : tops_) {
+            top->rst = 0;
+            top->eval();
+        }
+    }
+
+    // A host write lands in the cycle it is offered. Each FPGA of a system has a host link of its
+    // own, so one cycle carries a write to every FPGA that has one (see load_file).
+    void offer_write(uint32_t pe, uint32_t mem, uint32_t addr, const uint32_t* data) {
+        TOP_CLASS* top = fpga_of(pe);
+        top->host_wr_en = 1;
+        top->host_wr_pe = pe % pes_per_fpga_;
+        top->host_wr_mem = mem;
+        top->host_wr_addr = addr;
+        gravfm_set_wr_data(top, data);
+    }
+
+    void write_cycle() {
+        tick();
+        for (auto& top : tops_) top->host_wr_en = 0;
+    }
+
+    unsigned fpga_count() const { return static_cast<unsigned>(tops_.size()); }
+    unsigned fpga_index(uint32_t pe) const { return tops_.size() == 1 ? 0 : pe / pes_per_fpga_; }
+
+    // The read data is valid HOST_READ_LATENCY cycles after the address (registered read path),
+    // so a read costs that many clock cycles; the design keeps running meanwhile (reads never
+    // disturb it). Link counters of a system of FPGA models come from the link models.
+    void read(uint32_t pe, uint32_t mem, uint32_t addr, uint32_t* data) {
+        TOP_CLASS* top = fpga_of(pe);
+        top->host_rd_pe = pe % pes_per_fpga_;
+        top->host_rd_mem = mem;
+        top->host_rd_addr = addr;
+        for (int k = 0; k < HOST_READ_LATENCY; ++k) tick();
+        if (!links_.empty() && mem == HOST_READ_LINK_COUNTERS) link_counter(top, pe / pes_per_fpga_, addr, data);
+        else gravfm_get_rd_data(top, data);
+    }
+
+    void pulse_start() {
+        for (auto& top : tops_) top->start = 1;
+        tick();
+        for (auto& top : tops_) top->start = 0;
+    }
+
+    bool done() const { return done_cycle != 0; }
+    uint32_t superstep() const { return tops_[0]->superstep; }
+    const std::vector<gravfm::Memory>& memories() const { return memories_; }
+
+private:
+    TOP_CLASS* fpga_of(uint32_t pe) {
+        const unsigned f = pe / pes_per_fpga_;
+        if (f >= tops_.size()) fail("host access to PE " + std::to_string(pe) + ", beyond the system's FPGAs");
+        return tops_[f].get();
+    }
+
+    // Counter c of FPGA f's link k at address LINK_COUNTER_COUNT k + c
+    // (gravfm.hw.protocol.link_counter_address): the link model's, or the FPGA's own link ends'.
+    void link_counter(TOP_CLASS* top, unsigned fpga, uint32_t addr, uint32_t* data) {
+        const unsigned k = addr / LINK_COUNTER_COUNT, c = addr % LINK_COUNTER_COUNT;
+        uint64_t value = 0;
+        if (c >= LINK_MODEL_COUNTER_COUNT && HasLinkError<TOP_CLASS>::value) return gravfm_get_rd_data(top, data);
+        for (const Link& link : links_) {
+            if (link.from != fpga || link.port_out != k || c >= LINK_MODEL_COUNTER_COUNT) continue;
+            uint64_t values[LINK_MODEL_COUNTER_COUNT];
+            link.counters(values);
+            value = done_cycle && link.held_at == done_cycle ? link.held[c] : values[c];
+        }
+        for (int w = 0; w < RD_WORDS; ++w) data[w] = w < 2 ? static_cast<uint32_t>(value >> (32 * w)) : 0;
+    }
+
+    unsigned pes_per_fpga_;
+};
+
+}  // namespace
