@@ -63,8 +63,8 @@ class GravfmRun:
                    **{TAG: self.tag})
         with open(self.stderr_path, "w") as stderr:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "gravfm", "run", *arguments, "--cache", str(self.cache), "--quiet",
-                 "--edge-memory", "onchip"],
+                [sys.executable, "-m", "gravfm", "run", *arguments, "--cache", str(self.cache),
+                 "--edge-memory", "onchip"],   # not --quiet: the test follows the log lines
                 env=env, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
         self.lines = []
         self._reader = threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True)
