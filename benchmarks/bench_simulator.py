@@ -5,10 +5,13 @@ adds systems of several FPGAs on the platform's links (``--platform``), simulate
 model per FPGA (``--monolithic``: the whole system as one model). Each configuration is built
 from scratch in a private cache so the build time is a real one; the run is verified against
 the software reference. The machine is shared: its load average is recorded beside the
-figures.
+figures. Edges stay on chip unless ``--edge-memory offchip`` (the series began on chip; the
+platform's default is now off chip). ``--threads 1 2`` runs each configuration once per thread
+count on one build (several FPGAs: the per-FPGA threads, which meet once per quantum where the
+links allow it); the results do not depend on it, the wall time does.
 
 Usage: python benchmarks/bench_simulator.py [--out FILE] [--graph SPEC] [--pes 1 4 9] [--fpgas 1 4]
-[--platform NAME] [--monolithic]; prints
+[--platform NAME] [--monolithic] [--edge-memory onchip|offchip] [--threads 1 2]; prints
 the JSON and writes it (default benchmarks/results/bench_simulator.json), with its provenance
 (git revision, date, machine).
 """
@@ -26,20 +29,28 @@ DEFAULT_GRAPH = "rmat:scale=14,ef=16,seed=1"
 DEFAULT_PES = (1, 4, 9)
 
 
-def measure(graph, pes, fpgas=1, platform="ac510x4", monolithic=False):
+def measure_all(graph, pes, fpgas=1, platform="ac510x4", monolithic=False, edge_memory="onchip",
+                threads=(None,)):
+    """One configuration, built once in a private cache (a real build time), run once per thread count."""
+    with tempfile.TemporaryDirectory(prefix="gravfm-bench-cache-") as cache:
+        return [measure(graph, pes, fpgas, platform, monolithic, edge_memory, count, cache) for count in threads]
+
+
+def measure(graph, pes, fpgas, platform, monolithic, edge_memory, threads, cache):
     from gravfm.sim.verilator_backend import VerilatorBackend
 
-    with tempfile.TemporaryDirectory(prefix="gravfm-bench-cache-") as cache:
-        load_before = os.getloadavg()[0]
-        started = time.perf_counter()
-        backend = VerilatorBackend(cache_dir=cache, per_fpga=not monolithic)
-        report = run(RunOptions(algorithm="wcc", graph=graph, pes=pes, fpgas=fpgas, platform=platform,
-                                backend=backend))
-        total_s = time.perf_counter() - started
+    load_before = os.getloadavg()[0]
+    started = time.perf_counter()
+    backend = VerilatorBackend(cache_dir=cache, per_fpga=not monolithic, threads=threads)
+    report = run(RunOptions(algorithm="wcc", graph=graph, pes=pes, fpgas=fpgas, platform=platform,
+                            backend=backend, edge_memory=edge_memory))
+    total_s = time.perf_counter() - started
     return {
         "fpgas": fpgas,
         "simulation": "monolithic" if monolithic or fpgas == 1 else "per_fpga",
         "platform": platform,
+        "edge_memory": edge_memory,
+        "threads": threads if threads is not None else "default (the cores, at most the FPGAs)",
         "pes": pes,
         "graph": graph,
         "vertices": report.vertices,
@@ -69,12 +80,16 @@ def main():
     parser.add_argument("--platform", default="ac510x4")
     parser.add_argument("--monolithic", action="store_true",
                         help="several FPGAs as one compiled model (default: one model per FPGA)")
+    parser.add_argument("--edge-memory", choices=("onchip", "offchip"), default="onchip")
+    parser.add_argument("--threads", type=int, nargs="+", default=[None],
+                        help="thread counts to run each configuration with (default: the backend's default)")
     args = parser.parse_args()
-    results = [measure(args.graph, pes, fpgas, args.platform, args.monolithic)
-               for fpgas in args.fpgas for pes in args.pes]
+    results = [row for fpgas in args.fpgas for pes in args.pes
+               for row in measure_all(args.graph, pes, fpgas, args.platform, args.monolithic, args.edge_memory,
+                                      args.threads)]
     data = {
         "benchmark": "simulator_speed",
-        "simulator": "verilator (single-threaded), gravfm C++ harness",
+        "simulator": "verilator, gravfm C++ harness (threads per result)",
         "arguments": arguments(args),
         "machine": machine(),
         "results": results,
