@@ -71,9 +71,25 @@ class GravfmRun:
         self._reader.start()
 
     def wait_for_line(self, text):
-        wait_for(lambda: any(text in line for line in self.lines) or self.process.poll() is not None,
-                 f"a line with {text!r}")
-        assert self.process.poll() is None, f"gravfm ended early: {self.lines}"
+        try:
+            wait_for(lambda: any(text in line for line in self.lines) or self.process.poll() is not None,
+                     f"a line with {text!r}")
+            assert self.process.poll() is None, f"gravfm ended early: {self.lines}"
+        except BaseException:
+            self.end()  # a failed wait leaves no run (or its simulator) behind
+            raise
+
+    def end(self):
+        """End the session's processes, if any are left, and close the pipe."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)  # gravfm ends its build or simulator itself
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=30)
+        self._reader.join(timeout=10)
+        self.process.stdout.close()
 
     def stop(self, signum):
         """Send ``signum`` to the session's process group, as a terminal would; seconds until exit."""
