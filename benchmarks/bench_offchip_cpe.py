@@ -19,8 +19,6 @@ Usage::
 import argparse
 import sys
 
-import numpy as np
-
 from gravfm.flow import RunOptions, run
 from gravfm.graph import load_graph
 from gravfm.provenance import arguments, write_results
@@ -33,10 +31,7 @@ TARGET = 0.03
 def bfs_root(spec):
     """Vertex 0 if it has out-edges, else the vertex of highest out-degree (the file's own id)."""
     graph = load_graph(spec)
-    degree = np.diff(np.asarray(graph.offsets))
-    vertex = 0 if degree[0] else int(degree.argmax())
-    ids = getattr(graph, "original_ids", None)
-    return int(ids[vertex]) if ids is not None else vertex
+    return graph.original_id(0) if graph.out_degree()[0] else graph.hub()
 
 
 def measure(algorithm, graph, root, edge_memory, cache_dir):

@@ -22,12 +22,10 @@ from gravfm.provenance import arguments, write_results
 
 
 def hub(spec):
-    """The vertex of most out-edges: a BFS root inside the graph's giant component (an RMAT
-    graph's vertex 0 may have no edge at all)."""
-    import numpy as np
+    """The BFS root: the graph's hub (:meth:`gravfm.graph.Graph.hub`)."""
     from gravfm.graph import load_graph
 
-    return int(np.argmax(load_graph(spec).out_degree()))
+    return load_graph(spec).hub()
 
 
 def measure(args, algorithm, scale):

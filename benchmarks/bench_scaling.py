@@ -216,7 +216,7 @@ def main(argv=None):
         for name, spec in specs.items():
             graph = load_graph(spec)
             # BFS starts at the vertex of highest out-degree (vertex 0 of an RMAT graph may be isolated).
-            given = {"root": int(np.argmax(graph.out_degree()))} if "root" in algorithm.default_params else {}
+            given = {"root": graph.hub()} if "root" in algorithm.default_params else {}
             params_of[algorithm.name, name] = algorithm.params(given)
             prepared[algorithm.name, name] = algorithm.prepare(graph, params_of[algorithm.name, name])
     document = {"benchmark": "scaling", "platform": platform.name,

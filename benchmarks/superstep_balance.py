@@ -72,7 +72,7 @@ def main(argv=None):
     algorithm = get_algorithm(args.algorithm)
     graph = load_graph(args.graph)
     # BFS from the vertex of highest out-degree, as in bench_scaling.py.
-    given = {"root": int(np.argmax(graph.out_degree()))} if "root" in algorithm.default_params else {}
+    given = {"root": graph.hub()} if "root" in algorithm.default_params else {}
     params = algorithm.params(given)
     graph = algorithm.prepare(graph, params)
     reference = algorithm.reference(graph, params)

@@ -118,6 +118,12 @@ def test_relabel_compact_maps_back_to_original_ids():
     assert sorted(zip(g.original_ids[s].tolist(), g.original_ids[d].tolist())) == [(7, 42), (7, 100), (100, 7)]
 
 
+def test_hub_is_the_first_vertex_of_most_out_edges_as_the_input_names_it():
+    assert Graph.from_edges([0, 2, 2, 1, 1], [1, 0, 1, 0, 2]).hub() == 1
+    relabelled = Graph.from_edges([100, 7, 7], [7, 42, 100], relabel="compact")
+    assert relabelled.hub() == 7
+
+
 def test_relabel_auto_only_when_ids_have_gaps():
     dense = Graph.from_edges([0, 1], [1, 2], relabel="auto")
     assert not dense.cleaning.relabelled and dense.original_ids is None

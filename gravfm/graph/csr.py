@@ -167,6 +167,11 @@ class Graph:
         """Out-degree of every vertex, ``np.int64[num_vertices]``."""
         return np.diff(self.offsets)
 
+    def hub(self):
+        """The input's id of the vertex with the most out-edges (the first of them): a root
+        inside a power-law graph's giant component, where vertex 0 may have no edge at all."""
+        return self.original_id(int(np.argmax(self.out_degree())))
+
     def in_degree(self):
         """In-degree of every vertex, ``np.int64[num_vertices]``."""
         return np.bincount(self.targets, minlength=self.num_vertices).astype(np.int64)

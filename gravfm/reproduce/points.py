@@ -104,11 +104,9 @@ def _root(point, algorithm):
         return None
     if point.root is not None:
         return point.root
-    import numpy as np
-
     from ..graph import load_graph
 
-    return int(np.argmax(load_graph(point.graph).out_degree()))
+    return load_graph(point.graph).hub()
 
 
 def _superstep_model(report, platform):
