@@ -45,11 +45,11 @@ from gravfm.flow.memory import memory_hardware, platform_for_run, words_per_pass
 from gravfm.flow.planning import plan
 from gravfm.flow.preparation import prepare
 from gravfm.hw.arch import architecture
+from gravfm.hw.offchip_layout import edge_slot_bits
 from gravfm.model import load_platform, model_params
 from gravfm.model import limits as L
 from gravfm.model.predict import evaluate
 from gravfm.provenance import arguments, write_results
-from gravfm.sim.memory_image import slot_bits_of
 
 PAGERANK = make_pagerank(supersteps=5, name="pagerank5")
 SPECS = {"uniform": "uniform:n={n},deg={d},seed=1", "rmat": "rmat:scale={scale},ef={d},seed=1"}
@@ -89,7 +89,7 @@ def model_point(prepared, hardware, platform, words, fraction, min_pass_cycles):
     if min_pass_cycles:
         f_clk = platform.fpga.f_clk_hz
         bandwidth_bits = min(bandwidth_bits, max(words) * word_bits * f_clk / min_pass_cycles)
-    m_edge = slot_bits_of(architecture(config.arch).layouts(config.algorithm, config).edge_word.size)
+    m_edge = edge_slot_bits(architecture(config.arch).layouts(config.algorithm, config).edge_word.size)
     estimate = L.layout_words_per_pass(graph.num_vertices, edges, n, p, m_edge, word_bits, arch=config.arch)
     limits = {
         **others,

@@ -105,9 +105,9 @@ def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch, alg
                              memory_word_bits=word_bits)
     stores = edge_stores(graph, parts, config.pe.local_bits, layout=arch)
     from gravfm.hw.arch import architecture
-    from gravfm.sim.memory_image import slot_bits_of
+    from gravfm.hw.offchip_layout import edge_slot_bits
     edge_bits = architecture(arch).layouts(config.algorithm, config).edge_word.size
-    slot_bytes = slot_bits_of(edge_bits) // 8
+    slot_bytes = edge_slot_bits(edge_bits) // 8
     assert (word_bits // 8 - 8) // slot_bytes == inline
     words = [(store.destination.astype(np.uint64) * 3 + 1) % (1 << edge_bits) for store in stores]
     word_bytes = word_bits // 8

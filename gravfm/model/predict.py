@@ -244,12 +244,15 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="g
 
 def _layout_words(params, memory, vertices, edges, fpgas, pes, arch, given):
     """Words per FPGA one all-active pass reads: ``given`` (from the partition) or the estimate
-    for uniformly random destinations, an edge taking m_edge rounded up to a power of two."""
+    for uniformly random destinations, an edge taking its slot in the layout (m_edge rounded up to
+    a power of two, at least 8 bits: :func:`gravfm.hw.offchip_layout.edge_slot_bits`)."""
     if given is not None:
         if len(given) != fpgas:
             raise ConfigError(f"layout_words must give one word count per FPGA ({fpgas}), not {len(given)}")
         return tuple(given), "partition"
-    slot = 1 << (params.m_edge - 1).bit_length()
+    from ..hw.offchip_layout import edge_slot_bits
+
+    slot = edge_slot_bits(params.m_edge)
     estimate = L.layout_words_per_pass(vertices, edges, fpgas, pes, slot, memory.word_bits, arch=arch)
     return (estimate,) * fpgas, "estimate (uniformly random destinations)"
 

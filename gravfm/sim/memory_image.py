@@ -20,10 +20,9 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..hw.offchip_layout import OffchipLayout
-from ..hw.offchip_layout import edge_slot_bits as slot_bits_of
 from ..hw.protocol import PRESENT_WORD_BITS, HostMem, PeRegister
 
-__all__ = ["MemoryImages", "memory_images", "slot_bits_of"]
+__all__ = ["MemoryImages", "memory_images"]
 
 
 @dataclass(frozen=True, eq=False)
