@@ -18,20 +18,14 @@ import time
 from pathlib import Path
 
 from gravfm.flow import RunOptions, run
+from gravfm.graph import load_graph
 from gravfm.provenance import arguments, write_results
-
-
-def hub(spec):
-    """The BFS root: the graph's hub (:meth:`gravfm.graph.Graph.hub`)."""
-    from gravfm.graph import load_graph
-
-    return load_graph(spec).hub()
 
 
 def measure(args, algorithm, scale):
     spec = f"rmat:scale={scale},ef={args.edge_factor},seed=1"
     started = time.time()
-    root = hub(spec) if algorithm == "bfs" else None
+    root = load_graph(spec).hub() if algorithm == "bfs" else None  # an RMAT graph's vertex 0 may have no edge
     report = run(RunOptions(algorithm=algorithm, graph=spec, fpgas=args.fpgas, pes=args.pes, root=root,
                             cache_dir=args.cache, edge_memory="offchip", threads=args.threads,
                             watchdog_cycles=1 << 22),
