@@ -43,6 +43,9 @@ class VerilatorBackend:
     trace : gravfm.sim.trace.TraceRequest, optional
         Dump the run's waveform (a traced build, a cache entry of its own); per-FPGA simulation
         writes one file per FPGA (:meth:`~gravfm.sim.trace.TraceRequest.paths`).
+    extra_flags : tuple of str
+        Further Verilator options for the build (part of its cache key), e.g. the C++
+        optimisation level ``("-MAKEFLAGS", "OPT_FAST=-O1")`` (benchmarks/bench_build.py).
     """
 
     cache_dir: str | None = None
@@ -51,6 +54,7 @@ class VerilatorBackend:
     per_fpga: bool = True
     threads: int | None = None
     trace: object = None
+    extra_flags: tuple = ()
 
     name = "verilator"
 
@@ -89,7 +93,7 @@ class VerilatorBackend:
         stage("building", f"Verilator model of {f'the FPGA design ({n} models of it)' if separate else 'the system'}"
                           f"{traced}")
         build = build_simulator(top.tops[0] if separate else top, cache_dir=self.cache_dir, log=log,
-                                trace=None if self.trace is None else self.trace.kind)
+                                extra_flags=self.extra_flags, trace=None if self.trace is None else self.trace.kind)
         stage("loading", f"{len(load):,} host writes")
         writes = HostWrites.from_values(load.pe, load.mem, load.addr, load.data,
                                         data_bits=build.interface.data_bits)
