@@ -3,6 +3,7 @@
 // link models. Included by harness.cpp after harness_system.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -55,15 +56,45 @@ public:
 
     // The read data is valid HOST_READ_LATENCY cycles after the address (registered read path),
     // so a read costs that many clock cycles; the design keeps running meanwhile (reads never
-    // disturb it). Link counters of a system of FPGA models come from the link models.
+    // disturb it).
     void read(uint32_t pe, uint32_t mem, uint32_t addr, uint32_t* data) {
         TOP_CLASS* top = fpga_of(pe);
         top->host_rd_pe = pe % pes_per_fpga_;
         top->host_rd_mem = mem;
         top->host_rd_addr = addr;
         for (int k = 0; k < HOST_READ_LATENCY; ++k) tick();
-        if (!links_.empty() && mem == HOST_READ_LINK_COUNTERS) link_counter(top, pe / pes_per_fpga_, addr, data);
-        else gravfm_get_rd_data(top, data);
+        fetch(pe, mem, addr, data);
+    }
+
+    // Many reads as one stream: every FPGA takes a new address each cycle (its read path is a
+    // pipeline of registers, gravfm/hw/host_read.py), and the FPGAs read side by side, so n
+    // reads of the busiest FPGA cost n + HOST_READ_LATENCY - 1 cycles instead of n times the
+    // latency. A design that has stopped (`done`) no longer moves its memories and counters, so
+    // each word is the one a lone read gives; a run stopped early is sampled as it goes on, as
+    // lone reads sample it too (at other cycles).
+    void read_stream(const std::vector<ReadRequest>& requests, uint32_t* data) {
+        std::vector<std::vector<size_t>> per_fpga(tops_.size());
+        for (size_t i = 0; i < requests.size(); ++i) per_fpga[fpga_index(requests[i].pe)].push_back(i);
+        size_t longest = 0;
+        for (const auto& queue : per_fpga) longest = std::max(longest, queue.size());
+        for (size_t t = 0; t + 1 < longest + HOST_READ_LATENCY; ++t) {
+            for (size_t f = 0; f < per_fpga.size(); ++f) {
+                if (t >= per_fpga[f].size()) continue;
+                const ReadRequest& request = requests[per_fpga[f][t]];
+                TOP_CLASS* top = fpga_of(request.pe);
+                top->host_rd_pe = request.pe % pes_per_fpga_;
+                top->host_rd_mem = request.mem;
+                top->host_rd_addr = request.addr;
+            }
+            tick();
+            if (t + 1 < HOST_READ_LATENCY) continue;
+            const size_t k = t + 1 - HOST_READ_LATENCY;   // the request whose word arrived now
+            for (const auto& queue : per_fpga) {
+                if (k >= queue.size()) continue;
+                const ReadRequest& request = requests[queue[k]];
+                fetch(request.pe, request.mem, request.addr, data + queue[k] * RD_WORDS);
+            }
+        }
     }
 
     void pulse_start() {
@@ -77,6 +108,14 @@ public:
     const std::vector<gravfm::Memory>& memories() const { return memories_; }
 
 private:
+    // The word of a read whose address went in HOST_READ_LATENCY cycles ago. Link counters of a
+    // system of FPGA models come from the link models.
+    void fetch(uint32_t pe, uint32_t mem, uint32_t addr, uint32_t* data) {
+        TOP_CLASS* top = fpga_of(pe);
+        if (!links_.empty() && mem == HOST_READ_LINK_COUNTERS) link_counter(top, pe / pes_per_fpga_, addr, data);
+        else gravfm_get_rd_data(top, data);
+    }
+
     TOP_CLASS* fpga_of(uint32_t pe) {
         const unsigned f = pe / pes_per_fpga_;
         if (f >= tops_.size()) fail("host access to PE " + std::to_string(pe) + ", beyond the system's FPGAs");

@@ -21,6 +21,10 @@ struct ReadRegion {
     uint32_t pe, mem, addr, count;
 };
 
+struct ReadRequest {
+    uint32_t pe, mem, addr;
+};
+
 [[noreturn]] void fail(const std::string& message) {
     std::fprintf(stderr, "gravfm_sim: %s\n", message.c_str());
     std::exit(2);
