@@ -19,6 +19,8 @@ from amaranth.lib.wiring import In, Out
 from gravfm.errors import SimulatorError
 from gravfm.hw.axi import axi_read_signature
 from gravfm.hw.host import HostGeometry, host_ports
+from gravfm.hw.host_read import delayed
+from gravfm.hw.protocol import HOST_READ_LATENCY
 from gravfm.hw.link import LinkConfig
 from gravfm.sim.amaranth_backend import host_read, host_writes, run_to_done
 from gravfm.sim.harness_header import HostInterface
@@ -74,8 +76,12 @@ class MemoryProbe(wiring.Component):
                 m.d.sync += [Array(beats)[count].eq(port.rdata), count.eq(count + 1), resps.eq(resps | port.rresp)]
             finished.append(count == BEATS)
             read_words.append(Array([half for beat in beats for half in (beat[:64], beat[64:])] + [resps]))
+        # The word exactly HOST_READ_LATENCY cycles after its address, as a real top's (the harness
+        # streams the final reads, one address a cycle).
+        selected = Signal(64)
         m.d.comb += [self.done.eq(started & Cat(finished).all()), self.superstep.eq(0),
-                     self.host_rd_data.eq(Array(read_words)[self.host_rd_pe][self.host_rd_addr])]
+                     selected.eq(Array(read_words)[self.host_rd_pe][self.host_rd_addr]),
+                     self.host_rd_data.eq(delayed(m, selected, HOST_READ_LATENCY, name="rd_data"))]
         for link_in in getattr(self, "link_in", ()):
             m.d.comb += link_in.ready.eq(1)
         return m

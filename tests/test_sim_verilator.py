@@ -14,6 +14,7 @@ from amaranth.lib.wiring import In, Out
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gravfm.hw.host_read import delayed
 from gravfm.hw.protocol import HOST_READ_LATENCY, join_words, split_words
 from gravfm.sim.verilator import (
     HostWrites, ReadRegion, SimulatorError, WatchItem, build_simulator, run_simulator,
@@ -107,7 +108,11 @@ class MockTop(wiring.Component):
             word = Signal(self.data_width, name=f"rd_word{g}")
             m.d.comb += word.eq(Mux(rd_mem == 3, counter_q, host_rp.data))
             rd_words.append(word)
-        m.d.comb += self.host_rd_data.eq(Array(rd_words)[rd_pe])
+        # The word comes exactly HOST_READ_LATENCY cycles after its address, as a real top's does:
+        # the read path is a pipeline (the harness streams the final reads, one address a cycle).
+        selected = Signal(self.data_width)
+        m.d.comb += [selected.eq(Array(rd_words)[rd_pe]),
+                     self.host_rd_data.eq(delayed(m, selected, HOST_READ_LATENCY - 1, name="rd_data"))]
         with m.If(self.start):
             m.d.sync += [running.eq(1), self.superstep.eq(0), self.done.eq(0)]
         with m.If(running & pe_done.all()):
@@ -217,6 +222,9 @@ def test_second_build_is_served_by_the_cache(mock_build):
     assert again.cached and not build.cached
     assert again.key == build.key and again.executable == build.executable
     assert again.build_s < 5
+    # The compilers' CPU time is counted for a new build (at least a second for any C++ model),
+    # not for one the cache served.
+    assert build.build_cpu_s > 1 and again.build_cpu_s is None
 
 
 def test_build_key_follows_the_design():

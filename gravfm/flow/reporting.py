@@ -61,6 +61,7 @@ class RunReport:
     prediction: object = None
     prediction_note: str = ""
     build_s: float = 0.0
+    build_cpu_s: float | None = None
     build_cached: bool = False
     build_key: str = ""
     run_s: float = 0.0
@@ -150,6 +151,7 @@ class RunReport:
             "sim": {
                 "backend": self.backend,
                 "build_s": self.build_s,
+                "build_cpu_s": self.build_cpu_s,
                 "build_cached": self.build_cached,
                 "build_key": self.build_key,
                 "run_s": self.run_s,
@@ -236,6 +238,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         f_clk_hz=platform.fpga.f_clk_hz, platform=platform.name, rounds=readback.rounds,
         stalls=readback.stalls, per_pe=readback.per_pe, diagnosis=readback.diagnosis,
         prediction=prediction, prediction_note=note, build_s=readback.build_s,
+        build_cpu_s=readback.build_cpu_s,
         build_cached=readback.build_cached, build_key=readback.build_key, run_s=readback.run_s,
         threads=readback.threads,
         load_cycles=readback.load_cycles,

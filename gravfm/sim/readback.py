@@ -59,6 +59,8 @@ class Readback:
         A stalled run: what each PE (and link) waits on; a link error: what went wrong where.
     build_s, build_cached, build_key, run_s
         The back-end's build (compiled back-ends) and run wall times.
+    build_cpu_s : float or None
+        CPU seconds of a new build's processes (None: cached, or no build).
     threads : int
         Threads that simulated the FPGAs (the result does not depend on it).
     """
@@ -76,6 +78,7 @@ class Readback:
     build_key: str = ""
     run_s: float = 0.0
     threads: int = 1
+    build_cpu_s: float | None = None
 
     @property
     def supersteps(self):

@@ -9,6 +9,7 @@ header of :mod:`gravfm.hw.protocol`); the executable is cached by the hash of al
 
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -48,13 +49,16 @@ VERILATOR_FLAGS = (
 
 @dataclass(frozen=True)
 class VerilatorBuild:
-    """A compiled simulator: ``executable``, its cache ``key``, whether the cache served it."""
+    """A compiled simulator: ``executable``, its cache ``key``, whether the cache served it, the
+    build's wall time and (a new build) the CPU seconds its processes used — on a shared machine
+    the wall time grows with the load, the CPU time much less."""
 
     executable: Path
     key: str
     cached: bool
     build_s: float
     interface: HostInterface
+    build_cpu_s: float | None = None
 
 
 def verilator_root():
@@ -244,7 +248,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
         shutil.rmtree(folder / "obj", ignore_errors=True)
 
     cache = BuildCache(cache_dir)
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _children_cpu_s()
     try:
         executable, cached = cache.make("verilator", key, EXECUTABLE, compile_into, check=start_problem, log=log,
                                         info={"verilator": verilator_version(), "flags": list(flags)})
@@ -253,11 +257,20 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
     except RuntimeError as error:  # the cache's: no product, or a new build that does not start
         raise SimulatorError(str(error)) from None
     build_s = time.perf_counter() - started
+    build_cpu_s = None if cached else _children_cpu_s() - cpu_before
     if cached:
         log(f"simulator {key} found in cache {cache.root}")
     else:
         log(f"simulator {key} built in {build_s:.1f} s")
-    return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface)
+    return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface,
+                          build_cpu_s=build_cpu_s)
+
+
+def _children_cpu_s():
+    """User + system CPU seconds of this process's finished children (and theirs: Verilator's make
+    and compilers are waited for by their parents)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def check_fst_headers():
