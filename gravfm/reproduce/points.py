@@ -15,7 +15,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
-__all__ = ["Point", "run_point", "scaled_network", "POINT_SCHEMA"]
+__all__ = ["Point", "run_point", "point_root", "scaled_network", "POINT_SCHEMA"]
 
 #: Bumped when the meaning of a cached result changes, so old results are not reused.
 POINT_SCHEMA = 1
@@ -44,6 +44,10 @@ class Point:
         Multiplies the platform's FPGA-to-FPGA bandwidths (the simulated links and the model):
         with fewer PEs per FPGA than the paper's 9, ``pes / 9`` keeps its ratio of computation
         to network bandwidth per FPGA.
+    local_bits, edges_per_pe, max_rounds : int, optional
+        PE capacities (:class:`~gravfm.flow.RunOptions`, its ``hardware`` for ``max_rounds``);
+        None: the graph's needs rounded up to powers of two. Set so that points of several graphs
+        share one build.
     """
 
     algorithm: str
@@ -56,6 +60,9 @@ class Point:
     platform: str = "ac510x4"
     root: int | None = None
     link_scale: float = 1.0
+    local_bits: int | None = None
+    edges_per_pe: int | None = None
+    max_rounds: int | None = None
 
     def key(self):
         """Content key: a hash of :data:`POINT_SCHEMA` and every field not at its default (so a
@@ -71,6 +78,10 @@ class Point:
     @classmethod
     def from_dict(cls, data):
         return cls(**data)
+
+    def hardware(self):
+        """The :class:`~gravfm.hw.SystemConfig` fields the point sets beyond the plan's rules."""
+        return {} if self.max_rounds is None else {"max_rounds": self.max_rounds}
 
     def label(self):
         """Short human-readable name (progress display, errors)."""
@@ -98,7 +109,7 @@ def scaled_network(platform, factor):
     return scaled
 
 
-def _root(point, algorithm):
+def point_root(point, algorithm):
     """The BFS root the point uses (None for algorithms without one)."""
     if "root" not in algorithm.default_params:
         return None
@@ -156,11 +167,13 @@ def _measure(point, *, cache_dir, threads):
     from ..flow.memory import edge_memory_of, platform_for_run
 
     algorithm = get_algorithm(point.algorithm)
-    root = _root(point, algorithm)
+    root = point_root(point, algorithm)
     platform = point.platform_object()
     report = run(RunOptions(algorithm=point.algorithm, graph=point.graph, fpgas=point.fpgas, pes=point.pes,
                             platform=platform, partition=point.partition, root=root, arch=point.arch,
-                            edge_memory=point.edge_memory, cache_dir=cache_dir, threads=threads))
+                            edge_memory=point.edge_memory, local_bits=point.local_bits,
+                            edges_per_pe=point.edges_per_pe, hardware=point.hardware(), cache_dir=cache_dir,
+                            threads=threads))
     full = report.to_dict()
     platform = platform_for_run(platform, edge_memory_of(point.edge_memory, platform), {})
     measured = {"kind": "measured (Verilator simulation of the generated RTL)", "status": report.status,
