@@ -54,8 +54,10 @@ def test_link_scale_scales_the_platform():
     assert scaled.network.send_gib_s_by_peers == tuple(0.25 * v for v in plain.network.send_gib_s_by_peers)
     assert scaled.fpga == plain.fpga and scaled.origin == plain.origin
     quick = points_of(EXPERIMENTS["fig7"], "quick")
-    assert {p.link_scale for p in quick if p.fpgas > 1} == {2 / 9} and {p.link_scale for p in quick if p.fpgas == 1} == {1.0}
-    assert {p.link_scale for p in points_of(EXPERIMENTS["table2"], "quick")} == {1.0}
+    # 2 of 9 PEs, ids of 12 bits instead of the paper's 32.
+    assert {p.link_scale for p in quick if p.fpgas > 1} == {2 / 9 * 12 / 32}
+    assert {p.link_scale for p in quick if p.fpgas == 1} == {1.0}
+    assert {p.link_scale for p in points_of(EXPERIMENTS["table2"], "quick")} == {1.0, 0.25}
 
 
 def test_select():
@@ -133,14 +135,27 @@ def test_table_claims():
     results = [made_up(p, 50.0, model=100.0) for p in points_of(table3, "quick")]
     assert check(table3, results).holds is False
     table2 = EXPERIMENTS["table2"]
-    link = {"send_gib_s": [1.0, 2.0], "receive_gib_s": [1.5, 1.5]}  # links far from full: nothing shown
-    assert check(table2, [made_up(p, 10.0, link=link) for p in points_of(table2, "quick")]).holds is None
     full = {2: 2.79, 3: 5.59, 4: 5.85}
-    results = [made_up(p, 10.0, link={"send_gib_s": [0.95 * full[p.fpgas]], "receive_gib_s": [full[p.fpgas]]})
-               for p in points_of(table2, "quick")]
-    assert check(table2, results).holds is True
-    link = {"send_gib_s": [9.0, 2.0], "receive_gib_s": [1.5, 1.5]}
-    assert check(table2, [made_up(p, 10.0, link=link) for p in points_of(table2, "quick")]).holds is False
+
+    def links(fill, *, item_rate=1.0, over=1.0):
+        """Made-up links at ``fill`` of their limit: the setting, or ``item_rate`` x it when the
+        one item per cycle binds first."""
+        rows = []
+        for p in points_of(table2, "quick"):
+            setting = full[p.fpgas] * p.link_scale
+            limit = min(setting, item_rate * full[p.fpgas])
+            link = {"send_gib_s": [fill * limit, over * limit], "receive_gib_s": [limit, fill * limit],
+                    "setting_gib_s": setting, "item_rate_gib_s": item_rate * full[p.fpgas], "item_bits": 40}
+            rows.append(made_up(p, 10.0, link=link))
+        return rows
+
+    claim = check(table2, links(0.95))
+    assert claim.holds is True and "= paper 2.79" in claim.measured and "bandwidth binds" in claim.measured
+    assert check(table2, links(0.95, item_rate=0.5)).holds is True   # item rate binds at full setting
+    assert "one item per cycle binds" in check(table2, links(0.95, item_rate=0.5)).measured
+    assert check(table2, links(0.5)).holds is False   # not filled
+    assert check(table2, links(0.95, over=1.1)).holds is False   # more than the setting
+    assert check(table2, [made_up(p, 10.0) for p in points_of(table2, "quick")]).holds is None  # no links
 
 
 def test_outputs(tmp_path):

@@ -226,25 +226,37 @@ def check_fig13(experiment, results):
 
 def check_table2(experiment, results):
     rows = []
-    for r in sorted(good(results), key=lambda r: r["point"]["fpgas"]):
+    for r in sorted(good(results), key=lambda r: (-r["point"]["link_scale"], r["point"]["fpgas"])):
         link = r["measured"]["link"]
-        if link:
-            rows.append((r["point"]["fpgas"], max(link["send_gib_s"]), max(link["receive_gib_s"])))
+        if link and "setting_gib_s" in link:
+            rows.append((r["point"], link, min(link["setting_gib_s"], link["item_rate_gib_s"])))
     if not rows:
         return _missing(experiment, "several FPGAs")
-    paper = experiment.paper
-    measured = "; ".join(f"{n} FPGAs: send {s:.2f}, receive {v:.2f} GiB/s per FPGA (paper {paper[n]})"
-                         for n, s, v in rows) + " (measured: bytes over the whole run, busiest FPGA)"
-    if any(s > paper[n] * 1.01 or v > paper[n] * 1.01 for n, s, v in rows):
-        return Claim(experiment.claim, measured, False, "a simulated link carried more than its Table 2 setting")
-    use = min(max(s, v) / paper[n] for n, s, v in rows)
-    if use < 0.9:
-        # The links never exceed their setting, but a run that does not fill them cannot show it is reached.
-        return Claim(experiment.claim, measured, None,
-                     f"not shown: the runs fill the links to at most {100 * use:.0f}% of their Table 2 setting "
-                     "somewhere (a saturating link benchmark is not yet part of reproduce); they never exceed it")
-    return Claim(experiment.claim, measured, True,
-                 f"the busiest FPGA reaches at least {100 * use:.0f}% of the Table 2 bandwidth and never more")
+    paper, parts = experiment.paper, []
+    for point, link, limit in rows:
+        n = point["fpgas"]
+        binds = "bandwidth" if link["setting_gib_s"] <= link["item_rate_gib_s"] else "one item per cycle"
+        parts.append(f"{n} FPGAs, links x{point['link_scale']:g}: send {min(link['send_gib_s']):.2f}-"
+                     f"{max(link['send_gib_s']):.2f}, receive {min(link['receive_gib_s']):.2f}-"
+                     f"{max(link['receive_gib_s']):.2f} GiB/s per FPGA (setting {link['setting_gib_s']:.2f}"
+                     + (f" = paper {paper[n]}" if point["link_scale"] == 1.0 else "")
+                     + f", {link['item_bits']}-bit items at one per cycle {link['item_rate_gib_s']:.2f}: {binds} binds)")
+    measured = "; ".join(parts) + " (measured: link bits over the whole run at the platform clock)"
+    if any(max(link["send_gib_s"] + link["receive_gib_s"]) > link["setting_gib_s"] * 1.001 for _, link, _ in rows):
+        return Claim(experiment.claim, measured, False, "a simulated link carried more than its bandwidth setting")
+    fill = min(min(link["send_gib_s"] + link["receive_gib_s"]) / limit for _, link, limit in rows)
+    gate = [min(link["send_gib_s"]) / link["setting_gib_s"] for p, link, _ in rows
+            if link["setting_gib_s"] <= link["item_rate_gib_s"]]
+    reason = (f"every FPGA sends and receives at least {100 * fill:.0f}% of its links' limit (the smaller of the "
+              "bandwidth setting and one item per cycle) and never more than the setting"
+              + (f"; where the bandwidth binds, {100 * min(gate):.0f}% or more of the platform file's figure" if gate
+                 else "")
+              + ". This checks the simulated link model, whose bandwidth is the platform file's Table 2 figure; "
+                "at the full setting these algorithms' items (narrower than a cycle's bandwidth) are limited by "
+                "the one item per cycle, so the paper's GiB/s are reached only by the bandwidth-bound points' "
+                "scaled setting")
+    # The run's first and last cycles (loading, barriers) carry less: 90% over the whole run.
+    return Claim(experiment.claim, measured, fill >= 0.9, reason)
 
 
 def check_table3(experiment, results):

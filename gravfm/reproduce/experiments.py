@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..errors import ConfigError
 from .points import Point
 
-__all__ = ["Experiment", "Sizes", "SIZES", "EXPERIMENTS", "ALGORITHMS", "select", "points_of"]
+__all__ = ["Experiment", "Sizes", "SIZES", "EXPERIMENTS", "ALGORITHMS", "select", "points_of", "scaling_points"]
 
 #: The paper's three algorithms, in its panel order.
 ALGORITHMS = ("wcc", "bfs", "pagerank")
@@ -67,8 +67,8 @@ class Sizes:
 
 SIZES = {
     # One build per hardware structure (share_builds); fig8 at 2 PEs only; fig11's deepest graph
-    # has 32 ranks so that its round log is the others' (64 rounds); ids of the 2..4 x 2-PE
-    # designs are 11-13 bits, hence id_bits 12.
+    # has 32 ranks so that its round log is the others' (64 rounds); the quick designs' vertex
+    # ids are 10-12 bits, hence id_bits 12.
     "quick": Sizes(mode="quick", scale=10, degree=16, pes=2, fpgas=(1, 2, 4), pe_counts=(2,),
                    degrees=(4, 16, 64), wd=((1024, 1), (256, 4), (64, 16), (32, 32)), wd_degree=8,
                    road="road-minnesota.mtx", peak_graph="uniform:n=1024,deg=16,seed=1", id_bits=12,
@@ -103,9 +103,18 @@ class Experiment:
         object.__setattr__(self, "paper", self.paper or {})
 
 
+def scaling_points(*, graphs, algorithms=ALGORITHMS, archs=("gravfm", "gravf"), fpgas, pes, link_scale=1.0,
+                   edge_memory="offchip", partition="greedy", platform="ac510x4"):
+    """The scaling study: every algorithm x architecture x FPGA count x graph (fig7's points, and
+    ``benchmarks/bench_scaling.py``'s at its scale, PEs, platform and edge memory); the links of
+    multi-FPGA points scaled by ``link_scale``."""
+    return [Point(a, g, fpgas=n, pes=pes, arch=arch, partition=partition, edge_memory=edge_memory, platform=platform,
+                  link_scale=link_scale if n > 1 else 1.0)
+            for a in algorithms for arch in archs for n in fpgas for g in graphs]
+
+
 def _fig7(s):
-    return [Point(a, s.uniform(), fpgas=n, pes=s.pes, arch=arch, link_scale=s.links(n)) for a in ALGORITHMS
-            for arch in ("gravfm", "gravf") for n in s.fpgas]
+    return scaling_points(graphs=[s.uniform()], fpgas=s.fpgas, pes=s.pes, link_scale=s.link_scale)
 
 
 def _fig8(s):

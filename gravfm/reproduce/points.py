@@ -180,7 +180,7 @@ def _measure(point, *, cache_dir, threads):
                 "verified": report.verified, "detail": report.check_detail, "cycles": report.cycles,
                 "messages": report.messages, "supersteps": report.supersteps, "mteps": report.mteps,
                 "cpe": full["cpe"], "vertices": report.vertices, "edges": report.edges, "root": root,
-                "link": _link_summary(report), "memory": full["memory"]}
+                "link": _link_summary(report, platform), "memory": full["memory"]}
     model = {**full["model"], "supersteps": _superstep_model(report, platform)}
     model.pop("detail", None)
     model["limits_mteps"] = (full["model"]["detail"] or {}).get("limits_mteps", {})
@@ -188,18 +188,28 @@ def _measure(point, *, cache_dir, threads):
             "sim": full["sim"], "per_superstep": full["per_superstep"]}
 
 
-def _link_summary(report):
-    """Measured link figures: bytes sent and received by each FPGA, and GiB/s over the run."""
+def _link_summary(report, platform):
+    """Measured link figures: bytes sent and received by each FPGA and GiB/s over the run, beside
+    the two limits of a simulated link (its bandwidth setting, from the platform file, and its
+    one item per cycle), each per FPGA: ``(n-1)`` links."""
+    from ..hw.link import LinkConfig
+    from ..model.units import mhz_to_hz
+
     links = report.links
     if not links:
         return None
-    seconds = report.seconds
-    sent, received = [0.0] * report.fpgas, [0.0] * report.fpgas
+    seconds, n = report.seconds, report.fpgas
+    sent, received, bound = [0.0] * n, [0.0] * n, [0] * n
     for row in links["per_link"]:
         sent[row["from"]] += row["bytes"]
         received[row["to"]] += row["bytes"]
-    gib = 2 ** 30
-    return {"bytes": links["bytes"], "items": links["items"], "bytes_per_edge": links["bytes_per_edge"],
-            "bytes_per_edge_theory": links["bytes_per_edge_theory"],
+        bound[row["from"]] += row["link_bound_cycles"]
+    gib, f_clk = 2 ** 30, mhz_to_hz(platform.fpga.f_clk_mhz)
+    per_cycle = LinkConfig.from_platform(platform, n).bits_per_cycle
+    return {"bytes": links["bytes"], "items": links["items"], "item_bits": links["item_bits"],
+            "bytes_per_edge": links["bytes_per_edge"], "bytes_per_edge_theory": links["bytes_per_edge_theory"],
             "link_bound_cycles": links["link_bound_cycles"],
-            "send_gib_s": [b / seconds / gib for b in sent], "receive_gib_s": [b / seconds / gib for b in received]}
+            "link_bound_share": [b / ((n - 1) * report.cycles) if report.cycles else 0.0 for b in bound],
+            "send_gib_s": [b / seconds / gib for b in sent], "receive_gib_s": [b / seconds / gib for b in received],
+            "setting_gib_s": (n - 1) * per_cycle * f_clk / 8 / gib,
+            "item_rate_gib_s": (n - 1) * links["item_bits"] * f_clk / 8 / gib}
