@@ -181,11 +181,33 @@ def _measure(point, *, cache_dir, threads):
                 "messages": report.messages, "supersteps": report.supersteps, "mteps": report.mteps,
                 "cpe": full["cpe"], "vertices": report.vertices, "edges": report.edges, "root": root,
                 "link": _link_summary(report, platform), "memory": full["memory"]}
-    model = {**full["model"], "supersteps": _superstep_model(report, platform)}
+    model = {**full["model"], "supersteps": _superstep_model(report, platform),
+             "hardware_sizes": _hardware_sized_model(report, platform)}
     model.pop("detail", None)
     model["limits_mteps"] = (full["model"]["detail"] or {}).get("limits_mteps", {})
     return {"verified": report.verified, "measured": measured, "model": model, "build_key": report.build_key,
             "sim": full["sim"], "per_superstep": full["per_superstep"]}
+
+
+def _hardware_sized_model(report, platform):
+    """The model's prediction with the simulated hardware's own sizes (its vertex ids, not the
+    paper's 32 bits) in m_update and m_message, on the same platform: what the model expects of
+    the machine simulated."""
+    from ..errors import GravfmError
+    from ..model import predict
+    from ..model.algorithm_params import params_for_algorithm
+
+    config = report.plan.config
+    params = params_for_algorithm(report.prepared.algorithm, vertexid_bits=config.vertexid_bits)
+    if not report.vertices or not report.edges:
+        return None
+    try:
+        prediction = predict(platform, params, report.vertices, report.edges, fpgas=config.fpgas,
+                             pes=config.pes_per_fpga, arch=config.arch)
+    except GravfmError:  # as the run's own model: no prediction, the run still stands
+        return None
+    return {"kind": "prediction", "mteps": prediction.t_sys_mteps, "bottleneck": prediction.bottleneck,
+            "m_update": params.m_update, "m_message": params.m_message}
 
 
 def _link_summary(report, platform):
