@@ -181,3 +181,25 @@ def test_outputs(tmp_path):
     report = (tmp_path / "REPORT.md").read_text()
     assert "error: SimulatorError: boom" in report and "**predicted**" in report
     assert report.count("- **Paper's claim:**") == len(EXPERIMENTS)
+
+
+def test_dry_run_lists_points_and_designs(tmp_path, capsys):
+    from gravfm.cli import main
+
+    assert main(["reproduce", "fig11", "fig9", "--dry-run", "--out", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    # fig11's four w x d graphs share one BFS build; fig9's degrees one build per algorithm, BFS's
+    # the same as fig11's (quick points of one structure share their capacities).
+    assert "fig9: 9 points, 3 designs" in text and "fig11: 4 points, 1 designs (0 not needed" in text
+    assert "total: 13 distinct points, 3 distinct designs" in text
+    assert not (tmp_path / "out").exists()   # nothing run, nothing written
+
+
+def test_shared_capacities_hold_every_point():
+    from gravfm.reproduce.plan import needs
+
+    for point in points_of(EXPERIMENTS["fig11"], "quick") + points_of(EXPERIMENTS["road"], "quick")[:1]:
+        given = {"local_bits": point.local_bits, "edges_per_pe": point.edges_per_pe, "max_rounds": point.max_rounds}
+        assert all(given[k] >= v for k, v in needs(point).items()), point
+    assert len({(p.local_bits, p.edges_per_pe, p.max_rounds) for p in points_of(EXPERIMENTS["fig11"], "quick")}) == 1
+    assert points_of(EXPERIMENTS["fig7"], "full")[0].local_bits is None   # --full: each point its own needs
