@@ -16,7 +16,8 @@ def made_up(point, mteps, *, verified=True, model=None, bottleneck="L_PE", link=
     """A result shaped like run_point's, with the given measured MTEPS."""
     edges = 1024 * int(point.graph.split("deg=")[1].split(",")[0]) if "deg=" in point.graph else 16384
     return {"key": point.key(), "point": point.to_dict(), "status": "ok", "verified": verified, "wall_s": 1.0,
-            "measured": {"mteps": mteps, "vertices": 1024, "edges": edges, "detail": "", "link": link},
+            "measured": {"mteps": mteps, "vertices": 1024, "edges": edges, "detail": "", "link": link,
+                         "cycles": 10000, "supersteps": 10},
             "model": {"kind": "prediction", "mteps": model or 2 * mteps, "bottleneck": bottleneck,
                       "limits_mteps": {"L_PE": 500.0, "L_if": 300.0}, "supersteps": {"mteps": mteps}}}
 
@@ -164,8 +165,9 @@ def test_outputs(tmp_path):
     results = {}
     for points in by_experiment.values():
         for p in points:
-            results[p.key()] = made_up(p, 100.0 + p.fpgas + p.pes,
-                                       link={"send_gib_s": [1.0], "receive_gib_s": [1.0]})
+            link = {"send_gib_s": [1.0], "receive_gib_s": [1.0], "setting_gib_s": 2.0, "item_rate_gib_s": 1.0,
+                    "item_bits": 40, "link_bound_cycles": 0, "link_bound_share": [0.0], "bytes_per_edge": 1.0}
+            results[p.key()] = made_up(p, 100.0 + p.fpgas + p.pes, link=link)
     failed = by_experiment["road"][0]
     results[failed.key()] = {"key": failed.key(), "point": failed.to_dict(), "status": "failed",
                              "error": "SimulatorError: boom", "wall_s": 0.0}
