@@ -34,6 +34,7 @@ class Sizes:
     wd_degree: int
     road: str
     peak_graph: str       # table3: the social-like graph of edge factor 32
+    fig8_degree: int = None  # fig8's graph: GraVF-M's cost shows at few edges per update and PE (paper: 32 / 8)
     id_bits: int = 32     # about the simulated designs' vertex ids (the paper's, and the model's, are 32 bits)
     share_builds: bool = False  # points of one hardware structure get one capacity: one build
 
@@ -57,7 +58,7 @@ class Sizes:
     def describe(self):
         return (f"uniform/RMAT graphs of 2^{self.scale} vertices, degree {self.degree}; {self.pes} PEs per FPGA "
                 f"on 1..4 FPGAs ({', '.join(map(str, self.fpgas))}); single-FPGA PE counts "
-                f"{', '.join(map(str, self.pe_counts))}; fig9 degrees {', '.join(map(str, self.degrees))}; "
+                f"{', '.join(map(str, self.pe_counts))} (fig8 on degree {self.fig8_degree or self.degree}); fig9 degrees {', '.join(map(str, self.degrees))}; "
                 f"fig11 (w, d) {', '.join(f'{w}x{d}' for w, d in self.wd)} (degree {self.wd_degree}); "
                 f"road graph {self.road}; table3 graph {self.peak_graph}; FPGA-to-FPGA bandwidth x{self.link_scale:.3g} "
                 f"(= {self.pes}/9 PEs x {self.id_bits}/32 id bits) on multi-FPGA points except table2's"
@@ -66,12 +67,13 @@ class Sizes:
 
 
 SIZES = {
-    # One build per hardware structure (share_builds); fig8 at 2 PEs only; fig11's deepest graph
+    # One build per hardware structure (share_builds); fig8 at 2 PEs only, on a graph of degree 4 so
+    # that a PE's edges per update are the paper's at 8 PEs (4 to 8, it has 32 / 8); fig11's deepest graph
     # has 32 ranks so that its round log is the others' (64 rounds); the quick designs' vertex
     # ids are 10-12 bits, hence id_bits 12.
     "quick": Sizes(mode="quick", scale=10, degree=16, pes=2, fpgas=(1, 2, 4), pe_counts=(2,),
                    degrees=(4, 16, 64), wd=((1024, 1), (256, 4), (64, 16), (32, 32)), wd_degree=8,
-                   road="road-minnesota.mtx", peak_graph="uniform:n=1024,deg=16,seed=1", id_bits=12,
+                   road="road-minnesota.mtx", peak_graph="uniform:n=1024,deg=16,seed=1", fig8_degree=4, id_bits=12,
                    share_builds=True),
     # The paper's layout: 9 PEs per FPGA, 1-4 FPGAs, 1/2/4/8 PEs, degrees 2-64, w x d = 16384.
     "full": Sizes(mode="full", scale=16, degree=32, pes=9, fpgas=(1, 2, 3, 4), pe_counts=(1, 2, 4, 8),
@@ -118,7 +120,7 @@ def _fig7(s):
 
 
 def _fig8(s):
-    return [Point(a, s.uniform(), fpgas=1, pes=p, arch=arch, edge_memory=memory) for a in ALGORITHMS
+    return [Point(a, s.uniform(s.fig8_degree), fpgas=1, pes=p, arch=arch, edge_memory=memory) for a in ALGORITHMS
             for arch in ("gravfm", "gravf") for memory in ("offchip", "onchip") for p in s.pe_counts]
 
 
