@@ -75,8 +75,13 @@ def _panels(experiment, results, path, *, x, xlabel, series, lines=(), xlog=Fals
     _save(figure, axes, path)
 
 
-def _limit(name):
-    return lambda r: r["model"]["limits_mteps"].get(name)
+def _limit(name, *, hardware_sizes=False):
+    """A model limit of a result; ``hardware_sizes``: the model with the simulated hardware's
+    item sizes (:func:`gravfm.reproduce.points.run_point`'s ``model.hardware_sizes``) when there."""
+    def limit(r):
+        sized = r["model"].get("hardware_sizes") if hardware_sizes else None
+        return ((sized or {}).get("limits_mteps") or r["model"]["limits_mteps"]).get(name)
+    return limit
 
 
 def _arch(point):
@@ -86,8 +91,8 @@ def _arch(point):
 def plot_fig7(experiment, results, path):
     _panels(experiment, results, path, x=lambda r: r["point"]["fpgas"], xlabel="Number of FPGAs", series=_arch,
             lines=[("computation limit L_PE", lambda p: p["arch"] == "gravfm", _limit("L_PE"), {"color": "black"}),
-                   ("network interface limit for GraVF L_if", lambda p: p["arch"] == "gravf", _limit("L_if"),
-                    {"color": "tab:red"})])
+                   ("network interface limit for GraVF L_if (hardware's item sizes)", lambda p: p["arch"] == "gravf",
+                    _limit("L_if", hardware_sizes=True), {"color": "tab:red"})])
 
 
 def plot_fig8(experiment, results, path):

@@ -207,6 +207,7 @@ def _hardware_sized_model(report, platform):
     except GravfmError:  # as the run's own model: no prediction, the run still stands
         return None
     return {"kind": "prediction", "mteps": prediction.t_sys_mteps, "bottleneck": prediction.bottleneck,
+            "limits_mteps": {k: v / 1e6 for k, v in prediction.limits.items()},
             "m_update": params.m_update, "m_message": params.m_message}
 
 
