@@ -1,8 +1,10 @@
 """Scaling study over 1..4 FPGAs (the paper's Fig. 7): GraVF-M and the GraVF baseline, measured
 beside the model.
 
-For each FPGA count, algorithm (WCC, BFS), architecture (``gravfm``, ``gravf``) and graph
-(uniform, RMAT), this runs :func:`gravfm.flow.run` on the compiled simulator (Verilator; one
+The points are fig7's sweep as ``gravfm reproduce`` defines it
+(:func:`gravfm.reproduce.experiments.scaling_points`) at this study's scale, PEs, platform and
+partition, with on-chip edges. For each FPGA count, algorithm (WCC, BFS), architecture
+(``gravfm``, ``gravf``) and graph (uniform, RMAT), this runs :func:`gravfm.flow.run` on the compiled simulator (Verilator; one
 build per FPGA count, algorithm and architecture, shared by both graphs) with the platform's
 inter-FPGA links (``LinkConfig.from_platform``: bandwidth per link, 128-bit words, latency),
 verifies the answer and the message count against the software reference, and records:
