@@ -1,8 +1,10 @@
 """Scaling study over 1..4 FPGAs (the paper's Fig. 7): GraVF-M and the GraVF baseline, measured
 beside the model.
 
-For each FPGA count, algorithm (WCC, BFS), architecture (``gravfm``, ``gravf``) and graph
-(uniform, RMAT), this runs :func:`gravfm.flow.run` on the compiled simulator (Verilator; one
+The points are fig7's sweep as ``gravfm reproduce`` defines it
+(:func:`gravfm.reproduce.experiments.scaling_points`) at this study's scale, PEs, platform and
+partition, with on-chip edges. For each FPGA count, algorithm (WCC, BFS), architecture
+(``gravfm``, ``gravf``) and graph (uniform, RMAT), this runs :func:`gravfm.flow.run` on the compiled simulator (Verilator; one
 build per FPGA count, algorithm and architecture, shared by both graphs) with the platform's
 inter-FPGA links (``LinkConfig.from_platform``: bandwidth per link, 128-bit words, latency),
 verifies the answer and the message count against the software reference, and records:
@@ -51,6 +53,7 @@ from gravfm.model.predict import predict
 from gravfm.flow import RunOptions, graph_capacities, run
 from gravfm.partition import partition
 from gravfm.provenance import provenance, write_results
+from gravfm.reproduce.experiments import scaling_points
 from gravfm.reproduce.points import scaled_network
 
 ARCHITECTURES = ("gravfm", "gravf")
@@ -268,31 +271,41 @@ def main(argv=None):
         final = {**document, "provenance": current, **({"provenance_note": note} if note else {})}
         write_results(final, args.json, stream=None)
 
-    for fpgas in fpga_counts:
-        for algorithm in algorithms:
-            for arch in args.archs.split(","):
-                own = [prepared[algorithm.name, name] for name in specs]
-                capacity = capacities(own, fpgas, args.pes, arch, args.partition)
-                for name in specs:
-                    graph = prepared[algorithm.name, name]
-                    started = time.perf_counter()
-                    point = run_point(algorithm, graph, params_of[algorithm.name, name], platform, onchip,
-                                      fpgas, args.pes, arch, capacity, method=args.partition,
-                                      cache_dir=args.cache, log=log)
-                    point.update(algorithm=algorithm.name, graph=name, spec=specs[name],
-                                 params=params_of[algorithm.name, name], vertices=graph.num_vertices,
-                                 edges=graph.num_edges, wall_s=time.perf_counter() - started,
-                                 git_revision=code["git_revision"], git_dirty=code["git_dirty"])
-                    results.append(point)
-                    measured, model = point["measured"], point["model"]
-                    print(f"{algorithm.name:4} {arch:6} {name:8} {fpgas} FPGA x {args.pes} PEs: "
-                          f"{'ok' if measured['verified'] else 'FAILED ' + measured['detail']}  "
-                          f"{measured['mteps']:8.1f} MTEPS (model {model['t_sys_mteps']:.1f}, "
-                          f"{model['bottleneck']}; {100 * point['measured_over_model']:.0f}%)  "
-                          f"{measured['bytes_per_edge']:.3f} B/edge (theory {point['bytes_per_edge_theory']:.3f})  "
-                          f"{measured['cycles']} cycles", flush=True)
-                    document["ratios"] = ratios(results)
-                    save()
+    # The sweep is fig7's (gravfm.reproduce.experiments.scaling_points) at this study's sizes, with
+    # on-chip edges; run here point after point in the --fpgas order, so that --append parts and
+    # the JSON stay as they were.
+    points = scaling_points(graphs=list(specs.values()), algorithms=[a.name for a in algorithms],
+                            archs=args.archs.split(","), fpgas=fpga_counts, pes=args.pes,
+                            link_scale=args.bandwidth_scale, edge_memory="onchip", partition=args.partition,
+                            platform=args.platform)
+    names = {spec: name for name, spec in specs.items()}
+    points.sort(key=lambda p: fpga_counts.index(p.fpgas))  # stable: algorithm, arch, graph within
+    capacity = {}
+    for point in points:
+        graph = prepared[point.algorithm, names[point.graph]]
+        group = (point.fpgas, point.algorithm, point.arch)
+        if group not in capacity:  # one build per group serves both graphs
+            own = [prepared[point.algorithm, name] for name in specs]
+            capacity[group] = capacities(own, point.fpgas, args.pes, point.arch, args.partition)
+        algorithm = get_algorithm(point.algorithm)
+        started = time.perf_counter()
+        result = run_point(algorithm, graph, params_of[point.algorithm, names[point.graph]], platform, onchip,
+                           point.fpgas, args.pes, point.arch, capacity[group], method=args.partition,
+                           cache_dir=args.cache, log=log)
+        result.update(algorithm=point.algorithm, graph=names[point.graph], spec=point.graph,
+                      params=params_of[point.algorithm, names[point.graph]], vertices=graph.num_vertices,
+                      edges=graph.num_edges, wall_s=time.perf_counter() - started,
+                      git_revision=code["git_revision"], git_dirty=code["git_dirty"])
+        results.append(result)
+        measured, model = result["measured"], result["model"]
+        print(f"{point.algorithm:4} {point.arch:6} {names[point.graph]:8} {point.fpgas} FPGA x {args.pes} PEs: "
+              f"{'ok' if measured['verified'] else 'FAILED ' + measured['detail']}  "
+              f"{measured['mteps']:8.1f} MTEPS (model {model['t_sys_mteps']:.1f}, "
+              f"{model['bottleneck']}; {100 * result['measured_over_model']:.0f}%)  "
+              f"{measured['bytes_per_edge']:.3f} B/edge (theory {result['bytes_per_edge_theory']:.3f})  "
+              f"{measured['cycles']} cycles", flush=True)
+        document["ratios"] = ratios(results)
+        save()
     document["complete"] = True   # this invocation finished; "runs" lists what each part ran
     save()
     if args.png:

@@ -16,7 +16,8 @@ def made_up(point, mteps, *, verified=True, model=None, bottleneck="L_PE", link=
     """A result shaped like run_point's, with the given measured MTEPS."""
     edges = 1024 * int(point.graph.split("deg=")[1].split(",")[0]) if "deg=" in point.graph else 16384
     return {"key": point.key(), "point": point.to_dict(), "status": "ok", "verified": verified, "wall_s": 1.0,
-            "measured": {"mteps": mteps, "vertices": 1024, "edges": edges, "detail": "", "link": link},
+            "measured": {"mteps": mteps, "vertices": 1024, "edges": edges, "detail": "", "link": link,
+                         "cycles": 10000, "supersteps": 10},
             "model": {"kind": "prediction", "mteps": model or 2 * mteps, "bottleneck": bottleneck,
                       "limits_mteps": {"L_PE": 500.0, "L_if": 300.0}, "supersteps": {"mteps": mteps}}}
 
@@ -54,8 +55,10 @@ def test_link_scale_scales_the_platform():
     assert scaled.network.send_gib_s_by_peers == tuple(0.25 * v for v in plain.network.send_gib_s_by_peers)
     assert scaled.fpga == plain.fpga and scaled.origin == plain.origin
     quick = points_of(EXPERIMENTS["fig7"], "quick")
-    assert {p.link_scale for p in quick if p.fpgas > 1} == {2 / 9} and {p.link_scale for p in quick if p.fpgas == 1} == {1.0}
-    assert {p.link_scale for p in points_of(EXPERIMENTS["table2"], "quick")} == {1.0}
+    # 2 of 9 PEs, ids of 12 bits instead of the paper's 32.
+    assert {p.link_scale for p in quick if p.fpgas > 1} == {2 / 9 * 12 / 32}
+    assert {p.link_scale for p in quick if p.fpgas == 1} == {1.0}
+    assert {p.link_scale for p in points_of(EXPERIMENTS["table2"], "quick")} == {1.0, 0.25}
 
 
 def test_select():
@@ -81,6 +84,9 @@ def test_fig7_claim_holds_and_fails():
     assert claim.holds is True and "3.00x" in claim.measured
     claim = check(experiment, _fig7_results(0.9))
     assert claim.holds is False and "network-interface bound" in claim.reason
+    # Beside it, what the model predicts for the paper's own 4 x 9 system (a prediction, > 1).
+    paper = float(claim.reason.split("the model itself predicts wcc ")[1].split("x")[0])
+    assert 1.0 < paper < 10.0 and "BFS messages carry ids only" in claim.reason
 
 
 def test_fig8_and_fig9_claims():
@@ -133,14 +139,27 @@ def test_table_claims():
     results = [made_up(p, 50.0, model=100.0) for p in points_of(table3, "quick")]
     assert check(table3, results).holds is False
     table2 = EXPERIMENTS["table2"]
-    link = {"send_gib_s": [1.0, 2.0], "receive_gib_s": [1.5, 1.5]}  # links far from full: nothing shown
-    assert check(table2, [made_up(p, 10.0, link=link) for p in points_of(table2, "quick")]).holds is None
     full = {2: 2.79, 3: 5.59, 4: 5.85}
-    results = [made_up(p, 10.0, link={"send_gib_s": [0.95 * full[p.fpgas]], "receive_gib_s": [full[p.fpgas]]})
-               for p in points_of(table2, "quick")]
-    assert check(table2, results).holds is True
-    link = {"send_gib_s": [9.0, 2.0], "receive_gib_s": [1.5, 1.5]}
-    assert check(table2, [made_up(p, 10.0, link=link) for p in points_of(table2, "quick")]).holds is False
+
+    def links(fill, *, item_rate=1.0, over=1.0):
+        """Made-up links at ``fill`` of their limit: the setting, or ``item_rate`` x it when the
+        one item per cycle binds first."""
+        rows = []
+        for p in points_of(table2, "quick"):
+            setting = full[p.fpgas] * p.link_scale
+            limit = min(setting, item_rate * full[p.fpgas])
+            link = {"send_gib_s": [fill * limit, over * limit], "receive_gib_s": [limit, fill * limit],
+                    "setting_gib_s": setting, "item_rate_gib_s": item_rate * full[p.fpgas], "item_bits": 40}
+            rows.append(made_up(p, 10.0, link=link))
+        return rows
+
+    claim = check(table2, links(0.95))
+    assert claim.holds is True and "= paper 2.79" in claim.measured and "bandwidth binds" in claim.measured
+    assert check(table2, links(0.95, item_rate=0.5)).holds is True   # item rate binds at full setting
+    assert "one item per cycle binds" in check(table2, links(0.95, item_rate=0.5)).measured
+    assert check(table2, links(0.5)).holds is False   # not filled
+    assert check(table2, links(0.95, over=1.1)).holds is False   # more than the setting
+    assert check(table2, [made_up(p, 10.0) for p in points_of(table2, "quick")]).holds is None  # no links
 
 
 def test_outputs(tmp_path):
@@ -149,8 +168,9 @@ def test_outputs(tmp_path):
     results = {}
     for points in by_experiment.values():
         for p in points:
-            results[p.key()] = made_up(p, 100.0 + p.fpgas + p.pes,
-                                       link={"send_gib_s": [1.0], "receive_gib_s": [1.0]})
+            link = {"send_gib_s": [1.0], "receive_gib_s": [1.0], "setting_gib_s": 2.0, "item_rate_gib_s": 1.0,
+                    "item_bits": 40, "link_bound_cycles": 0, "link_bound_share": [0.0], "bytes_per_edge": 1.0}
+            results[p.key()] = made_up(p, 100.0 + p.fpgas + p.pes, link=link)
     failed = by_experiment["road"][0]
     results[failed.key()] = {"key": failed.key(), "point": failed.to_dict(), "status": "failed",
                              "error": "SimulatorError: boom", "wall_s": 0.0}
@@ -166,3 +186,25 @@ def test_outputs(tmp_path):
     report = (tmp_path / "REPORT.md").read_text()
     assert "error: SimulatorError: boom" in report and "**predicted**" in report
     assert report.count("- **Paper's claim:**") == len(EXPERIMENTS)
+
+
+def test_dry_run_lists_points_and_designs(tmp_path, capsys):
+    from gravfm.cli import main
+
+    assert main(["reproduce", "fig11", "fig9", "--dry-run", "--out", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    # fig11's four w x d graphs share one BFS build; fig9's degrees one build per algorithm, BFS's
+    # the same as fig11's (quick points of one structure share their capacities).
+    assert "fig9: 9 points, 3 designs" in text and "fig11: 4 points, 1 designs (0 not needed" in text
+    assert "total: 13 distinct points, 3 distinct designs" in text
+    assert not (tmp_path / "out").exists()   # nothing run, nothing written
+
+
+def test_shared_capacities_hold_every_point():
+    from gravfm.reproduce.plan import needs
+
+    for point in points_of(EXPERIMENTS["fig11"], "quick") + points_of(EXPERIMENTS["road"], "quick")[:1]:
+        given = {"local_bits": point.local_bits, "edges_per_pe": point.edges_per_pe, "max_rounds": point.max_rounds}
+        assert all(given[k] >= v for k, v in needs(point).items()), point
+    assert len({(p.local_bits, p.edges_per_pe, p.max_rounds) for p in points_of(EXPERIMENTS["fig11"], "quick")}) == 1
+    assert points_of(EXPERIMENTS["fig7"], "full")[0].local_bits is None   # --full: each point its own needs

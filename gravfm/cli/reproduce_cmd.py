@@ -35,6 +35,9 @@ def register(subparsers):
                         help="run only the first N points of each experiment (a smoke test)")
     parser.add_argument("--report-only", action="store_true",
                         help="run nothing: write the PNGs, results.json and REPORT.md from the points already in DIR")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="run nothing: list each experiment's points and the distinct designs (Verilator "
+                             "builds) they need, estimated by hardware configuration; --out is not written")
     parser.add_argument("--quiet", action="store_true", help="no live progress display")
     parser.set_defaults(handler=handle)
 
@@ -44,6 +47,13 @@ def handle(args):
 
     from ..reproduce import reproduce
 
+    if args.dry_run:
+        from ..reproduce import chosen_points
+        from ..reproduce.plan import format_plan, plan_points
+
+        _, by_experiment = chosen_points(args.experiments, args.mode, args.points_limit)
+        print(format_plan(*plan_points(by_experiment)))
+        return 0
     console = Console(stderr=True)
     command = "gravfm " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "gravfm reproduce"
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,

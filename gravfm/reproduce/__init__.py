@@ -14,7 +14,8 @@ from .experiments import EXPERIMENTS, SIZES, Experiment, points_of, select
 from .points import Point, run_point
 from .runner import PointStore, run_points
 
-__all__ = ["EXPERIMENTS", "SIZES", "Experiment", "Point", "PointStore", "check_out", "points_of", "reproduce",
+__all__ = ["EXPERIMENTS", "SIZES", "Experiment", "Point", "PointStore", "check_out", "chosen_points", "points_of",
+           "reproduce",
            "run_point", "run_points", "select"]
 
 
@@ -30,6 +31,14 @@ def check_out(out):
     return out
 
 
+def chosen_points(names, mode, points_limit=None):
+    """The experiments ``names`` and ``{experiment: its points}`` (the first ``points_limit`` of each)."""
+    experiments = select(names)
+    if points_limit is not None and points_limit < 1:
+        raise ConfigError(f"--points-limit must be a positive integer, not {points_limit!r}")
+    return experiments, {e.name: points_of(e, mode)[:points_limit] for e in experiments}
+
+
 def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, workers=None, points_limit=None,
               display=True, command="gravfm reproduce", processes=True, console=None, function=None,
               report_only=False):
@@ -41,11 +50,8 @@ def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, worke
     """
     from .report import write_outputs
 
-    experiments = select(names)
-    if points_limit is not None and points_limit < 1:
-        raise ConfigError(f"--points-limit must be a positive integer, not {points_limit!r}")
+    experiments, by_experiment = chosen_points(names, mode, points_limit)
     out = check_out(out)
-    by_experiment = {e.name: points_of(e, mode)[:points_limit] for e in experiments}
     unique = list(dict.fromkeys(p for points in by_experiment.values() for p in points))
     results, stats = run_points(unique, PointStore(out / "points"), cache_dir=cache_dir, scheduler=scheduler,
                                 workers=workers, display=display, processes=processes, console=console,

@@ -75,8 +75,13 @@ def _panels(experiment, results, path, *, x, xlabel, series, lines=(), xlog=Fals
     _save(figure, axes, path)
 
 
-def _limit(name):
-    return lambda r: r["model"]["limits_mteps"].get(name)
+def _limit(name, *, hardware_sizes=False):
+    """A model limit of a result; ``hardware_sizes``: the model with the simulated hardware's
+    item sizes (:func:`gravfm.reproduce.points.run_point`'s ``model.hardware_sizes``) when there."""
+    def limit(r):
+        sized = r["model"].get("hardware_sizes") if hardware_sizes else None
+        return ((sized or {}).get("limits_mteps") or r["model"]["limits_mteps"]).get(name)
+    return limit
 
 
 def _arch(point):
@@ -86,8 +91,8 @@ def _arch(point):
 def plot_fig7(experiment, results, path):
     _panels(experiment, results, path, x=lambda r: r["point"]["fpgas"], xlabel="Number of FPGAs", series=_arch,
             lines=[("computation limit L_PE", lambda p: p["arch"] == "gravfm", _limit("L_PE"), {"color": "black"}),
-                   ("network interface limit for GraVF L_if", lambda p: p["arch"] == "gravf", _limit("L_if"),
-                    {"color": "tab:red"})])
+                   ("network interface limit for GraVF L_if (hardware's item sizes)", lambda p: p["arch"] == "gravf",
+                    _limit("L_if", hardware_sizes=True), {"color": "tab:red"})])
 
 
 def plot_fig8(experiment, results, path):
@@ -137,24 +142,30 @@ def plot_fig13(experiment, results, path):
 
 
 def plot_table2(experiment, results, path):
-    from matplotlib import pyplot as plt
-
-    rows = sorted(((r["point"]["fpgas"], r["measured"]["link"]) for r in good(results) if r["measured"]["link"]),
-                  key=lambda row: row[0])
-    figure, ax = plt.subplots(figsize=(6.4, 4.2))
-    figure.suptitle(f"{experiment.name}: {experiment.title}", fontsize="medium")
-    xs = [n for n, _ in rows]
-    width = 0.27
-    ax.bar([x - width for x in xs], [max(link["send_gib_s"]) for _, link in rows], width,
-           label="send (measured, average over a GraVF WCC run)")
-    ax.bar(xs, [max(link["receive_gib_s"]) for _, link in rows], width,
-           label="receive (measured, average over the run)")
-    ax.bar([x + width for x in experiment.paper], list(experiment.paper.values()), width, color="grey",
-           label="paper, Table 2 (the simulated links' setting)")
-    ax.set_xticks(sorted(experiment.paper))
-    ax.set_xlabel("FPGAs (each sends to all others)")
-    ax.set_ylabel("Bandwidth per FPGA (GiB/s)")
-    _save(figure, [ax], path)
+    """A panel per link setting (the platform's, and scaled): per FPGA count the measured send and
+    receive bandwidth per FPGA (the least over the FPGAs) beside the setting (the platform file's
+    figure, an input of the simulation) and the one-item-per-cycle limit."""
+    rows = [(r["point"], r["measured"]["link"]) for r in good(results)
+            if r["measured"]["link"] and "setting_gib_s" in r["measured"]["link"]]
+    scales = sorted({p["link_scale"] for p, _ in rows}, reverse=True) or [1.0]
+    figure, axes = _figure(scales, f"{experiment.name}: {experiment.title}")
+    width = 0.2
+    for ax, scale in zip(axes, scales):
+        mine = sorted(((p["fpgas"], link) for p, link in rows if p["link_scale"] == scale), key=lambda r: r[0])
+        xs = [n for n, _ in mine]
+        bars = (("send (measured, least FPGA)", lambda link: min(link["send_gib_s"]), None),
+                ("receive (measured, least FPGA)", lambda link: min(link["receive_gib_s"]), None),
+                ("link setting (platform file" + (", = paper Table 2)" if scale == 1.0 else f" x{scale:g})"),
+                 lambda link: link["setting_gib_s"], "grey"),
+                ("one item per cycle (simulated link's limit)", lambda link: link["item_rate_gib_s"], "lightgrey"))
+        for k, (label, value, colour) in enumerate(bars):
+            ax.bar([x + (k - 1.5) * width for x in xs], [value(link) for _, link in mine], width, label=label,
+                   color=colour)
+        ax.set_xticks(xs)
+        ax.set_title(f"links x{scale:g}", fontsize="small")
+        ax.set_xlabel("FPGAs (each sends to all others)")
+        ax.set_ylabel("Bandwidth per FPGA (GiB/s)")
+    _save(figure, axes, path)
 
 
 def plot_table3(experiment, results, path):

@@ -15,7 +15,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
-__all__ = ["Point", "run_point", "scaled_network", "POINT_SCHEMA"]
+__all__ = ["Point", "run_point", "point_root", "scaled_network", "POINT_SCHEMA"]
 
 #: Bumped when the meaning of a cached result changes, so old results are not reused.
 POINT_SCHEMA = 1
@@ -44,6 +44,10 @@ class Point:
         Multiplies the platform's FPGA-to-FPGA bandwidths (the simulated links and the model):
         with fewer PEs per FPGA than the paper's 9, ``pes / 9`` keeps its ratio of computation
         to network bandwidth per FPGA.
+    local_bits, edges_per_pe, max_rounds : int, optional
+        PE capacities (:class:`~gravfm.flow.RunOptions`, its ``hardware`` for ``max_rounds``);
+        None: the graph's needs rounded up to powers of two. Set so that points of several graphs
+        share one build.
     """
 
     algorithm: str
@@ -56,6 +60,9 @@ class Point:
     platform: str = "ac510x4"
     root: int | None = None
     link_scale: float = 1.0
+    local_bits: int | None = None
+    edges_per_pe: int | None = None
+    max_rounds: int | None = None
 
     def key(self):
         """Content key: a hash of :data:`POINT_SCHEMA` and every field not at its default (so a
@@ -71,6 +78,10 @@ class Point:
     @classmethod
     def from_dict(cls, data):
         return cls(**data)
+
+    def hardware(self):
+        """The :class:`~gravfm.hw.SystemConfig` fields the point sets beyond the plan's rules."""
+        return {} if self.max_rounds is None else {"max_rounds": self.max_rounds}
 
     def label(self):
         """Short human-readable name (progress display, errors)."""
@@ -98,7 +109,7 @@ def scaled_network(platform, factor):
     return scaled
 
 
-def _root(point, algorithm):
+def point_root(point, algorithm):
     """The BFS root the point uses (None for algorithms without one)."""
     if "root" not in algorithm.default_params:
         return None
@@ -156,37 +167,72 @@ def _measure(point, *, cache_dir, threads):
     from ..flow.memory import edge_memory_of, platform_for_run
 
     algorithm = get_algorithm(point.algorithm)
-    root = _root(point, algorithm)
+    root = point_root(point, algorithm)
     platform = point.platform_object()
     report = run(RunOptions(algorithm=point.algorithm, graph=point.graph, fpgas=point.fpgas, pes=point.pes,
                             platform=platform, partition=point.partition, root=root, arch=point.arch,
-                            edge_memory=point.edge_memory, cache_dir=cache_dir, threads=threads))
+                            edge_memory=point.edge_memory, local_bits=point.local_bits,
+                            edges_per_pe=point.edges_per_pe, hardware=point.hardware(), cache_dir=cache_dir,
+                            threads=threads))
     full = report.to_dict()
     platform = platform_for_run(platform, edge_memory_of(point.edge_memory, platform), {})
     measured = {"kind": "measured (Verilator simulation of the generated RTL)", "status": report.status,
                 "verified": report.verified, "detail": report.check_detail, "cycles": report.cycles,
                 "messages": report.messages, "supersteps": report.supersteps, "mteps": report.mteps,
                 "cpe": full["cpe"], "vertices": report.vertices, "edges": report.edges, "root": root,
-                "link": _link_summary(report), "memory": full["memory"]}
-    model = {**full["model"], "supersteps": _superstep_model(report, platform)}
+                "link": _link_summary(report, platform), "memory": full["memory"]}
+    model = {**full["model"], "supersteps": _superstep_model(report, platform),
+             "hardware_sizes": _hardware_sized_model(report, platform)}
     model.pop("detail", None)
     model["limits_mteps"] = (full["model"]["detail"] or {}).get("limits_mteps", {})
     return {"verified": report.verified, "measured": measured, "model": model, "build_key": report.build_key,
             "sim": full["sim"], "per_superstep": full["per_superstep"]}
 
 
-def _link_summary(report):
-    """Measured link figures: bytes sent and received by each FPGA, and GiB/s over the run."""
+def _hardware_sized_model(report, platform):
+    """The model's prediction with the simulated hardware's own sizes (its vertex ids, not the
+    paper's 32 bits) in m_update and m_message, on the same platform: what the model expects of
+    the machine simulated."""
+    from ..errors import GravfmError
+    from ..model import predict
+    from ..model.algorithm_params import params_for_algorithm
+
+    config = report.plan.config
+    params = params_for_algorithm(report.prepared.algorithm, vertexid_bits=config.vertexid_bits)
+    if not report.vertices or not report.edges:
+        return None
+    try:
+        prediction = predict(platform, params, report.vertices, report.edges, fpgas=config.fpgas,
+                             pes=config.pes_per_fpga, arch=config.arch)
+    except GravfmError:  # as the run's own model: no prediction, the run still stands
+        return None
+    return {"kind": "prediction", "mteps": prediction.t_sys_mteps, "bottleneck": prediction.bottleneck,
+            "limits_mteps": {k: v / 1e6 for k, v in prediction.limits.items()},
+            "m_update": params.m_update, "m_message": params.m_message}
+
+
+def _link_summary(report, platform):
+    """Measured link figures: bytes sent and received by each FPGA and GiB/s over the run, beside
+    the two limits of a simulated link (its bandwidth setting, from the platform file, and its
+    one item per cycle), each per FPGA: ``(n-1)`` links."""
+    from ..hw.link import LinkConfig
+    from ..model.units import mhz_to_hz
+
     links = report.links
     if not links:
         return None
-    seconds = report.seconds
-    sent, received = [0.0] * report.fpgas, [0.0] * report.fpgas
+    seconds, n = report.seconds, report.fpgas
+    sent, received, bound = [0.0] * n, [0.0] * n, [0] * n
     for row in links["per_link"]:
         sent[row["from"]] += row["bytes"]
         received[row["to"]] += row["bytes"]
-    gib = 2 ** 30
-    return {"bytes": links["bytes"], "items": links["items"], "bytes_per_edge": links["bytes_per_edge"],
-            "bytes_per_edge_theory": links["bytes_per_edge_theory"],
+        bound[row["from"]] += row["link_bound_cycles"]
+    gib, f_clk = 2 ** 30, mhz_to_hz(platform.fpga.f_clk_mhz)
+    per_cycle = LinkConfig.from_platform(platform, n).bits_per_cycle
+    return {"bytes": links["bytes"], "items": links["items"], "item_bits": links["item_bits"],
+            "bytes_per_edge": links["bytes_per_edge"], "bytes_per_edge_theory": links["bytes_per_edge_theory"],
             "link_bound_cycles": links["link_bound_cycles"],
-            "send_gib_s": [b / seconds / gib for b in sent], "receive_gib_s": [b / seconds / gib for b in received]}
+            "link_bound_share": [b / ((n - 1) * report.cycles) if report.cycles else 0.0 for b in bound],
+            "send_gib_s": [b / seconds / gib for b in sent], "receive_gib_s": [b / seconds / gib for b in received],
+            "setting_gib_s": (n - 1) * per_cycle * f_clk / 8 / gib,
+            "item_rate_gib_s": (n - 1) * links["item_bits"] * f_clk / 8 / gib}

@@ -87,7 +87,7 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *
         lines += ["", f"## {e.name}: {e.title}", ""]
         if e.name in pngs:
             lines += [f"![{e.name}]({pngs[e.name]})", "",
-                      "(markers and solid lines: measured; dashed lines: predicted by the model)", ""]
+                      "(each series is labelled measured, predicted or the paper's in its legend)", ""]
         lines += [f"- **Paper's claim:** {claim.claim}", f"- **Measured:** {claim.measured}",
                   f"- **Holds:** {_holds(claim)} — {claim.reason}"]
         lines += [f"- **Differs from the paper:** {e.note}", ""] if e.note else [""]
