@@ -49,9 +49,9 @@
 //
 // Speed (the model runs every cycle of every FPGA with off-chip edges): no allocation in a cycle
 // once the pools have grown to the traffic (beats in one pool, linked per ID; bank queues are
-// rings of bank_depth), and a port's presentation scan is skipped until the earliest cycle at
-// which one of its beats can become ready (`wake`). None of it changes an output: the Python
-// model stays the reference (tests/test_memory_model_cpp.py).
+// rings of bank_depth); a port's presentation looks only at its serviced heads of an ID
+// (`armed`), and not before the earliest cycle at which one of them is due (`wake`). None of it
+// changes an output: the Python model stays the reference (tests/test_memory_model_cpp.py).
 #pragma once
 
 #include <algorithm>
@@ -143,7 +143,7 @@ public:
         ++now_;
         for (unsigned k = 0; k < ports_; ++k) {
             Port& port = ports_state_[k];
-            if (port.shown == NONE && !port.ids.empty() && port.wake <= now_) present(k);
+            if (port.shown == NONE && !port.armed.empty() && port.wake <= now_) present(k);
         }
     }
 
@@ -162,7 +162,7 @@ private:
     struct Beat {  // in pool_, linked to the next beat of its port and ID
         uint64_t address, seq, due;
         uint32_t id, resp, next;
-        bool last, serviced;
+        bool last, serviced, head;  // head: the oldest pending beat of its port and ID
     };
     struct Slot {  // the staged request
         bool busy = false;
@@ -173,9 +173,10 @@ private:
         uint32_t id, head, tail;
     };
     struct Port {
-        std::vector<IdQueue> ids;  // the IDs with beats pending (any order: picks do not depend on it)
-        uint32_t shown = NONE;     // the presented beat
-        uint64_t wake = 0;         // no beat of the port can be ready before this cycle
+        std::vector<IdQueue> ids;     // the IDs with beats pending (any order: picks do not depend on it)
+        std::vector<uint32_t> armed;  // the heads that are serviced: the candidates once due (any order)
+        uint32_t shown = NONE;        // the presented beat
+        uint64_t wake = 0;            // no armed beat is due before this cycle
         std::vector<uint32_t> data;
     };
     struct Bank {  // its queue: a ring of bank_depth beats in ring_
@@ -208,14 +209,20 @@ private:
         Port& port = ports_state_[k];
         const uint32_t index = port.shown;
         IdQueue* queue = find_id(port, pool_[index].id);  // the shown beat is the head of its ID
-        queue->head = pool_[index].next;
-        if (queue->head == NONE) {
+        const uint32_t next = pool_[index].next;
+        queue->head = next;
+        if (next == NONE) {
             *queue = port.ids.back();
             port.ids.pop_back();
+        } else {
+            pool_[next].head = true;
+            if (pool_[next].serviced) port.armed.push_back(next);
         }
+        *std::find(port.armed.begin(), port.armed.end(), index) = port.armed.back();
+        port.armed.pop_back();
         free_.push_back(index);
         port.shown = NONE;
-        port.wake = 0;  // the next beat of the ID, and beats passed over, are candidates again
+        port.wake = 0;  // the beats passed over and the ID's next are candidates again
         std::fill(port.data.begin(), port.data.end(), 0);
         ++beats;
         --outstanding[k];
@@ -237,9 +244,11 @@ private:
             Beat& beat = pool_[index];
             beat.serviced = true;
             beat.due = now_ + p_.latency + (p_.jitter ? random() % (uint64_t{p_.jitter} + 1) : 0);
-            // A head of its ID may now become ready (others wait for a delivery, which wakes the port).
-            Port& port = ports_state_[beat_port_[index]];
-            port.wake = std::min(port.wake, beat.due);
+            if (beat.head) {  // others are armed when they become heads (deliver)
+                Port& port = ports_state_[beat_port_[index]];
+                port.armed.push_back(index);
+                port.wake = std::min(port.wake, beat.due);
+            }
             if (first < 0) first = static_cast<int>(b);
         }
         if (first >= 0) service_next_ = (static_cast<unsigned>(first) + 1) % p_.banks;
@@ -260,7 +269,7 @@ private:
             if (resp != RESP_OKAY) note_error(k, slot.address);
             --slot.beats_left;
             const uint32_t index = new_beat(Beat{slot.address, seq_++, 0, slot.id, resp, NONE, slot.beats_left == 0,
-                                                 false});
+                                                 false, false});
             if (beat_port_.size() < pool_.size()) beat_port_.resize(pool_.size());
             beat_port_[index] = k;
             Port& port = ports_state_[k];
@@ -269,6 +278,7 @@ private:
                 queue->tail = index;
             } else {
                 port.ids.push_back(IdQueue{slot.id, index, index});
+                pool_[index].head = true;
             }
             ring_[size_t{b} * p_.bank_depth + (bank.first + bank.count) % p_.bank_depth] = index;
             ++bank.count;
@@ -309,11 +319,10 @@ private:
         Port& port = ports_state_[k];
         candidates_.clear();
         uint64_t wake = NEVER;
-        for (const IdQueue& queue : port.ids) {
-            const Beat& head = pool_[queue.head];
-            if (!head.serviced) continue;
-            if (head.due <= now_) candidates_.push_back(queue.head);
-            else wake = std::min(wake, head.due);
+        for (const uint32_t index : port.armed) {
+            const uint64_t due = pool_[index].due;
+            if (due <= now_) candidates_.push_back(index);
+            else wake = std::min(wake, due);
         }
         if (candidates_.empty()) {
             port.wake = wake;
