@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "end_process_group", "start_problem", "verilator_command", "check_fst_headers", "TOP_NAME", "EXECUTABLE"]
+           "start_guarded", "end_process_group", "start_problem", "verilator_command", "check_fst_headers",
+           "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
@@ -228,10 +230,10 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
             (folder / name).write_text(text)
         command, env = verilator_command(folder, flags=flags, top=TOP_NAME, main="harness.cpp")
         # A process group of its own: perl, verilator_bin, make and the compilers end together
-        # when the build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI).
+        # when the build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI), or when
+        # this process dies without a word (start_guarded).
         with open(folder / "build.log", "w") as build_log:
-            process = subprocess.Popen(command, cwd=folder, env=env, stdout=build_log,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            process = start_guarded(command, cwd=folder, env=env, stdout=build_log, stderr=subprocess.STDOUT)
             try:
                 returncode = process.wait()
             except BaseException:
@@ -293,6 +295,15 @@ def _signal_name(number):
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def start_guarded(command, **options):
+    """``subprocess.Popen(command, **options)`` in a session of its own, under a guard
+    (:mod:`gravfm.sim.process_guard`) that ends the command's process group if this process dies,
+    even by SIGKILL (Linux), which no clean-up handler sees. :func:`end_process_group` ends it."""
+    guard = Path(__file__).with_name("process_guard.py")
+    return subprocess.Popen([sys.executable, "-I", str(guard), str(os.getpid()), *map(str, command)],
+                            start_new_session=True, **options)
 
 
 def end_process_group(process, *, first=signal.SIGTERM, grace=5.0):
