@@ -12,6 +12,7 @@ Elsewhere the guard only runs the command. Standard library only: it starts befo
 gravfm is imported.
 """
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -24,18 +25,45 @@ GRACE_S = 5.0
 
 
 def end_group(number=signal.SIGTERM, frame=None):
-    """SIGTERM to the guard's group (the command's processes), SIGKILL to what outlives the grace."""
+    """SIGTERM to the guard's group (the command's processes); SIGKILL to what outlives the grace.
+    The guard waits for all of them, not only its child: a compiler driver deletes its temporary
+    files when it gets SIGTERM, and must not be killed while it does."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the guard stays to escalate
-    os.killpg(0, signal.SIGTERM)
-    os.killpg(0, signal.SIGCONT)
+    group, me = os.getpgrp(), os.getpid()
+    os.killpg(group, signal.SIGTERM)
+    os.killpg(group, signal.SIGCONT)
     deadline = time.monotonic() + GRACE_S
-    while time.monotonic() < deadline:
+    while group_runs(group, besides=me) and time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)  # reap the child, so that it no longer counts
+        time.sleep(0.02)
+    if group_runs(group, besides=me):
+        os.killpg(group, signal.SIGKILL)  # the guard too
+    os._exit(128 + number)
+
+
+def group_runs(group, *, besides=None):
+    """Whether a process of the group ``group`` other than ``besides`` (a pid) is alive (zombies,
+    which no-one may reap, are not)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs: ask the kernel, which counts zombies too
         try:
-            if os.waitpid(-1, os.WNOHANG) == (0, 0):
-                time.sleep(0.05)
-        except ChildProcessError:  # no child left (grandchildren may still run: SIGKILL them)
-            break
-    os.killpg(0, signal.SIGKILL)  # the guard too
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X") and int(entry) != besides:
+            return True
+    return False
 
 
 def watch_parent(parent):

@@ -23,6 +23,7 @@ from ..hw.protocol import cpp_header
 from ..errors import ConfigError, SimulatorError
 from .build_cache import BuildCache, build_key
 from .harness_header import HOST_PORTS, HostInterface, port_header
+from .process_guard import group_runs
 from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
@@ -317,13 +318,13 @@ def end_process_group(process, *, first=signal.SIGTERM, grace=5.0):
     _signal_group(group, first)
     _signal_group(group, signal.SIGCONT)  # a stopped process would hold its signal until continued
     deadline = time.monotonic() + grace
-    while (process.poll() is None or _group_runs(group)) and time.monotonic() < deadline:
+    while (process.poll() is None or group_runs(group)) and time.monotonic() < deadline:
         time.sleep(0.02)
-    if process.poll() is None or _group_runs(group):
+    if process.poll() is None or group_runs(group):
         _signal_group(group, signal.SIGKILL)
         process.wait()
         deadline = time.monotonic() + grace
-        while _group_runs(group) and time.monotonic() < deadline:
+        while group_runs(group) and time.monotonic() < deadline:
             time.sleep(0.02)
 
 
@@ -332,26 +333,3 @@ def _signal_group(group, number):
         os.killpg(group, number)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _group_runs(group):
-    """Whether a process of the group ``group`` is alive (zombies, which no-one may reap, are not)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # no procfs: ask the kernel, which counts zombies too
-        try:
-            os.killpg(group, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
