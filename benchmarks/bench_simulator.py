@@ -11,13 +11,15 @@ count on one build (several FPGAs: the per-FPGA threads, which meet once per qua
 links allow it); the results do not depend on it, the wall time does.
 
 Usage: python benchmarks/bench_simulator.py [--out FILE] [--graph SPEC] [--pes 1 4 9] [--fpgas 1 4]
-[--platform NAME] [--monolithic] [--edge-memory onchip|offchip] [--threads 1 2]; prints
+[--platform NAME] [--monolithic] [--edge-memory onchip|offchip] [--threads 1 2] [--cache DIR]; prints
 the JSON and writes it (default benchmarks/results/bench_simulator.json), with its provenance
 (git revision, date, machine).
 """
 
 import argparse
+import contextlib
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -30,21 +32,31 @@ DEFAULT_PES = (1, 4, 9)
 
 
 def measure_all(graph, pes, fpgas=1, platform="ac510x4", monolithic=False, edge_memory="onchip",
-                threads=(None,)):
-    """One configuration, built once in a private cache (a real build time), run once per thread count."""
-    with tempfile.TemporaryDirectory(prefix="gravfm-bench-cache-") as cache:
-        return [measure(graph, pes, fpgas, platform, monolithic, edge_memory, count, cache) for count in threads]
+                threads=(None,), cache=None):
+    """One configuration, built once (by default in a private cache: a real build time), run once
+    per thread count."""
+    with (contextlib.nullcontext(cache) if cache else tempfile.TemporaryDirectory(prefix="gravfm-bench-cache-")) \
+            as folder:
+        return [measure(graph, pes, fpgas, platform, monolithic, edge_memory, count, folder) for count in threads]
+
+
+def children_cpu_s():
+    """CPU seconds (user + system) of the finished child processes: the simulator's, and a build's."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(graph, pes, fpgas, platform, monolithic, edge_memory, threads, cache):
     from gravfm.sim.verilator_backend import VerilatorBackend
 
     load_before = os.getloadavg()[0]
+    cpu_before = children_cpu_s()
     started = time.perf_counter()
     backend = VerilatorBackend(cache_dir=cache, per_fpga=not monolithic, threads=threads)
     report = run(RunOptions(algorithm="wcc", graph=graph, pes=pes, fpgas=fpgas, platform=platform,
                             backend=backend, edge_memory=edge_memory))
     total_s = time.perf_counter() - started
+    child_cpu_s = children_cpu_s() - cpu_before
     return {
         "fpgas": fpgas,
         "simulation": "monolithic" if monolithic or fpgas == 1 else "per_fpga",
@@ -68,6 +80,9 @@ def measure(graph, pes, fpgas, platform, monolithic, edge_memory, threads, cache
         "load_cycles": report.load_cycles,
         "end_to_end_s": total_s,
         "load_average_before": load_before,
+        # On a shared machine the wall time depends on the load; the CPU time much less. It covers
+        # the simulator's whole life (loading and read-back too) and, if not cached, the build.
+        "child_cpu_s": child_cpu_s,
     }
 
 
@@ -83,10 +98,12 @@ def main():
     parser.add_argument("--edge-memory", choices=("onchip", "offchip"), default="onchip")
     parser.add_argument("--threads", type=int, nargs="+", default=[None],
                         help="thread counts to run each configuration with (default: the backend's default)")
+    parser.add_argument("--cache", help="build cache to use (default: a private one, so that the build time "
+                                        "is a real one)")
     args = parser.parse_args()
     results = [row for fpgas in args.fpgas for pes in args.pes
                for row in measure_all(args.graph, pes, fpgas, args.platform, args.monolithic, args.edge_memory,
-                                      args.threads)]
+                                      args.threads, args.cache)]
     data = {
         "benchmark": "simulator_speed",
         "simulator": "verilator, gravfm C++ harness (threads per result)",

@@ -207,3 +207,51 @@ def test_end_process_group_kills_what_ignores_sigterm():
     assert 0.5 <= time.monotonic() - started < 5
     assert process.returncode == -signal.SIGKILL
     assert tagged_processes(tag) == {}
+
+
+# ---- a caller that dies without a word -----------------------------------------------------------
+
+GUARDED_CALLER = """
+import sys, time
+from gravfm.sim.verilator_build import start_guarded
+start_guarded(["sh", "-c", "sleep 600 & sleep 600 & wait"])
+print("started", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the guard needs PR_SET_PDEATHSIG (Linux)")
+def test_guarded_processes_end_with_a_caller_killed_by_sigkill():
+    """A library caller (a benchmark) killed by SIGKILL runs no clean-up: the guard of
+    start_guarded (which the Verilator build runs under) ends the processes it started."""
+    tag = uuid.uuid4().hex
+    caller = subprocess.Popen([sys.executable, "-c", GUARDED_CALLER], stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(REPOSITORY), **{TAG: tag}))
+    try:
+        assert caller.stdout.readline() == "started\n"
+        # The caller, the guard, sh and two sleeps.
+        wait_for(lambda: len(tagged_processes(tag)) >= 5, "the guarded processes", timeout=30)
+    finally:
+        caller.kill()
+        caller.wait()
+        caller.stdout.close()
+    wait_for(lambda: tagged_processes(tag) == {}, "the guarded processes to end", timeout=10)
+
+
+@pytest.mark.slow  # a Verilator build of one PE (10-60 s on a shared machine)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the harness needs PR_SET_PDEATHSIG (Linux)")
+def test_simulator_stops_when_gravfm_is_killed_by_sigkill(tmp_path):
+    """gravfm killed by SIGKILL (no handler runs): its simulator, which would otherwise simulate
+    on or block on the dead parent's pipe, stops (the harness's PR_SET_PDEATHSIG)."""
+    algorithm = tmp_path / "stuck.py"
+    algorithm.write_text(STUCK_ALGORITHM)
+    run = GravfmRun(tmp_path, f"{algorithm}:STUCK", "--graph", "tiny:grid", "--watchdog", str(1 << 40),
+                    "--no-kernel-check")
+    try:
+        run.wait_for_line("built in")
+        wait_for(lambda: EXECUTABLE in tagged_processes(run.tag).values(), "the simulator")
+        os.kill(run.process.pid, signal.SIGKILL)  # gravfm alone, not its session
+        run.process.wait(timeout=30)
+        wait_for(lambda: tagged_processes(run.tag) == {}, "the simulator to stop", timeout=10)
+    finally:
+        run.end()

@@ -116,19 +116,12 @@ public:
     // the run where the serial load (the monolithic model's) leaves them.
     // The cycle count advances alike: cycles from reset (the links' fault and counter times) and
     // the load's length read as they would after a serial load.
+    // A link idles through them at once (LinkModel::idle: the same state as cycle by cycle).
     void idle_links(uint64_t cycles) {
-        const uint32_t zero[LINK_WORDS] = {};
         for (Link& link : links_) {
-            for (uint64_t k = 0; k < cycles; ++k) {
-                if (!link.split) {
-                    link.model->clock(false, zero, true, false);
-                    continue;
-                }
-                if (!link.split->idle()) fail("internal: an item in flight while the links idle");
-                link.split->in_ready(cycle + k, false);
-                link.split->clock_sender(cycle + k, false, zero, false);
-                link.split->clock_receiver(cycle + k, true, false);
-            }
+            if (!link.split) link.model->idle(cycles);
+            else if (!link.split->idle()) fail("internal: an item in flight while the links idle");
+            else link.split->idle_cycles(cycle, cycles);
         }
         cycle += cycles;
     }

@@ -30,11 +30,39 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
 
 namespace gravfm {
+
+// k steps of a generator whose step is linear over GF(2) on BITS-bit states (an LFSR, xorshift)
+// in O(BITS * log k): the step's matrix squared up to 2^63, applied by the bits of k. Lets a link
+// idle through millions of cycles at once (LinkModel::idle).
+template <unsigned BITS> class Gf2Jump {
+public:
+    template <class Step> explicit Gf2Jump(Step step) {
+        for (unsigned i = 0; i < BITS; ++i) powers_[0][i] = step(uint32_t{1} << i);
+        for (unsigned p = 1; p < 64; ++p)
+            for (unsigned i = 0; i < BITS; ++i) powers_[p][i] = apply(powers_[p - 1], powers_[p - 1][i]);
+    }
+    uint32_t operator()(uint32_t state, uint64_t steps) const {
+        for (unsigned p = 0; steps; ++p, steps >>= 1)
+            if (steps & 1) state = apply(powers_[p], state);
+        return state;
+    }
+
+private:
+    using Matrix = std::array<uint32_t, BITS>;  // column i: the image of bit i
+    static uint32_t apply(const Matrix& matrix, uint32_t state) {
+        uint32_t image = 0;
+        for (unsigned i = 0; i < BITS; ++i)
+            if (state >> i & 1u) image ^= matrix[i];
+        return image;
+    }
+    std::array<Matrix, 64> powers_{};
+};
 
 // The integers of one link (gravfm.sim.link_params.LinkParams, same fields in the same order).
 struct LinkParams {
@@ -69,6 +97,15 @@ public:
         credit_ = refilled > int64_t{p_.rate_fixed} ? int64_t{p_.rate_fixed} : refilled;
     }
     void reset() { credit_ = 0; }
+    // `cycles` clock(false): the credit refills to its fixed point (the cap) and stays there.
+    void idle(uint64_t cycles) {
+        if (!p_.rate_fixed) return;
+        for (; cycles; --cycles) {
+            const int64_t before = credit_;
+            clock(false);
+            if (credit_ == before) return;
+        }
+    }
 
 private:
     static int64_t wrap_signed(int64_t value, unsigned bits) {
@@ -155,8 +192,31 @@ public:
         if (in_valid && !is_allowed) ++link_bound;
         if (faulty_) clock_faults(take, dropped_now, delivered && repeated, delivered && flipped);
         now_ = (now_ + 1) & time_mask_;
-        random_ = static_cast<uint16_t>((random_ >> 1) ^ ((random_ & 1) ? 0xB400u : 0u));
+        random_ = static_cast<uint16_t>(lfsr_step(random_));
         if (reset) reset_registers();
+    }
+
+    // Nothing in flight: the FIFO and the reorder stage are empty.
+    bool empty() const { return !head_valid_ && !count_ && !draining_ && !block_count_; }
+
+    // `cycles` clock edges with nothing offered, o.ready high and no reset: the same state as
+    // many clock(false, nullptr, true) calls (link_idle_tb.cpp). With nothing in flight only the
+    // time, the generators, the credit and a dead link's age move, so it takes O(log cycles); the
+    // harness idles every link through the load's cycles (harness_system.h).
+    void idle(uint64_t cycles) {
+        if (!empty()) {  // cycle by cycle
+            for (; cycles; --cycles) clock(false, nullptr, true);
+            return;
+        }
+        credit_.idle(cycles);
+        if (faulty_) {
+            if (p_.dead && carried_) age_ = static_cast<uint32_t>(std::min<uint64_t>(p_.dead_after, age_ + cycles));
+            static const Gf2Jump<32> xorshift(xorshift_step);
+            random_faults_ = xorshift(random_faults_, cycles);
+        }
+        now_ = static_cast<uint32_t>((now_ + cycles) & time_mask_);
+        static const Gf2Jump<16> lfsr(lfsr_step);
+        random_ = static_cast<uint16_t>(lfsr(random_, cycles));
     }
 
     uint64_t items = 0;       // items taken at the input
@@ -219,11 +279,16 @@ private:
         }
         if (p_.dead && (carried_ || take) && age_ != p_.dead_after) ++age_;
         if (take) carried_ = true;
-        uint32_t x = random_faults_;
+        random_faults_ = xorshift_step(random_faults_);
+    }
+
+    // The stall LFSR (16-bit Galois, taps 0xB400) and the fault generator (xorshift32 13/17/5).
+    static uint32_t lfsr_step(uint32_t x) { return (x >> 1) ^ ((x & 1) ? 0xB400u : 0u); }
+    static uint32_t xorshift_step(uint32_t x) {
         x ^= x << 13;
         x ^= x >> 17;
         x ^= x << 5;
-        random_faults_ = x;
+        return x;
     }
 
     // `w_rdy`: BufferedFIFO full when its memory is; SyncFIFOBuffered(depth=1) when its register is.

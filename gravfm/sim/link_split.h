@@ -98,6 +98,19 @@ public:
 
     bool idle() const { return written_ == pushed_.load(std::memory_order_acquire); }
 
+    // Cycles `cycle` .. cycle + cycles - 1 with nothing offered and o.ready high, nothing in
+    // flight (idle()): both halves idle at once (LinkModel::idle), the last cycle as usual.
+    void idle_cycles(uint64_t cycle, uint64_t cycles) {
+        if (!cycles) return;
+        if (!idle()) throw std::logic_error("SplitLink: an item in flight while the link idles");
+        credit_.idle(cycles - 1);
+        receiver_.idle(cycles - 1);
+        const uint64_t last = cycle + cycles - 1;
+        in_ready(last, false);
+        clock_sender(last, false, nullptr, false);
+        clock_receiver(last, true, false);
+    }
+
     uint64_t items = 0, link_bound = 0;  // the link's counters of its input (sender half)
 
 private:

@@ -46,13 +46,17 @@
 // Randomness: splitmix64, state = seed + index * 0xD1B54A32D192ED03 (mod 2^64) for memory
 // `index` of the system; one draw per serviced beat when jitter > 0 (random() % (jitter + 1)),
 // in service order, and one per reorder pick with k > 1 candidates, in port order.
+//
+// Speed (the model runs every cycle of every FPGA with off-chip edges): no allocation in a cycle
+// once the pools have grown to the traffic (beats in one pool, linked per ID; bank queues are
+// rings of bank_depth); a port's presentation looks only at its serviced heads of an ID
+// (`armed`), and not before the earliest cycle at which one of them is due (`wake`). None of it
+// changes an output: the Python model stays the reference (tests/test_memory_model_cpp.py).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <deque>
-#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -107,38 +111,40 @@ public:
         slots_.resize(ports);
         ports_state_.resize(ports);
         for (Port& port : ports_state_) port.data.assign(data_words_, 0);
-        queues_.resize(p_.banks);
+        banks_.resize(p_.banks);
+        ring_.assign(size_t{p_.banks} * p_.bank_depth, NONE);
+        ar_ready_now_.assign(ports, 0);
         outstanding.assign(ports, 0);
     }
-    MemoryModel(const MemoryModel&) = delete;  // bank queues point into the ports' beats
+    MemoryModel(const MemoryModel&) = delete;
     MemoryModel& operator=(const MemoryModel&) = delete;
 
     // Registered outputs of port k (valid between two clock() calls).
     bool ar_ready(unsigned k) const { return !slots_[k].busy; }
-    bool r_valid(unsigned k) const { return ports_state_[k].shown != nullptr; }
+    bool r_valid(unsigned k) const { return ports_state_[k].shown != NONE; }
     // word_bytes of data in ceil(word_bytes / 4) words, LSB first; zero while rvalid is low.
     const uint32_t* r_data(unsigned k) const { return ports_state_[k].data.data(); }
-    uint32_t r_id(unsigned k) const { return shown(k) ? shown(k)->id : 0; }
-    uint32_t r_resp(unsigned k) const { return shown(k) ? shown(k)->resp : 0; }
-    bool r_last(unsigned k) const { return shown(k) && shown(k)->last; }
+    uint32_t r_id(unsigned k) const { return r_valid(k) ? shown(k).id : 0; }
+    uint32_t r_resp(unsigned k) const { return r_valid(k) ? shown(k).resp : 0; }
+    bool r_last(unsigned k) const { return r_valid(k) && shown(k).last; }
     unsigned data_words() const { return data_words_; }
     unsigned ports() const { return ports_; }
     uint64_t now() const { return now_; }
 
     // The clock edge; `in` holds one MemoryPortInputs per port.
     void clock(const MemoryPortInputs* in) {
-        std::vector<uint8_t>& ar_ready_now = scratch_;
-        ar_ready_now.resize(ports_);
-        for (unsigned k = 0; k < ports_; ++k) ar_ready_now[k] = !slots_[k].busy;
+        for (unsigned k = 0; k < ports_; ++k) ar_ready_now_[k] = !slots_[k].busy;
         for (unsigned k = 0; k < ports_; ++k)
-            if (ports_state_[k].shown && in[k].rready) deliver(k);
+            if (ports_state_[k].shown != NONE && in[k].rready) deliver(k);
         if (!p_.stuck) service();
-        dispatch();
+        if (busy_) dispatch();
         for (unsigned k = 0; k < ports_; ++k)
-            if (ar_ready_now[k] && in[k].arvalid) accept(k, in[k]);
+            if (ar_ready_now_[k] && in[k].arvalid) accept(k, in[k]);
         ++now_;
-        for (unsigned k = 0; k < ports_; ++k)
-            if (!ports_state_[k].shown) present(k);
+        for (unsigned k = 0; k < ports_; ++k) {
+            Port& port = ports_state_[k];
+            if (port.shown == NONE && !port.armed.empty() && port.wake <= now_) present(k);
+        }
     }
 
     // Statistics (diagnostics; the report's memory counters are the PEs').
@@ -150,32 +156,73 @@ public:
     unsigned first_error_port = 0;
 
 private:
-    struct Beat {
-        uint64_t address, seq, due = 0;
-        uint32_t id, resp;
-        bool last, serviced = false;
+    static constexpr uint32_t NONE = ~0u;
+    static constexpr uint64_t NEVER = ~0ull;
+
+    struct Beat {  // in pool_, linked to the next beat of its port and ID
+        uint64_t address, seq, due;
+        uint32_t id, resp, next;
+        bool last, serviced, head;  // head: the oldest pending beat of its port and ID
     };
     struct Slot {  // the staged request
         bool busy = false;
         uint64_t address = 0;
         uint32_t beats_left = 0, id = 0, resp = RESP_OKAY;
     };
+    struct IdQueue {  // one ID's beats of a port, in request order (head: the oldest)
+        uint32_t id, head, tail;
+    };
     struct Port {
-        std::map<uint32_t, std::deque<Beat>> pending;  // by ID, in request order (deque: stable references)
-        const Beat* shown = nullptr;
+        std::vector<IdQueue> ids;     // the IDs with beats pending (any order: picks do not depend on it)
+        std::vector<uint32_t> armed;  // the heads that are serviced: the candidates once due (any order)
+        uint32_t shown = NONE;        // the presented beat
+        uint64_t wake = 0;            // no armed beat is due before this cycle
         std::vector<uint32_t> data;
     };
+    struct Bank {  // its queue: a ring of bank_depth beats in ring_
+        uint32_t first = 0, count = 0;
+        uint64_t taken_at = NEVER;  // the dispatch step (cycle) in which a port's beat entered it
+    };
 
-    const Beat* shown(unsigned k) const { return ports_state_[k].shown; }
+    const Beat& shown(unsigned k) const { return pool_[ports_state_[k].shown]; }
 
     uint64_t random() { return splitmix64(random_); }
 
+    uint32_t new_beat(const Beat& beat) {
+        if (free_.empty()) {
+            pool_.push_back(beat);
+            return static_cast<uint32_t>(pool_.size() - 1);
+        }
+        const uint32_t index = free_.back();
+        free_.pop_back();
+        pool_[index] = beat;
+        return index;
+    }
+
+    IdQueue* find_id(Port& port, uint32_t id) {
+        for (IdQueue& queue : port.ids)
+            if (queue.id == id) return &queue;
+        return nullptr;
+    }
+
     void deliver(unsigned k) {
         Port& port = ports_state_[k];
-        auto entry = port.pending.find(port.shown->id);
-        entry->second.pop_front();  // the shown beat is the head of its ID
-        if (entry->second.empty()) port.pending.erase(entry);
-        port.shown = nullptr;
+        const uint32_t index = port.shown;
+        IdQueue* queue = find_id(port, pool_[index].id);  // the shown beat is the head of its ID
+        const uint32_t next = pool_[index].next;
+        queue->head = next;
+        if (next == NONE) {
+            *queue = port.ids.back();
+            port.ids.pop_back();
+        } else {
+            pool_[next].head = true;
+            if (pool_[next].serviced) port.armed.push_back(next);
+        }
+        *std::find(port.armed.begin(), port.armed.end(), index) = port.armed.back();
+        port.armed.pop_back();
+        free_.push_back(index);
+        port.shown = NONE;
+        port.wake = 0;  // the beats passed over and the ID's next are candidates again
         std::fill(port.data.begin(), port.data.end(), 0);
         ++beats;
         --outstanding[k];
@@ -185,43 +232,62 @@ private:
         credit_ = std::min(credit_ + p_.rate_fixed, cap_);
         if (!queued_) return;
         int first = -1;
-        for (unsigned i = 0; i < p_.banks; ++i) {
-            const unsigned b = (service_next_ + i) % p_.banks;
-            std::deque<Beat*>& queue = queues_[b];
-            if (queue.empty()) continue;
+        for (unsigned i = 0, b = service_next_; i < p_.banks; ++i, b = b + 1 == p_.banks ? 0 : b + 1) {
+            Bank& bank = banks_[b];
+            if (!bank.count) continue;
             if (credit_ < cost_) break;
             credit_ -= cost_;
-            Beat* beat = queue.front();
-            queue.pop_front();
+            const uint32_t index = ring_[size_t{b} * p_.bank_depth + bank.first];
+            bank.first = bank.first + 1 == p_.bank_depth ? 0 : bank.first + 1;
+            --bank.count;
             --queued_;
-            beat->serviced = true;
-            beat->due = now_ + p_.latency + (p_.jitter ? random() % (uint64_t{p_.jitter} + 1) : 0);
+            Beat& beat = pool_[index];
+            beat.serviced = true;
+            beat.due = now_ + p_.latency + (p_.jitter ? random() % (uint64_t{p_.jitter} + 1) : 0);
+            if (beat.head) {  // others are armed when they become heads (deliver)
+                Port& port = ports_state_[beat_port_[index]];
+                port.armed.push_back(index);
+                port.wake = std::min(port.wake, beat.due);
+            }
             if (first < 0) first = static_cast<int>(b);
         }
         if (first >= 0) service_next_ = (static_cast<unsigned>(first) + 1) % p_.banks;
     }
 
     void dispatch() {
-        taken_.assign(p_.banks, 0);
         int first = -1;
-        for (unsigned i = 0; i < ports_; ++i) {
-            const unsigned k = (dispatch_next_ + i) % ports_;
+        for (unsigned i = 0, k = dispatch_next_; i < ports_; ++i, k = k + 1 == ports_ ? 0 : k + 1) {
             Slot& slot = slots_[k];
             if (!slot.busy) continue;
             const uint64_t word = slot.address >> log2_word_;
             const unsigned b = static_cast<unsigned>(word % p_.banks);
-            if (taken_[b] || queues_[b].size() >= p_.bank_depth) continue;
-            taken_[b] = 1;
+            Bank& bank = banks_[b];
+            if (bank.taken_at == now_ || bank.count >= p_.bank_depth) continue;
+            bank.taken_at = now_;
             uint32_t resp = slot.resp;
             if (resp == RESP_OKAY && word >= image_words_) resp = RESP_DECERR;
             if (resp != RESP_OKAY) note_error(k, slot.address);
             --slot.beats_left;
-            std::deque<Beat>& same_id = ports_state_[k].pending[slot.id];
-            same_id.push_back(Beat{slot.address, seq_++, 0, slot.id, resp, slot.beats_left == 0});
-            queues_[b].push_back(&same_id.back());
+            const uint32_t index = new_beat(Beat{slot.address, seq_++, 0, slot.id, resp, NONE, slot.beats_left == 0,
+                                                 false, false});
+            if (beat_port_.size() < pool_.size()) beat_port_.resize(pool_.size());
+            beat_port_[index] = k;
+            Port& port = ports_state_[k];
+            if (IdQueue* queue = find_id(port, slot.id)) {
+                pool_[queue->tail].next = index;
+                queue->tail = index;
+            } else {
+                port.ids.push_back(IdQueue{slot.id, index, index});
+                pool_[index].head = true;
+            }
+            ring_[size_t{b} * p_.bank_depth + (bank.first + bank.count) % p_.bank_depth] = index;
+            ++bank.count;
             ++queued_;
             slot.address += p_.word_bytes;
-            if (!slot.beats_left) slot.busy = false;
+            if (!slot.beats_left) {
+                slot.busy = false;
+                --busy_;
+            }
             if (first < 0) first = static_cast<int>(k);
         }
         if (first >= 0) dispatch_next_ = (static_cast<unsigned>(first) + 1) % ports_;
@@ -239,6 +305,7 @@ private:
         Slot& slot = slots_[k];
         const bool bad = (in.araddr & (p_.word_bytes - 1)) || in.arsize != log2_word_ || in.arburst != 1;
         slot.busy = true;
+        ++busy_;
         slot.address = in.araddr;
         slot.beats_left = (in.arlen & 0xFFu) + 1;
         slot.id = in.arid;
@@ -247,28 +314,37 @@ private:
         outstanding[k] += slot.beats_left;
     }
 
+    // Picks the port's presented beat among its ready ones; with none, notes when the first can be.
     void present(unsigned k) {
         Port& port = ports_state_[k];
         candidates_.clear();
-        for (const auto& entry : port.pending) {
-            const Beat& head = entry.second.front();
-            if (head.serviced && head.due <= now_) candidates_.push_back(&head);
+        uint64_t wake = NEVER;
+        for (const uint32_t index : port.armed) {
+            const uint64_t due = pool_[index].due;
+            if (due <= now_) candidates_.push_back(index);
+            else wake = std::min(wake, due);
         }
-        if (candidates_.empty()) return;
-        const Beat* pick = candidates_[0];
+        if (candidates_.empty()) {
+            port.wake = wake;
+            return;
+        }
+        uint32_t pick = candidates_[0];
         if (p_.reorder) {
             if (candidates_.size() > 1) {
                 std::sort(candidates_.begin(), candidates_.end(),
-                          [](const Beat* a, const Beat* b) { return a->seq < b->seq; });
+                          [this](uint32_t a, uint32_t b) { return pool_[a].seq < pool_[b].seq; });
                 pick = candidates_[random() % candidates_.size()];
             }
         } else {
-            for (const Beat* beat : candidates_)
-                if (beat->due < pick->due || (beat->due == pick->due && beat->seq < pick->seq)) pick = beat;
+            for (const uint32_t index : candidates_) {
+                const Beat &beat = pool_[index], &best = pool_[pick];
+                if (beat.due < best.due || (beat.due == best.due && beat.seq < best.seq)) pick = index;
+            }
         }
         port.shown = pick;
-        if (pick->resp == RESP_OKAY)
-            std::memcpy(port.data.data(), image_ + (pick->address >> log2_word_) * p_.word_bytes, p_.word_bytes);
+        const Beat& beat = pool_[pick];
+        if (beat.resp == RESP_OKAY)
+            std::memcpy(port.data.data(), image_ + (beat.address >> log2_word_) * p_.word_bytes, p_.word_bytes);
     }
 
     MemoryParams p_;
@@ -278,12 +354,16 @@ private:
     unsigned log2_word_ = 0, data_words_ = 0;
     uint64_t image_words_ = 0;
     uint64_t random_ = 0, now_ = 0, seq_ = 0, queued_ = 0;
-    unsigned dispatch_next_ = 0, service_next_ = 0;
+    unsigned dispatch_next_ = 0, service_next_ = 0, busy_ = 0;
     std::vector<Slot> slots_;
     std::vector<Port> ports_state_;
-    std::vector<std::deque<Beat*>> queues_;
-    std::vector<uint8_t> taken_, scratch_;
-    std::vector<const Beat*> candidates_;
+    std::vector<Beat> pool_;            // every beat dispatched and not yet delivered, and free entries
+    std::vector<uint32_t> free_;        // free entries of pool_
+    std::vector<uint32_t> beat_port_;   // by pool entry: the port of its beat
+    std::vector<Bank> banks_;
+    std::vector<uint32_t> ring_;        // bank b's queue: entries b * bank_depth ...
+    std::vector<uint8_t> ar_ready_now_;
+    std::vector<uint32_t> candidates_;
 };
 
 }  // namespace gravfm

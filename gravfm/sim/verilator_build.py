@@ -13,6 +13,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,11 +24,13 @@ from ..hw.protocol import cpp_header
 from ..errors import ConfigError, SimulatorError
 from .build_cache import BuildCache, build_key
 from .harness_header import HOST_PORTS, HostInterface, port_header
+from .process_guard import group_runs
 from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "end_process_group", "start_problem", "verilator_command", "check_fst_headers", "TOP_NAME", "EXECUTABLE"]
+           "start_guarded", "end_process_group", "start_problem", "verilator_command", "check_fst_headers",
+           "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
@@ -232,10 +235,10 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
             (folder / name).write_text(text)
         command, env = verilator_command(folder, flags=flags, top=TOP_NAME, main="harness.cpp")
         # A process group of its own: perl, verilator_bin, make and the compilers end together
-        # when the build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI).
+        # when the build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI), or when
+        # this process dies without a word (start_guarded).
         with open(folder / "build.log", "w") as build_log:
-            process = subprocess.Popen(command, cwd=folder, env=env, stdout=build_log,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            process = start_guarded(command, cwd=folder, env=env, stdout=build_log, stderr=subprocess.STDOUT)
             try:
                 returncode = process.wait()
             except BaseException:
@@ -308,6 +311,15 @@ def _signal_name(number):
         return f"signal {number}"
 
 
+def start_guarded(command, **options):
+    """``subprocess.Popen(command, **options)`` in a session of its own, under a guard
+    (:mod:`gravfm.sim.process_guard`) that ends the command's process group if this process dies,
+    even by SIGKILL (Linux), which no clean-up handler sees. :func:`end_process_group` ends it."""
+    guard = Path(__file__).with_name("process_guard.py")
+    return subprocess.Popen([sys.executable, "-I", str(guard), str(os.getpid()), *map(str, command)],
+                            start_new_session=True, **options)
+
+
 def end_process_group(process, *, first=signal.SIGTERM, grace=5.0):
     """End ``process``, started with ``start_new_session=True``, and every process of its group.
 
@@ -319,13 +331,13 @@ def end_process_group(process, *, first=signal.SIGTERM, grace=5.0):
     _signal_group(group, first)
     _signal_group(group, signal.SIGCONT)  # a stopped process would hold its signal until continued
     deadline = time.monotonic() + grace
-    while (process.poll() is None or _group_runs(group)) and time.monotonic() < deadline:
+    while (process.poll() is None or group_runs(group)) and time.monotonic() < deadline:
         time.sleep(0.02)
-    if process.poll() is None or _group_runs(group):
+    if process.poll() is None or group_runs(group):
         _signal_group(group, signal.SIGKILL)
         process.wait()
         deadline = time.monotonic() + grace
-        while _group_runs(group) and time.monotonic() < deadline:
+        while group_runs(group) and time.monotonic() < deadline:
             time.sleep(0.02)
 
 
@@ -334,26 +346,3 @@ def _signal_group(group, number):
         os.killpg(group, number)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _group_runs(group):
-    """Whether a process of the group ``group`` is alive (zombies, which no-one may reap, are not)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # no procfs: ask the kernel, which counts zombies too
-        try:
-            os.killpg(group, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
