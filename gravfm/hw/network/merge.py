@@ -10,6 +10,8 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..skid_buffer import SkidBuffer
+
 __all__ = ["RoundMerger", "round_robin_grant"]
 
 
@@ -30,6 +32,12 @@ def round_robin_grant(m, eligible, last):
 class RoundMerger(wiring.Component):
     """Merge ``sources`` in-order streams, one round at a time, barriers included.
 
+    For timing nothing combinational runs from the sources' heads back into their ``ready``
+    (their link FIFOs' read enables, in front of block RAM): the grant is a register chosen a
+    cycle ahead, as in :class:`~gravfm.hw.network.endpoint.Endpoint`, a source's ``ready`` does
+    not wait for its own ``valid``, and the output leaves through a :class:`SkidBuffer` (one
+    cycle of latency), so the link sender's decision does not reach back either.
+
     Parameters
     ----------
     layout : StructLayout
@@ -40,7 +48,7 @@ class RoundMerger(wiring.Component):
     -----
     i : In(array of ``sources`` streams)
     o : Out(stream)
-        Round r's updates and every source's round-r barrier, then round r+1.
+        Round r's updates and every source's round-r barrier, then round r+1; registered.
     """
 
     def __init__(self, *, layout, sources):
@@ -56,21 +64,25 @@ class RoundMerger(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._sources
+        m.submodules.out = out = SkidBuffer(shape=self._layout)
+        wiring.connect(m, out.o, wiring.flipped(self.o))
         arrived = Signal(n)
-        last = Signal(range(max(n, 2)))
         eligible = Signal(n)
         for s in range(n):
             m.d.comb += eligible[s].eq(self.i[s].valid & ~arrived[s])
-        grant, granted = round_robin_grant(m, eligible, last)
+        # Round robin after the current grant among the sources eligible now; a source that turns
+        # eligible while the grant points elsewhere waits a cycle for it.
+        grant = Signal(range(max(n, 2)))
+        next_grant, next_granted = round_robin_grant(m, eligible, grant)
+        with m.If(next_granted):
+            m.d.sync += grant.eq(next_grant)
         for s in range(n):
             with m.If(grant == s):
-                m.d.comb += self.o.payload.eq(self.i[s].payload)
-            m.d.comb += self.i[s].ready.eq(granted & (grant == s) & self.o.ready)
-        m.d.comb += self.o.valid.eq(granted)
+                m.d.comb += out.i.payload.eq(self.i[s].payload)
+            m.d.comb += self.i[s].ready.eq((grant == s) & ~arrived[s] & out.i.ready)
+        m.d.comb += out.i.valid.eq(eligible.bit_select(grant, 1))
         with m.If(arrived.all()):
             m.d.sync += arrived.eq(0)
-        with m.Elif(granted & self.o.ready):
-            m.d.sync += last.eq(grant)
-            with m.If(self.o.payload.barrier):
-                m.d.sync += arrived.eq(arrived | (1 << grant))
+        with m.Elif(out.i.valid & out.i.ready & out.i.payload.barrier):
+            m.d.sync += arrived.eq(arrived | (1 << grant))
         return m
