@@ -32,11 +32,10 @@ def round_robin_grant(m, eligible, last):
 class RoundMerger(wiring.Component):
     """Merge ``sources`` in-order streams, one round at a time, barriers included.
 
-    For timing nothing combinational runs from the sources' heads back into their ``ready``
-    (their link FIFOs' read enables, in front of block RAM): the grant is a register chosen a
-    cycle ahead, as in :class:`~gravfm.hw.network.endpoint.Endpoint`, a source's ``ready`` does
-    not wait for its own ``valid``, and the output leaves through a :class:`SkidBuffer` (one
-    cycle of latency), so the link sender's decision does not reach back either.
+    For timing every source enters through a :class:`SkidBuffer` and the output leaves through
+    one (two cycles of latency, one item per cycle): the round robin then runs between
+    flip-flops, and nothing combinational reaches back from it or from the link sender into a
+    source's ``ready`` (a link FIFO's read enable, in front of block RAM).
 
     Parameters
     ----------
@@ -47,6 +46,7 @@ class RoundMerger(wiring.Component):
     Ports
     -----
     i : In(array of ``sources`` streams)
+        ``ready`` registered.
     o : Out(stream)
         Round r's updates and every source's round-r barrier, then round r+1; registered.
     """
@@ -64,25 +64,28 @@ class RoundMerger(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._sources
+        heads = []
+        for s in range(n):
+            m.submodules[f"in{s}"] = entry = SkidBuffer(shape=self._layout)
+            wiring.connect(m, wiring.flipped(self.i[s]), entry.i)
+            heads.append(entry.o)
         m.submodules.out = out = SkidBuffer(shape=self._layout)
         wiring.connect(m, out.o, wiring.flipped(self.o))
         arrived = Signal(n)
+        last = Signal(range(max(n, 2)))
         eligible = Signal(n)
         for s in range(n):
-            m.d.comb += eligible[s].eq(self.i[s].valid & ~arrived[s])
-        # Round robin after the current grant among the sources eligible now; a source that turns
-        # eligible while the grant points elsewhere waits a cycle for it.
-        grant = Signal(range(max(n, 2)))
-        next_grant, next_granted = round_robin_grant(m, eligible, grant)
-        with m.If(next_granted):
-            m.d.sync += grant.eq(next_grant)
+            m.d.comb += eligible[s].eq(heads[s].valid & ~arrived[s])
+        grant, granted = round_robin_grant(m, eligible, last)
         for s in range(n):
             with m.If(grant == s):
-                m.d.comb += out.i.payload.eq(self.i[s].payload)
-            m.d.comb += self.i[s].ready.eq((grant == s) & ~arrived[s] & out.i.ready)
-        m.d.comb += out.i.valid.eq(eligible.bit_select(grant, 1))
+                m.d.comb += out.i.payload.eq(heads[s].payload)
+            m.d.comb += heads[s].ready.eq(granted & (grant == s) & out.i.ready)
+        m.d.comb += out.i.valid.eq(granted)
         with m.If(arrived.all()):
             m.d.sync += arrived.eq(0)
-        with m.Elif(out.i.valid & out.i.ready & out.i.payload.barrier):
-            m.d.sync += arrived.eq(arrived | (1 << grant))
+        with m.Elif(granted & out.i.ready):
+            m.d.sync += last.eq(grant)
+            with m.If(out.i.payload.barrier):
+                m.d.sync += arrived.eq(arrived | (1 << grant))
         return m
