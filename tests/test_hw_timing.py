@@ -5,7 +5,7 @@ merger's grants chosen a cycle ahead."""
 import random
 
 import pytest
-from amaranth.hdl import Fragment, unsigned
+from amaranth.hdl import Fragment, Module, Signal, unsigned
 from amaranth.lib import data
 
 from gravfm.algorithms import PAGERANK, WCC
@@ -13,6 +13,7 @@ from gravfm.hw import SystemConfig
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.layouts import KernelLayouts
 from gravfm.hw.network import Endpoint, RoundMerger
+from gravfm.hw.network.merge import round_robin_grant, round_robin_next
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
@@ -322,3 +323,29 @@ def test_merger_ready_is_registered():
         assert [ctx.get(dut.i[s].ready) for s in range(4)] == [0, 0, 0, 0]
 
     run(dut, bench)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_round_robin_next_is_the_round_robin_without_the_first(n):
+    """The endpoint's second lane: every eligible set and every first grant, the same choice as
+    the round robin after ``first`` with ``first`` itself excluded."""
+    m = Module()
+    eligible, first = Signal(n), Signal(range(max(n, 2)))
+    got = round_robin_next(m, eligible, first)
+    masked = Signal(n)
+    m.d.comb += masked.eq(eligible & ~(1 << first)[:n])
+    want = round_robin_grant(m, masked, first)
+
+    async def bench(ctx):
+        for start in range(n):
+            for bits in range(1 << n):
+                ctx.set(first, start)
+                ctx.set(eligible, bits)
+                assert ctx.get(got[1]) == ctx.get(want[1]), (start, bits)
+                if ctx.get(want[1]):
+                    assert ctx.get(got[0]) == ctx.get(want[0]), (start, bits)
+
+    from amaranth.sim import Simulator
+    sim = Simulator(m)
+    sim.add_testbench(bench)
+    sim.run()

@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..skid_buffer import SkidBuffer
 
-__all__ = ["RoundMerger", "round_robin_grant"]
+__all__ = ["RoundMerger", "round_robin_grant", "round_robin_next"]
 
 
 def round_robin_grant(m, eligible, last):
@@ -24,6 +24,25 @@ def round_robin_grant(m, eligible, last):
         for start in range(n):
             with m.Case(start):
                 for position, s in enumerate((start + 1 + k) % n for k in range(n)):
+                    with (m.If if position == 0 else m.Elif)(eligible[s]):
+                        m.d.comb += [grant.eq(s), granted.eq(1)]
+    return grant, granted
+
+
+def round_robin_next(m, eligible, first):
+    """The first eligible index after ``first``, ``first`` itself excluded: (grant, granted).
+
+    The same answer as :func:`round_robin_grant` on ``eligible`` without bit ``first``, but the
+    choice after each possible ``first`` is made beside ``first``'s own logic and only selected
+    by it, so a late ``first`` (itself a round robin) costs one multiplexer, not a second chain.
+    """
+    n = len(eligible)
+    grant = Signal(range(max(n, 2)))
+    granted = Signal()
+    with m.Switch(first):
+        for start in range(n):
+            with m.Case(start):
+                for position, s in enumerate((start + 1 + k) % n for k in range(n - 1)):
                     with (m.If if position == 0 else m.Elif)(eligible[s]):
                         m.d.comb += [grant.eq(s), granted.eq(1)]
     return grant, granted
