@@ -1,18 +1,19 @@
 """Timing-driven structure of the PE: the hazard unit sized from the gather kernel's latency,
-the registered stream stage that cuts long valid/ready paths, and the endpoint's grant chosen a
-cycle ahead."""
+the registered stream stage that cuts long valid/ready paths, and the endpoint's and the link
+merger's grants chosen a cycle ahead."""
 
 import random
 
 import pytest
-from amaranth.hdl import Fragment, unsigned
+from amaranth.hdl import Fragment, Module, Signal, unsigned
 from amaranth.lib import data
 
 from gravfm.algorithms import PAGERANK, WCC
 from gravfm.hw import SystemConfig
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.layouts import KernelLayouts
-from gravfm.hw.network import Endpoint
+from gravfm.hw.network import Endpoint, RoundMerger
+from gravfm.hw.network.merge import round_robin_grant, round_robin_next
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
@@ -231,3 +232,120 @@ def test_endpoint_ready_does_not_wait_for_valid():
         assert ctx.get(dut.i[0].ready) == 1
 
     run(dut, bench)
+
+
+def _merger_script(source, rounds):
+    """``rounds[r]`` updates of ``source`` in round r, each round closed by its barrier (items of
+    fewer than 16 per source are told apart by ``sender``)."""
+    script = []
+    for r, count in enumerate(rounds):
+        script += [{"sender": 0, "barrier": 0, "count": 0, "sent_any": 0} for _ in range(count)]
+        script.append({"sender": 0, "barrier": 1, "count": count, "sent_any": int(count > 0)})
+    for k, item in enumerate(script):
+        item["sender"] = source * 16 + k % 16
+    return script
+
+
+def _merge(dut, scripts, rng, p_valid, p_ready, cycles):
+    """Drive ``dut`` (a RoundMerger) with ``scripts``; return the items it sent, in order."""
+    sent = []
+
+    async def bench(ctx):
+        position = [0] * len(scripts)
+        for _ in range(cycles):
+            offered = []
+            for s, script in enumerate(scripts):
+                valid = position[s] < len(script) and rng.random() < p_valid
+                ctx.set(dut.i[s].valid, valid)
+                if valid:
+                    ctx.set(dut.i[s].payload, script[position[s]])
+                offered.append(valid)
+            ready = rng.random() < p_ready
+            ctx.set(dut.o.ready, ready)
+            if ready and ctx.get(dut.o.valid):
+                item = ctx.get(dut.o.payload)
+                sent.append({"sender": item.sender, "barrier": item.barrier, "count": item.count,
+                             "sent_any": item.sent_any})
+            taken = [offered[s] and ctx.get(dut.i[s].ready) for s in range(len(scripts))]
+            await ctx.tick()
+            position = [p + t for p, t in zip(position, taken)]
+
+    run(dut, bench)
+    return sent
+
+
+@pytest.mark.parametrize(("p_valid", "p_ready", "seed"), [(1.0, 1.0, 1), (0.6, 0.7, 2), (0.9, 0.4, 3)])
+def test_merger_sends_round_by_round_in_source_order(p_valid, p_ready, seed):
+    """Every item leaves once; each source's items keep their order; round r+1 starts only after
+    every source's round-r barrier."""
+    rounds = [[3, 0, 2], [1, 4, 0], [0, 0, 1], [2, 2, 2]]
+    scripts = [_merger_script(s, r) for s, r in enumerate(rounds)]
+    dut = RoundMerger(layout=NET, sources=len(scripts))
+    sent = _merge(dut, scripts, random.Random(seed), p_valid, p_ready, cycles=300)
+    assert len(sent) == sum(map(len, scripts))
+    for s, script in enumerate(scripts):
+        mine = [item for item in sent if item in script]
+        assert mine == script
+    # Round of each item: the number of barriers its source sent before it.
+    barriers_before, rounds_seen = [0] * len(scripts), []
+    for item in sent:
+        s = next(s for s, script in enumerate(scripts) if item in script)
+        rounds_seen.append(barriers_before[s])
+        barriers_before[s] += item["barrier"]
+    assert rounds_seen == sorted(rounds_seen)
+
+
+def test_merger_keeps_one_item_per_cycle():
+    """Sources always offering, the link always taking: an item leaves every cycle after the two
+    registers' latency, but for the cycle in which a round's end clears the barrier flags."""
+    scripts = [_merger_script(s, [12, 12]) for s in range(4)]
+    dut = RoundMerger(layout=NET, sources=4)
+    total = sum(map(len, scripts))
+    sent = _merge(dut, scripts, random.Random(0), 1.0, 1.0, cycles=total + 3)
+    assert len(sent) == total
+
+
+def test_merger_ready_is_registered():
+    """A source's ``ready`` does not depend on any input in the same cycle (a flip-flop), so the
+    round robin never runs back into a link FIFO's read enable."""
+    dut = RoundMerger(layout=NET, sources=4)
+
+    async def bench(ctx):
+        for o_ready, valid in ((1, 0), (0, 1), (1, 1)):
+            ctx.set(dut.o.ready, o_ready)
+            for s in range(4):
+                ctx.set(dut.i[s].valid, valid)
+            assert [ctx.get(dut.i[s].ready) for s in range(4)] == [1, 1, 1, 1]
+        ctx.set(dut.o.ready, 0)
+        await ctx.tick().repeat(4)   # the output and every entry fill up: nothing is ready
+        assert [ctx.get(dut.i[s].ready) for s in range(4)] == [0, 0, 0, 0]
+        ctx.set(dut.o.ready, 1)
+        assert [ctx.get(dut.i[s].ready) for s in range(4)] == [0, 0, 0, 0]
+
+    run(dut, bench)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_round_robin_next_is_the_round_robin_without_the_first(n):
+    """The endpoint's second lane: every eligible set and every first grant, the same choice as
+    the round robin after ``first`` with ``first`` itself excluded."""
+    m = Module()
+    eligible, first = Signal(n), Signal(range(max(n, 2)))
+    got = round_robin_next(m, eligible, first)
+    masked = Signal(n)
+    m.d.comb += masked.eq(eligible & ~(1 << first)[:n])
+    want = round_robin_grant(m, masked, first)
+
+    async def bench(ctx):
+        for start in range(n):
+            for bits in range(1 << n):
+                ctx.set(first, start)
+                ctx.set(eligible, bits)
+                assert ctx.get(got[1]) == ctx.get(want[1]), (start, bits)
+                if ctx.get(want[1]):
+                    assert ctx.get(got[0]) == ctx.get(want[0]), (start, bits)
+
+    from amaranth.sim import Simulator
+    sim = Simulator(m)
+    sim.add_testbench(bench)
+    sim.run()

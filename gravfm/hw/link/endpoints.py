@@ -19,6 +19,7 @@ from amaranth.hdl import Module, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 
 __all__ = ["LinkSender", "LinkReceiver", "link_word_layout"]
@@ -116,8 +117,14 @@ class LinkReceiver(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        fifos = [StreamFIFO(shape=self._layout, depth=self._depth) for _ in range(2)]
+        # The parity FIFOs hold their head in fabric flip-flops (same timing) and the output is
+        # registered (one cycle): the network's broadcast decides whether it took an item only
+        # after its FIFOs' write handshakes, too late to run back into a block RAM's read enable.
+        fifos = [StreamFIFO(shape=self._layout, depth=self._depth, head_register=True) for _ in range(2)]
         m.submodules.even, m.submodules.odd = fifos
+        m.submodules.out = out = SkidBuffer(shape=self._layout)
+        wiring.connect(m, out.o, wiring.flipped(self.o))
+        o = out.i
         for p, buffer in enumerate(fifos):
             m.d.comb += [buffer.i.valid.eq(self.i.valid & (self.i.payload.parity == p)),
                          buffer.i.payload.eq(self.i.payload.item)]
@@ -137,9 +144,9 @@ class LinkReceiver(wiring.Component):
                              buffer.o.ready.eq(head.ready)]
         round_complete = have_barrier & (forwarded == expected)
         with m.If(round_complete):
-            m.d.comb += [self.o.valid.eq(1), self.o.payload.barrier.eq(1),
-                         self.o.payload.count.eq(expected), self.o.payload.sent_any.eq(anything)]
-            with m.If(self.o.ready):
+            m.d.comb += [o.valid.eq(1), o.payload.barrier.eq(1),
+                         o.payload.count.eq(expected), o.payload.sent_any.eq(anything)]
+            with m.If(o.ready):
                 m.d.sync += [have_barrier.eq(0), forwarded.eq(0), current.eq(~current)]
         with m.Elif(head.payload.barrier):
             m.d.comb += head.ready.eq(1)
@@ -147,9 +154,9 @@ class LinkReceiver(wiring.Component):
                 m.d.sync += [have_barrier.eq(1), expected.eq(head.payload.count),
                              anything.eq(head.payload.sent_any)]
         with m.Else():
-            m.d.comb += [self.o.valid.eq(head.valid), self.o.payload.eq(head.payload),
-                         head.ready.eq(self.o.ready)]
-            with m.If(head.valid & self.o.ready):
+            m.d.comb += [o.valid.eq(head.valid), o.payload.eq(head.payload),
+                         head.ready.eq(o.ready)]
+            with m.If(head.valid & o.ready):
                 m.d.sync += forwarded.eq(forwarded + 1)
         if self._check_counts:
             m.d.comb += self.count_error.eq(have_barrier & (forwarded > expected))

@@ -23,7 +23,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import lanes_layout
-from .merge import round_robin_grant
+from .merge import round_robin_grant, round_robin_next
 
 __all__ = ["Endpoint"]
 
@@ -120,8 +120,8 @@ class Endpoint(wiring.Component):
             for s in range(n):
                 m.d.comb += heads_update[s].eq(~self.i[s].payload.barrier)
             eligible2 = Signal(n)
-            m.d.comb += eligible2.eq(eligible & heads_update & ~(1 << next_grant)[:n])
-            next_grant2, next_granted2 = round_robin_grant(m, eligible2, next_grant)
+            m.d.comb += eligible2.eq(eligible & heads_update)
+            next_grant2, next_granted2 = round_robin_next(m, eligible2, next_grant)
             grant2 = Signal(range(max(n, 2)))
             second = Signal()                     # a second source was chosen for ``grant2``
             m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2 & next_granted)]

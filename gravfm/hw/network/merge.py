@@ -10,7 +10,9 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["RoundMerger", "round_robin_grant"]
+from ..skid_buffer import SkidBuffer
+
+__all__ = ["RoundMerger", "round_robin_grant", "round_robin_next"]
 
 
 def round_robin_grant(m, eligible, last):
@@ -27,8 +29,32 @@ def round_robin_grant(m, eligible, last):
     return grant, granted
 
 
+def round_robin_next(m, eligible, first):
+    """The first eligible index after ``first``, ``first`` itself excluded: (grant, granted).
+
+    The same answer as :func:`round_robin_grant` on ``eligible`` without bit ``first``, but the
+    choice after each possible ``first`` is made beside ``first``'s own logic and only selected
+    by it, so a late ``first`` (itself a round robin) costs one multiplexer, not a second chain.
+    """
+    n = len(eligible)
+    grant = Signal(range(max(n, 2)))
+    granted = Signal()
+    with m.Switch(first):
+        for start in range(n):
+            with m.Case(start):
+                for position, s in enumerate((start + 1 + k) % n for k in range(n - 1)):
+                    with (m.If if position == 0 else m.Elif)(eligible[s]):
+                        m.d.comb += [grant.eq(s), granted.eq(1)]
+    return grant, granted
+
+
 class RoundMerger(wiring.Component):
     """Merge ``sources`` in-order streams, one round at a time, barriers included.
+
+    For timing every source enters through a :class:`SkidBuffer` and the output leaves through
+    one (two cycles of latency, one item per cycle): the round robin then runs between
+    flip-flops, and nothing combinational reaches back from it or from the link sender into a
+    source's ``ready`` (a link FIFO's read enable, in front of block RAM).
 
     Parameters
     ----------
@@ -39,8 +65,9 @@ class RoundMerger(wiring.Component):
     Ports
     -----
     i : In(array of ``sources`` streams)
+        ``ready`` registered.
     o : Out(stream)
-        Round r's updates and every source's round-r barrier, then round r+1.
+        Round r's updates and every source's round-r barrier, then round r+1; registered.
     """
 
     def __init__(self, *, layout, sources):
@@ -56,21 +83,28 @@ class RoundMerger(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self._sources
+        heads = []
+        for s in range(n):
+            m.submodules[f"in{s}"] = entry = SkidBuffer(shape=self._layout)
+            wiring.connect(m, wiring.flipped(self.i[s]), entry.i)
+            heads.append(entry.o)
+        m.submodules.out = out = SkidBuffer(shape=self._layout)
+        wiring.connect(m, out.o, wiring.flipped(self.o))
         arrived = Signal(n)
         last = Signal(range(max(n, 2)))
         eligible = Signal(n)
         for s in range(n):
-            m.d.comb += eligible[s].eq(self.i[s].valid & ~arrived[s])
+            m.d.comb += eligible[s].eq(heads[s].valid & ~arrived[s])
         grant, granted = round_robin_grant(m, eligible, last)
         for s in range(n):
             with m.If(grant == s):
-                m.d.comb += self.o.payload.eq(self.i[s].payload)
-            m.d.comb += self.i[s].ready.eq(granted & (grant == s) & self.o.ready)
-        m.d.comb += self.o.valid.eq(granted)
+                m.d.comb += out.i.payload.eq(heads[s].payload)
+            m.d.comb += heads[s].ready.eq(granted & (grant == s) & out.i.ready)
+        m.d.comb += out.i.valid.eq(granted)
         with m.If(arrived.all()):
             m.d.sync += arrived.eq(0)
-        with m.Elif(granted & self.o.ready):
+        with m.Elif(granted & out.i.ready):
             m.d.sync += last.eq(grant)
-            with m.If(self.o.payload.barrier):
+            with m.If(out.i.payload.barrier):
                 m.d.sync += arrived.eq(arrived | (1 << grant))
         return m

@@ -149,8 +149,8 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
-            # Link FIFOs are deep (block RAM) and feed the link merger's round robin, whose
-            # choice runs back into their read enables: their head sits in a flip-flop.
+            # Link FIFOs are deep (block RAM): their head sits in a flip-flop, so the block RAM's
+            # clock-to-out ends there; the merger takes them through skid buffers (RoundMerger).
             for k in range(remotes):
                 if filtered:
                     buffer = _filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,

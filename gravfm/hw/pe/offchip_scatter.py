@@ -170,7 +170,9 @@ class OffchipScatterUnit(wiring.Component):
         # tells the unpacker what the words hold.
         descriptor = data.StructLayout({"item": layouts.net_update, "length": 32,
                                         "inline": max(1, inline * layout.slot_bits)})
-        m.submodules.lists = lists = StreamFIFO(shape=descriptor, depth=edge_slots + 2)
+        # Its head in flip-flops (same timing): stage U's decision runs from it into the edge
+        # buffer's flags, too far for a block RAM's clock-to-out in front.
+        m.submodules.lists = lists = StreamFIFO(shape=descriptor, depth=edge_slots + 2, head_register=True)
         m.submodules.edge_rob = edge_rob = ReorderBuffer(depth=edge_slots, meta=1, shape=word_bits,
                                                          max_take=MAX_BURST_WORDS)
         b_word = Signal.like(word_address)
