@@ -36,9 +36,17 @@ from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_d
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
-# Messages set aside while apply runs (one block RAM of a WCC message): when it is full, gather
-# waits for apply like before.
-RETRY_DEPTH = 512
+
+
+def retry_depth(config):
+    """Messages the stage can set aside while apply runs: half the PE's vertices.
+
+    While a pass runs, a message waits when its vertex is still to be applied; with destinations
+    spread over the vertices that is about half the messages arriving during the pass, and a
+    pass visits at most every local vertex once (one-PE WCC on RMAT scale 14: CPE 1.033 with 512,
+    1.017 with 8,192 = half). When the queue is full, gather waits for apply as before.
+    """
+    return max(16, config.pe.vertices_per_pe // 2)
 
 
 def is_combinational(kernel):
@@ -79,7 +87,8 @@ class ForwardingGatherUnit(GatherStage):
         incoming = self.messages.payload
         busy = self.apply_busy if self._overlap else C(0)
         # Messages set aside while apply runs (their vertex awaits apply), replayed when it is done.
-        retry = _RetryQueue(m, layouts, busy) if self._overlap else None
+        depth = retry_depth(self._config)
+        retry = _RetryQueue(m, layouts, depth) if self._overlap else None
 
         s_valid = Signal()
         s_item = Signal(layouts.scatter_out)
@@ -111,7 +120,7 @@ class ForwardingGatherUnit(GatherStage):
             replay = ~paused & retry.o.valid & ~busy
             item = Signal(layouts.scatter_out)
             m.d.comb += item.eq(Mux(replay, retry.o.payload, incoming))
-            room = ~busy | (retry.count + s_valid + r_valid < RETRY_DEPTH)
+            room = ~busy | (retry.count + s_valid + r_valid < depth - 2)
             take_new = ~paused & ~replay & self.messages.valid & ~incoming.barrier & room
             barrier_free = retry.count == 0
             m.d.comb += retry.o.ready.eq(replay)
@@ -181,11 +190,12 @@ class _RetryQueue:
     """The queue of messages gather sets aside while apply runs: ``i`` and ``o`` streams of
     ``scatter_out`` (``i`` is always ready: the stage keeps room), and ``count`` stored."""
 
-    def __init__(self, m, layouts, busy):
-        # Two entries of slack: the FIFO may refuse a write while an item moves to its output.
-        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=RETRY_DEPTH + 2)
+    def __init__(self, m, layouts, depth):
+        # Filled to depth - 2 at most: the FIFO may refuse a write while an item moves to its
+        # output register.
+        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth)
         self.i, self.o = fifo.i, fifo.o
-        self.count = Signal(range(RETRY_DEPTH + 2))
+        self.count = Signal(range(depth + 1))
         pushed = fifo.i.valid
         popped = fifo.o.valid & fifo.o.ready
         with m.If(pushed & ~popped):
