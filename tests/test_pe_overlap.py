@@ -47,3 +47,13 @@ def test_full_retry_queue_waits_for_apply(algorithm, params, tiny_retry_queue):
 
 def test_overlap_on_four_pes():
     check_run(run_flow("wcc", GRAPH, pes=4))
+
+
+def test_report_breaks_down_the_cycles_above_the_message_bound():
+    report = check_run(run_flow("bfs", GRAPH, params={"root": 3}, pes=2))
+    overhead = report.to_dict()["superstep_overhead"]
+    assert overhead["message_bound_cycles"] == report.messages / 2
+    assert overhead["above_bound"] == report.cycles - report.messages / 2
+    # Round 0's apply and the rounds' own overheads add up to the whole.
+    assert overhead["first_apply"] + sum(overhead["per_superstep"]) == pytest.approx(overhead["above_bound"])
+    assert overhead["apply_per_pe"] == report.stalls["apply_cycles"] / 2

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..errors import GravfmError
 
 __all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
-           "SUPERSTEP_CYCLES_NOTE"]
+           "SUPERSTEP_CYCLES_NOTE", "superstep_overhead"]
 
 #: Hazard stalls above this share of the PEs' cycles get a warning line of their own.
 HAZARD_STALL_SHARE = 0.03
@@ -133,6 +133,7 @@ class RunReport:
             "platform": self.platform,
             "mteps": self.mteps,
             "per_superstep": [row.__dict__ for row in self.rounds],
+            "superstep_overhead": superstep_overhead(self),
             "stalls": dict(self.stalls),
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
@@ -268,6 +269,33 @@ def superstep_cycles(rounds, cycles):
         total += row.cycles
         ends.append(total)
     return ends[0], tuple(max(0, after - end) for end, after in zip(ends, [*ends[1:], max(cycles, ends[-1])]))
+
+
+def superstep_overhead(report):
+    """The cycles of a run above its message bound (messages / PEs), measured, by superstep.
+
+    ``above_bound`` = cycles - messages / PEs; ``first_apply``: round 0's apply before any
+    message; ``per_superstep[r]``: the cycles of round r (:func:`superstep_cycles`) minus its
+    messages / PEs (negative when work of the round overlapped the next); ``apply_per_pe`` and
+    ``wait_barrier_per_pe``: the PEs' apply and barrier-wait counters over the PEs (the wait
+    is the network drain: a PE idle until every barrier has arrived). None without cycles.
+    """
+    pes = report.total_pes
+    if not report.cycles or not pes:
+        return None
+    bound = report.messages / pes
+    first_apply, cycles = superstep_cycles(report.rounds, report.cycles)
+    per_round = [None if row_cycles is None else row_cycles - row.messages / pes
+                 for row, row_cycles in zip(report.rounds, cycles)]
+    return {
+        "message_bound_cycles": bound,
+        "above_bound": report.cycles - bound,
+        "per_superstep_mean": (report.cycles - bound) / max(1, report.supersteps),
+        "first_apply": first_apply,
+        "per_superstep": per_round,
+        "apply_per_pe": report.stalls.get("apply_cycles", 0) / pes,
+        "wait_barrier_per_pe": report.stalls.get("wait_barrier", 0) / pes,
+    }
 
 
 def hazard_stall_note(report):

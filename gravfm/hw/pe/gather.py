@@ -5,8 +5,8 @@ message that conflicts moves aside into a one-message parking slot, so the messa
 (to other vertices) keep flowing; the parked message issues, with priority, as soon as its vertex
 is written back. Only when the slot is taken does a second conflict stall the stream. A message
 to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
-then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (apply owns
-the vertex memory in between). The stage also starts paused: round 0's apply runs first.
+then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (this stage
+runs nothing beside apply; the forwarding stage may, see :mod:`gravfm.hw.pe.gather_forward`). The stage also starts paused: round 0's apply runs first.
 The head message and the parked one wait in registers together with their hazard flags, which
 are computed a cycle ahead, so the choice of the message to issue starts at flip-flops.
 

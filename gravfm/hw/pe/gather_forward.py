@@ -26,7 +26,22 @@ match provides X's state:
   the write port).
 
 The vertex word's ``touched`` flag travels with the forwarded word, so each vertex is still
-reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`).
+reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`). A word whose
+state the kernel left unchanged is not written back.
+
+**Beside apply** (``overlap``, a sparse algorithm): the stage resumes as soon as apply's pass has
+started, instead of when it ends. BSP stays exact: a message of round r+1 must not reach a
+vertex that round r's apply has still to visit (apply would read it, or overwrite it). Such a
+vertex is known from the word read for the message: in a listed pass its ``touched`` flag is set
+with the previous round's ``epoch``; in a full pass its index is at or above apply's
+``applied_upto`` when the read issues. Apply's write-back clears the flag, so a word read before
+that write lands only makes the message wait longer. A waiting message leaves the pipeline at R
+(no write-back, so no forward from it) into the retry queue (:func:`retry_depth`); the queue is
+replayed, first, once the pass has ended, and a barrier is taken only with the queue empty and
+apply idle. When the queue is full, new messages wait. Messages to one vertex may be reordered
+by the queue, which commutative gathers (minimum, first-come parent) do not see. Block RAM cost:
+the retry queue, half the PE's vertices times a ``scatter_out`` word (WCC: about 40% of the
+three copies of the vertex memory).
 """
 
 from amaranth.hdl import C, Mux, Signal

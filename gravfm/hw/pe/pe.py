@@ -10,8 +10,10 @@ The shell holds the host write registers, gather, apply, the vertex memory, the 
 the counters, the per-round log and the host read path; the core
 (:mod:`gravfm.hw.pe.cores`) places scatter: after the network in GraVF-M, before it in GraVF.
 The vertex memory has one write port shared by the host (before ``start``), gather and apply
-(which never run at the same time), and read ports for gather, apply and the host (none
-transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``;
+(gather's writes first: apply buffers its write-backs), and read ports for gather, apply and
+the host (none transparent: gather forwards a write landing as it reads). For a sparse
+algorithm with a forwarding gather, the next round's gather runs beside apply's pass: a message
+whose vertex the pass has still to visit waits (:mod:`gravfm.hw.pe.gather_forward`). Its words are ``{state, touched}``;
 for an algorithm with ``sparse_apply`` a FIFO carries the touched vertices from gather to apply.
 Host writes and reads follow :mod:`gravfm.hw.protocol`.
 """
