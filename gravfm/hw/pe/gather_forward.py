@@ -59,9 +59,10 @@ def retry_depth(config):
     While a pass runs, a message waits when its vertex is still to be applied; with destinations
     spread over the vertices that is about half the messages arriving during the pass, and a
     pass visits at most every local vertex once (one-PE WCC on RMAT scale 14: CPE 1.033 with 512,
-    1.017 with 8,192 = half). When the queue is full, gather waits for apply as before.
+    1.017 with 8,192 = half). At least 512: a smaller queue saves no block RAM. When the queue
+    is full, gather waits for apply as before.
     """
-    return max(16, config.pe.vertices_per_pe // 2)
+    return max(512, config.pe.vertices_per_pe // 2)
 
 
 def is_combinational(kernel):
