@@ -8,6 +8,8 @@ the same configuration, printed beside the measurement, never mixed with it.
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import GravfmError
 
 __all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
@@ -295,7 +297,25 @@ def superstep_overhead(report):
         "per_superstep": per_round,
         "apply_per_pe": report.stalls.get("apply_cycles", 0) / pes,
         "wait_barrier_per_pe": report.stalls.get("wait_barrier", 0) / pes,
+        "predicted_above_bound": _predicted_overhead(report),
     }
+
+
+def _predicted_overhead(report):
+    """The model's cycles above the message bound for this run (one FPGA), or None."""
+    if report.fpgas != 1 or report.prepared is None or report.plan is None:
+        return None
+    from ..model.supersteps import design_overhead_cycles
+
+    prepared, partition = report.prepared, report.plan.partition
+    pe_of_vertex = partition.pe_of_vertex
+    listed = getattr(prepared.algorithm, "initially_active", None)
+    if getattr(prepared.algorithm, "sparse_apply", False) and listed is not None:
+        first = np.bincount(pe_of_vertex[listed(prepared.graph, prepared.params)], minlength=report.total_pes)
+    else:
+        first = partition.vertices_per_pe
+    return design_overhead_cycles(first_pass=int(max(first)), supersteps=prepared.reference.supersteps,
+                                  pes=report.total_pes)
 
 
 def hazard_stall_note(report):
