@@ -8,9 +8,14 @@ Also reported: ``cpe_steady``, the CPE of the superstep that carried the most me
 from the end of one apply pass to the end of the next, over the messages scattered in between),
 which leaves out the per-superstep latency that dominates small supersteps.
 
-Usage: python benchmarks/bench_cpe.py [--out FILE] [--cache DIR]; prints the JSON and writes it
-(default benchmarks/results/bench_cpe.json), with its provenance (git revision, date, machine).
+Usage: python benchmarks/bench_cpe.py [--out FILE] [--cache DIR] [--before FILE]; prints the JSON
+and writes it (default benchmarks/results/bench_cpe.json), with its provenance (git revision, date,
+machine). ``--before`` takes an earlier run's JSON (another revision, same configurations) and
+puts its figures beside each result as ``before`` (with that run's provenance), so one file shows
+a change's effect per configuration.
 """
+
+import json
 
 import argparse
 import time
@@ -64,13 +69,29 @@ def measure(algorithm, graph, cache):
     }
 
 
+def with_before(results, before_file):
+    """``results`` with each configuration's figures from ``before_file`` under ``before``."""
+    before = json.loads(Path(before_file).read_text())
+    earlier = {(row["algorithm"], row["graph"]): row for row in before["results"]}
+    for row in results:
+        old = earlier.get((row["algorithm"], row["graph"]))
+        if old is not None:
+            row["before"] = {key: old[key] for key in ("verified", "cycles", "messages", "cpe", "cpe_steady",
+                                                        "cycle_breakdown")}
+            row["before"]["provenance"] = before.get("provenance")
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_cpe.json"))
     parser.add_argument("--cache", default=None, help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
+    parser.add_argument("--before", default=None, help="an earlier run's JSON to show beside each result")
     args = parser.parse_args()
     started = time.time()
     results = [measure(algorithm, graph, args.cache) for graph in GRAPHS.values() for algorithm in ALGORITHMS]
+    if args.before:
+        results = with_before(results, args.before)
     data = {
         "benchmark": "cpe_one_pe",
         "definition": "CPE = cycles x PEs / messages (traversed edges), whole run from start to done",

@@ -12,10 +12,12 @@ Usage::
     python benchmarks/bench_pagerank_cpe.py --graph rmat:scale=14,ef=16,seed=1 \\
         --supersteps 30 --hazard-slots 4 6 --json pagerank_cpe.json
 
-The JSON records the arguments and the provenance (git revision, date, machine).
+The JSON records the arguments and the provenance (git revision, date, machine); ``--before FILE``
+puts an earlier run's figures (same hazard slots) beside each run as ``before``.
 """
 
 import argparse
+import json
 import sys
 import time
 
@@ -57,6 +59,7 @@ def main(argv=None):
     parser.add_argument("--hazard-slots", type=int, nargs="+", default=[6])
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--before", metavar="FILE", help="an earlier run's JSON to show beside each run")
     args = parser.parse_args(argv)
 
     algorithm = make_pagerank(supersteps=args.supersteps)
@@ -71,6 +74,15 @@ def main(argv=None):
               f"CPE {row['cpe']:.4f}, {row['bit_identical_vertices']}/{graph.num_vertices} ranks "
               f"bit-identical, max rel. diff {row['max_relative_difference']:.2e} "
               f"(tolerance {RANK_RTOL:g}); stalls {row['stalls']}")
+    if args.before:
+        with open(args.before) as file:
+            before = json.load(file)
+        earlier = {row["hazard_slots"]: row for row in before["runs"]}
+        for row in rows:
+            if row["hazard_slots"] in earlier:
+                old = earlier[row["hazard_slots"]]
+                row["before"] = {key: old[key] for key in ("verified", "cycles", "messages", "cpe", "stalls")}
+                row["before"]["provenance"] = before.get("provenance")
     if args.json:
         write_results({"graph": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
                        "supersteps": args.supersteps, "arguments": arguments(args), "runs": rows},

@@ -191,7 +191,7 @@ def print_report(report, console):
     """The human-readable report of a :class:`gravfm.flow.RunReport`."""
     from rich.table import Table
 
-    from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles
+    from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
         else "[bold red]NOT VERIFIED[/]"
@@ -230,6 +230,13 @@ def print_report(report, console):
         console.print(rounds)
         if first_apply is not None:
             console.print(f"{SUPERSTEP_CYCLES_NOTE}; round 0's apply took the first {first_apply:,} cycles",
+                          highlight=False)
+        overhead = superstep_overhead(report)
+        if overhead is not None:
+            console.print(f"above the message bound ({overhead['message_bound_cycles']:,.1f} cycles = messages / PEs): "
+                          f"{overhead['above_bound']:,.1f} cycles, {overhead['per_superstep_mean']:,.1f} per superstep "
+                          f"(round 0's apply {overhead['first_apply'] or 0:,}; per PE: apply "
+                          f"{overhead['apply_per_pe']:,.1f}, barrier wait {overhead['wait_barrier_per_pe']:,.1f})",
                           highlight=False)
 
     if report.stalls:

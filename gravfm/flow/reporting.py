@@ -8,10 +8,12 @@ the same configuration, printed beside the measurement, never mixed with it.
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..errors import GravfmError
 
 __all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
-           "SUPERSTEP_CYCLES_NOTE"]
+           "SUPERSTEP_CYCLES_NOTE", "superstep_overhead"]
 
 #: Hazard stalls above this share of the PEs' cycles get a warning line of their own.
 HAZARD_STALL_SHARE = 0.03
@@ -134,6 +136,7 @@ class RunReport:
             "platform": self.platform,
             "mteps": self.mteps,
             "per_superstep": [row.__dict__ for row in self.rounds],
+            "superstep_overhead": superstep_overhead(self),
             "stalls": dict(self.stalls),
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
@@ -271,6 +274,51 @@ def superstep_cycles(rounds, cycles):
         total += row.cycles
         ends.append(total)
     return ends[0], tuple(max(0, after - end) for end, after in zip(ends, [*ends[1:], max(cycles, ends[-1])]))
+
+
+def superstep_overhead(report):
+    """The cycles of a run above its message bound (messages / PEs), measured, by superstep.
+
+    ``above_bound`` = cycles - messages / PEs; ``first_apply``: round 0's apply before any
+    message; ``per_superstep[r]``: the cycles of round r (:func:`superstep_cycles`) minus its
+    messages / PEs (negative when work of the round overlapped the next); ``apply_per_pe`` and
+    ``wait_barrier_per_pe``: the PEs' apply and barrier-wait counters over the PEs (the wait
+    is the network drain: a PE idle until every barrier has arrived). None without cycles.
+    """
+    pes = report.total_pes
+    if not report.cycles or not pes:
+        return None
+    bound = report.messages / pes
+    first_apply, cycles = superstep_cycles(report.rounds, report.cycles)
+    per_round = [None if row_cycles is None else row_cycles - row.messages / pes
+                 for row, row_cycles in zip(report.rounds, cycles)]
+    return {
+        "message_bound_cycles": bound,
+        "above_bound": report.cycles - bound,
+        "per_superstep_mean": (report.cycles - bound) / max(1, report.supersteps),
+        "first_apply": first_apply,
+        "per_superstep": per_round,
+        "apply_per_pe": report.stalls.get("apply_cycles", 0) / pes,
+        "wait_barrier_per_pe": report.stalls.get("wait_barrier", 0) / pes,
+        "predicted_above_bound": _predicted_overhead(report),
+    }
+
+
+def _predicted_overhead(report):
+    """The model's cycles above the message bound for this run (one FPGA), or None."""
+    if report.fpgas != 1 or report.prepared is None or report.plan is None:
+        return None
+    from ..model.supersteps import design_overhead_cycles
+
+    prepared, partition = report.prepared, report.plan.partition
+    pe_of_vertex = partition.pe_of_vertex
+    listed = getattr(prepared.algorithm, "initially_active", None)
+    if getattr(prepared.algorithm, "sparse_apply", False) and listed is not None:
+        first = np.bincount(pe_of_vertex[listed(prepared.graph, prepared.params)], minlength=report.total_pes)
+    else:
+        first = partition.vertices_per_pe
+    return design_overhead_cycles(first_pass=int(max(first)), supersteps=prepared.reference.supersteps,
+                                  pes=report.total_pes)
 
 
 def hazard_stall_note(report):

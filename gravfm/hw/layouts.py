@@ -83,8 +83,10 @@ class KernelLayouts:
     edge_word : StructLayout
         One edge-array word: dst (local index), edge data.
     vertex_word : StructLayout
-        One vertex-memory word: state, and ``touched`` (gathered into since the last apply; the
-        host sees only the state bits, the flag sits above them and loads as 0).
+        One vertex-memory word: state, ``touched`` (gathered into since the last apply) and
+        ``epoch`` (the parity of the gather round that set ``touched``: while apply runs, gather
+        of the next round tells a vertex apply has still to visit from one it touched itself).
+        The host sees only the state bits; the flags sit above them and load as 0.
     """
 
     def __init__(self, algorithm, config):
@@ -119,4 +121,4 @@ class KernelLayouts:
         self.edge_index = data.StructLayout({
             "start": unsigned(config.pe.edge_addr_bits), "length": unsigned(config.pe.edge_len_bits)})
         self.edge_word = data.StructLayout({"dst": unsigned(config.pe.local_bits), "edge": self.edge})
-        self.vertex_word = data.StructLayout({"state": self.vertex, "touched": 1})
+        self.vertex_word = data.StructLayout({"state": self.vertex, "touched": 1, "epoch": 1})

@@ -34,9 +34,19 @@ from ..errors import ConfigError
 from .predict import Prediction, _resolve, predict
 from .units import to_mteps
 
-__all__ = ["COMBINES", "SuperstepPrediction", "superstep_latency_cycles", "predict_supersteps"]
+__all__ = ["COMBINES", "SuperstepPrediction", "superstep_latency_cycles", "predict_supersteps",
+           "DESIGN_SUPERSTEP_CYCLES", "design_overhead_cycles"]
 
 COMBINES = ("max", "sum")
+
+#: Cycles one superstep adds to a run of the generated design (one FPGA, on-chip edges) beyond
+#: its messages: the barrier's way from gather (pipeline flush) through apply's pipeline, the
+#: update queue, the network endpoint, scatter's pipeline (edge index, lists, address generator,
+#: edge read, kernel) and the message FIFO back to gather, about one cycle per registered stage.
+#: Apply's pass itself runs beside the next round's gather (gravfm.hw.pe.gather_forward) for a
+#: sparse algorithm and so adds nothing but in round 0. Checked against simulation in
+#: tests/test_model_supersteps.py (s7e16.graph symmetrised).
+DESIGN_SUPERSTEP_CYCLES = {1: 24, "more": 27}
 
 # Limits set by the network, which GraVF-M loads with updates rather than messages.
 NETWORK_LIMITS = ("L_if", "L_net", "L_if_node", "L_net_node")
@@ -53,6 +63,21 @@ def superstep_latency_cycles(platform, algorithm_params, vertices, fpgas, pes):
         barrier += 2 * hierarchy.node_latency_cycles
     apply_pass = math.ceil(vertices / (fpgas * pes))
     return platform.latency.pipeline_depth_cycles + params.kernel_latency_cycles + barrier + apply_pass
+
+
+def design_overhead_cycles(*, first_pass, supersteps, pes, fpgas=1, link_latency_cycles=0):
+    """Predicted cycles of a run of the generated design above its message bound (messages / PEs).
+
+    ``first_pass``: vertices of the busiest PE's round-0 apply (all its vertices, or those the
+    host lists, e.g. BFS's root), which no message overlaps; then :data:`DESIGN_SUPERSTEP_CYCLES`
+    per superstep (1 PE, or more PEs behind the crossbar), plus a link's round trip per
+    superstep with several FPGAs. A prediction for a sparse algorithm whose supersteps are
+    latency-bound or balanced; partition imbalance and message bursts come on top.
+    """
+    per_step = DESIGN_SUPERSTEP_CYCLES[1 if fpgas * pes == 1 else "more"]
+    if fpgas > 1:
+        per_step += 2 * link_latency_cycles
+    return first_pass + supersteps * per_step
 
 
 @dataclass(frozen=True)

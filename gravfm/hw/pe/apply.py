@@ -9,19 +9,34 @@ accepted by the queue, ``done`` pulses and the vertex memory returns to gather.
 
 A full pass costs ``num_local`` cycles per round. With ``sparse=True`` (an algorithm whose apply
 is a no-op on a vertex that received nothing, ``Algorithm.sparse_apply``) only round 0 is a full
-pass; later rounds visit the vertices listed on ``touched`` (each vertex whose state a gather
-changed since the last apply, once), so a round costs those vertices instead of ``num_local``. Apply clears
-the vertex's ``touched`` flag when it writes the state back.
+pass; later rounds visit the ``list_len`` vertices listed on ``touched`` when the pass starts
+(each vertex whose state a gather changed since the last apply, once), so a round costs those
+vertices instead of ``num_local``. Apply clears the vertex's ``touched`` flag when it writes the
+state back.
+
+Write-back goes through a small buffer: while a sparse algorithm's pass runs, the next round's
+gather may run too (:mod:`gravfm.hw.pe.gather_forward`), and its writes take the vertex memory's
+one write port first (``wr_grant``). The buffer never overflows: the pass issues a vertex only
+while fewer than its depth are issued and not yet written (every vertex given to a sparse
+kernel is written back once; a repeated beat of one vertex, which the kernel contract allows
+while an update stalls, is dropped). ``busy`` stays high until the last write has landed, and
+``applied_upto`` says how far a full pass's writes have landed, so that gather can tell the
+vertices apply has still to visit.
 """
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import hardware_id
 from ..memory_ports import read_port_signature, write_port_signature
 
 __all__ = ["ApplyUnit"]
+
+# Write-backs waiting for the write port while gather writes: a few cycles of gather's writes
+# in a row (LUT RAM; deeper only helps when gather changes a vertex in most cycles).
+WRITE_BUFFER_DEPTH = 8
 
 
 class ApplyUnit(wiring.Component):
@@ -45,21 +60,32 @@ class ApplyUnit(wiring.Component):
     num_local : In(local_bits + 1)
         Number of vertices stored in this PE.
     rd, wr : Out(read port), Out(write port)
-        Vertex memory access (vertex_word; valid while ``busy``).
+        Vertex memory access (vertex_word; valid while ``busy``). ``wr.en`` asks for the port;
+        the write happens in a cycle of ``wr_grant``.
+    wr_grant : In(1)
+        The write port is apply's this cycle (gather is not writing).
     touched : In(stream of local index)
-        Vertices gathered into since the last pass (used when ``sparse``; complete when the
-        pass starts, since gather is flushed and paused by then).
+        Vertices gathered into since the last pass (used when ``sparse``), in the order listed;
+        entries behind the pass's ``list_len`` belong to the next pass.
+    list_len : In(local_bits + 1)
+        Vertices listed for the next pass (sampled at ``start``).
     sparse_round0 : In(1)
         With ``sparse``: round 0 also visits only the listed vertices (the host loaded the list).
-    touched_pending : In(1)
-        Touched vertices remain to be visited (pushed but not yet popped): the list's FIFO
-        shows a pushed item only a few cycles later, so emptiness is judged by this count.
     updates : Out(stream net_update)
         Updates, then the barrier carrying ``count`` and ``sent_any``.
     busy : Out(1)
-        A pass is running.
+        A pass is running (until its barrier is in the queue and its last write has landed).
+    full : Out(1)
+        The pass is a full pass (valid while ``busy``).
+    overlap : Out(1)
+        With ``sparse``, the next round's gather may run during this pass: a full pass, or a
+        listed pass whose vertices carry their ``touched`` flag (every pass but round 0's host
+        list). Always 0 without ``sparse``.
+    applied_upto : Out(local_bits + 1)
+        In a full pass: the vertices below this index have been written back, and a read
+        issued now returns their written word.
     done : Out(1)
-        Pulse: the pass ended (its barrier is in the queue).
+        Pulse: the pass ended (its barrier is in the queue, its writes landed; ``busy`` falls).
     round : Out(round_bits)
         Round of the current (or next) pass.
     round_updates : Out(count_bits)
@@ -80,10 +106,14 @@ class ApplyUnit(wiring.Component):
             "rd": Out(read_port_signature(config.pe.local_bits, layouts.vertex_word)),
             "wr": Out(write_port_signature(config.pe.local_bits, layouts.vertex_word)),
             "touched": In(stream.Signature(config.pe.local_bits)),
-            "touched_pending": In(1),
+            "list_len": In(config.pe.local_bits + 1),
+            "wr_grant": In(1),
             "sparse_round0": In(1),
             "updates": Out(stream.Signature(layouts.net_update)),
             "busy": Out(1),
+            "full": Out(1),
+            "overlap": Out(1),
+            "applied_upto": Out(config.pe.local_bits + 1),
             "done": Out(1),
             "round": Out(config.pe.round_bits),
             "round_updates": Out(config.count_bits),
@@ -97,13 +127,16 @@ class ApplyUnit(wiring.Component):
         m.submodules.kernel = kernel = self._kernel
 
         busy = Signal()
+        closing = Signal()  # the barrier is out; the last writes drain
         index = Signal(local_bits + 1)
+        remaining = Signal(local_bits + 1)  # listed vertices still to issue (sparse pass)
         barrier_issued = Signal()
         rnd = Signal(config.pe.round_bits)
         count = Signal(config.count_bits)
+        overlap = Signal()
 
         # Generator -> read stage -> kernel. A full pass counts 0 .. num_local (the barrier);
-        # a sparse pass drains the touched list, then issues the barrier.
+        # a sparse pass takes its ``list_len`` entries of the touched list, then the barrier.
         full_pass = Signal()
         g_valid = Signal()
         g_barrier = Signal()
@@ -112,8 +145,12 @@ class ApplyUnit(wiring.Component):
             m.d.comb += [g_valid.eq(busy & ~barrier_issued),
                          g_barrier.eq(index == self.num_local), g_address.eq(index[:local_bits])]
         with m.Else():
-            m.d.comb += [g_valid.eq(busy & ~barrier_issued & (self.touched.valid | ~self.touched_pending)),
-                         g_barrier.eq(~self.touched_pending), g_address.eq(self.touched.payload)]
+            m.d.comb += [g_valid.eq(busy & ~barrier_issued & (self.touched.valid | (remaining == 0))),
+                         g_barrier.eq(remaining == 0), g_address.eq(self.touched.payload)]
+        # Write-back credit: vertices issued and not yet written (sparse kernels write each once).
+        outstanding = Signal(range(WRITE_BUFFER_DEPTH + 1))
+        room = Signal()
+        m.d.comb += room.eq((outstanding != WRITE_BUFFER_DEPTH) if self._sparse else 1)
         # Address register: the generator's address mux (pass counter or touched list) ends at
         # a flip-flop instead of running on into the vertex memory's read port (one more cycle
         # of pipeline fill per pass).
@@ -133,11 +170,11 @@ class ApplyUnit(wiring.Component):
         r_advance = ~r_valid | kernel.i.ready
         s_advance = ~s_valid | r_advance
         q_advance = ~q_valid | s_advance
-        g_fire = g_valid & q_advance
+        g_fire = g_valid & q_advance & (g_barrier | room)
         m.d.comb += [self.rd.addr.eq(q_address), self.rd.en.eq(s_advance),
                      self.touched.ready.eq(g_fire & ~full_pass & ~g_barrier)]
         with m.If(q_advance):
-            m.d.sync += [q_valid.eq(g_valid), q_address.eq(g_address), q_barrier.eq(g_barrier)]
+            m.d.sync += [q_valid.eq(g_fire), q_address.eq(g_address), q_barrier.eq(g_barrier)]
         with m.If(s_advance):
             m.d.sync += [s_valid.eq(q_valid), s_index.eq(q_address), s_barrier.eq(q_barrier)]
         with m.If(r_advance):
@@ -148,6 +185,8 @@ class ApplyUnit(wiring.Component):
                 m.d.sync += barrier_issued.eq(1)
             with m.Elif(full_pass):
                 m.d.sync += index.eq(index + 1)
+            with m.Else():
+                m.d.sync += remaining.eq(remaining - 1)
         k = kernel.i.payload
         m.d.comb += [
             kernel.i.valid.eq(r_valid),
@@ -157,14 +196,13 @@ class ApplyUnit(wiring.Component):
             k.barrier.eq(r_barrier),
         ]
 
-        # Write-back: always possible; the barrier's echo carries no state.
-        state = kernel.state_o.payload
-        m.d.comb += [
-            self.wr.en.eq(kernel.state_o.valid & ~state.barrier),
-            self.wr.addr.eq(state.nodeid[:local_bits]),
-            self.wr.data.state.eq(state.state),
-            self.wr.data.touched.eq(0),
-        ]
+        written, landed = self._write_back(m, kernel, local_bits, busy)
+        issued = g_fire & ~g_barrier
+        if self._sparse:
+            with m.If(issued & ~written):
+                m.d.sync += outstanding.eq(outstanding + 1)
+            with m.Elif(written & ~issued):
+                m.d.sync += outstanding.eq(outstanding - 1)
 
         # Updates to the queue, the barrier with this round's count.
         update = kernel.update_o.payload
@@ -180,18 +218,68 @@ class ApplyUnit(wiring.Component):
             out.sent_any.eq(count != 0),
             self.update_strobe.eq(fire & ~update.barrier),
         ]
-        end_of_pass = fire & update.barrier
         with m.If(self.update_strobe):
             m.d.sync += count.eq(count + 1)
+        # The pass ends once its barrier is out and its writes have landed.
+        end_of_pass = busy & (closing | (fire & update.barrier)) & landed
+        with m.If(fire & update.barrier):
+            m.d.sync += closing.eq(1)
         with m.If(end_of_pass):
-            m.d.sync += [busy.eq(0), rnd.eq(rnd + 1), count.eq(0)]
+            m.d.sync += [busy.eq(0), closing.eq(0), rnd.eq(rnd + 1), count.eq(0)]
         with m.Elif(self.start & ~busy):
-            m.d.sync += [busy.eq(1), index.eq(0), barrier_issued.eq(0),
-                         full_pass.eq(1 if not self._sparse else (rnd == 0) & ~self.sparse_round0)]
+            first_list = (rnd == 0) & self.sparse_round0
+            m.d.sync += [busy.eq(1), index.eq(0), barrier_issued.eq(0), remaining.eq(self.list_len),
+                         full_pass.eq(1 if not self._sparse else (rnd == 0) & ~self.sparse_round0),
+                         overlap.eq(~first_list if self._sparse else 0)]
         m.d.comb += [
             self.busy.eq(busy),
+            self.full.eq(full_pass),
+            self.overlap.eq(overlap),
             self.done.eq(end_of_pass),
             self.round.eq(rnd),
             self.round_updates.eq(count),
         ]
         return m
+
+    def _write_back(self, m, kernel, local_bits, busy):
+        """The write buffer between the kernel's ``state_o`` and ``wr``, and ``applied_upto``.
+
+        Returns ``(written, landed)``: a write left the buffer this cycle; every write of the
+        pass has landed (the buffer is empty and its last write reached the memory).
+        """
+        entry = data.StructLayout({"addr": local_bits, "state": self._layouts.vertex})
+        m.submodules.write_buffer = buffer = SyncFIFO(width=entry.size, depth=WRITE_BUFFER_DEPTH)
+        state = kernel.state_o.payload
+        # A repeated beat of the vertex just buffered (the kernel holds state_o while its update
+        # stalls) is dropped: a pass gives each vertex once.
+        last_valid = Signal()
+        last_addr = Signal(local_bits)
+        addr = state.nodeid[:local_bits]
+        push = kernel.state_o.valid & ~state.barrier & ~(last_valid & (last_addr == addr))
+        pushed = Signal(entry)
+        m.d.comb += [pushed.addr.eq(addr), pushed.state.eq(state.state),
+                     buffer.w_en.eq(push), buffer.w_data.eq(pushed)]
+        with m.If(push):
+            m.d.sync += [last_valid.eq(1), last_addr.eq(addr)]
+        with m.If(~busy):
+            m.d.sync += last_valid.eq(0)
+        head = data.View(entry, buffer.r_data)
+        written = buffer.r_rdy & self.wr_grant
+        m.d.comb += [
+            self.wr.en.eq(buffer.r_rdy),
+            self.wr.addr.eq(head.addr),
+            self.wr.data.state.eq(head.state),
+            self.wr.data.touched.eq(0),
+            buffer.r_en.eq(self.wr_grant),
+        ]
+        # A write granted in cycle t passes the PE's write register and reaches the memory at
+        # the end of t + 1: a read issued from t + 2 on returns it, and applied_upto (two
+        # registers) says so from t + 2; ``busy`` falls at t + 2 at the earliest.
+        written_upto = Signal(local_bits + 1)
+        with m.If(written):
+            m.d.sync += written_upto.eq(head.addr + 1)
+        m.d.sync += self.applied_upto.eq(written_upto)
+        with m.If(~busy):
+            m.d.sync += [written_upto.eq(0), self.applied_upto.eq(0)]
+        landed = ~buffer.r_rdy & ~push
+        return written, landed

@@ -5,8 +5,8 @@ message that conflicts moves aside into a one-message parking slot, so the messa
 (to other vertices) keep flowing; the parked message issues, with priority, as soon as its vertex
 is written back. Only when the slot is taken does a second conflict stall the stream. A message
 to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
-then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (apply owns
-the vertex memory in between). The stage also starts paused: round 0's apply runs first.
+then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (this stage
+runs nothing beside apply; the forwarding stage may, see :mod:`gravfm.hw.pe.gather_forward`). The stage also starts paused: round 0's apply runs first.
 The head message and the parked one wait in registers together with their hazard flags, which
 are computed a cycle ahead, so the choice of the message to issue starts at flip-flops.
 
@@ -71,18 +71,26 @@ class GatherStage(wiring.Component):
     apply_start : Out(1)
         Pulse: the round's messages are all gathered and written back.
     apply_done : In(1)
-        Pulse: apply has finished; resume.
+        Pulse: resume (apply has finished, or, for a stage that overlaps, apply's pass has
+        started and may run beside the next round's gather).
+    apply_busy, apply_full : In(1)
+        Apply's pass runs; it is a full pass. No barrier is taken while a pass runs.
+    applied_upto : In(local_bits + 1)
+        Apply's ``applied_upto`` (a full pass has written the vertices below it).
     hazard_stall : Out(1)
         A message waits for its vertex (or for a free hazard slot).
     active : Out(1)
         Messages are in flight (or one waits in the head register).
     """
 
-    def __init__(self, *, layouts, config, kernel, write_latency=0):
+    def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if write_latency not in (0, 1):
             self._MustUse__silence = True  # never elaborated: do not warn about it
             raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
         self._write_latency = write_latency
+        self._overlap = overlap
+        #: Whether the stage runs beside apply (resumed when a pass starts).
+        self.overlaps = overlap
         self._layouts = layouts
         self._config = config
         self._kernel = kernel
@@ -94,6 +102,9 @@ class GatherStage(wiring.Component):
             "touch": Out(stream.Signature(local_bits)),
             "apply_start": Out(1),
             "apply_done": In(1),
+            "apply_busy": In(1),
+            "apply_full": In(1),
+            "applied_upto": In(local_bits + 1),
             "hazard_stall": Out(1),
             "active": Out(1),
         })
@@ -182,7 +193,10 @@ class GatherUnit(GatherStage):
         Size of the hazard CAM, :func:`hazard_slots_for` of ``config.pe.hazard_slots``.
     """
 
-    def __init__(self, *, layouts, config, kernel, write_latency=0):
+    def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
+        if overlap:
+            self._MustUse__silence = True
+            raise TypeError("GatherUnit does not overlap with apply; use ForwardingGatherUnit")
         self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
@@ -240,7 +254,7 @@ class GatherUnit(GatherStage):
         m.d.comb += chosen.eq(Mux(parked_ready, parked, h))
         chosen_address = chosen.neighbor[:local_bits]
         flushed = hazard.empty & ~parked_valid
-        m.d.comb += take_barrier.eq(~paused & h_valid & h.barrier & flushed)
+        m.d.comb += take_barrier.eq(~paused & h_valid & h.barrier & flushed & ~self.apply_busy)
         h_leaves = from_head | park | take_barrier
         h_load = ~h_valid | h_leaves
         waiting = (parked_valid & ~from_parked) | (candidate & ~from_head & ~park)
@@ -321,6 +335,7 @@ class GatherUnit(GatherStage):
             self.wr.addr.eq(wb_address),
             self.wr.data.state.eq(wb.state),
             self.wr.data.touched.eq(before.touched | changed),
+            self.wr.data.epoch.eq(Mux(before.touched, before.epoch, level[0])),
             self.touch.valid.eq(wb_valid & changed & ~before.touched),
             self.touch.payload.eq(wb_address),
             # Announced a cycle ahead: the entry frees as the write-back stage writes it.

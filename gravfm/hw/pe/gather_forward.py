@@ -26,14 +26,44 @@ match provides X's state:
   the write port).
 
 The vertex word's ``touched`` flag travels with the forwarded word, so each vertex is still
-reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`).
+reported on ``touch`` once per round (see :class:`~gravfm.hw.pe.gather.GatherUnit`). A word whose
+state the kernel left unchanged is not written back.
+
+**Beside apply** (``overlap``, a sparse algorithm): the stage resumes as soon as apply's pass has
+started, instead of when it ends. BSP stays exact: a message of round r+1 must not reach a
+vertex that round r's apply has still to visit (apply would read it, or overwrite it). Such a
+vertex is known from the word read for the message: in a listed pass its ``touched`` flag is set
+with the previous round's ``epoch``; in a full pass its index is at or above apply's
+``applied_upto`` when the read issues. Apply's write-back clears the flag, so a word read before
+that write lands only makes the message wait longer. A waiting message leaves the pipeline at R
+(no write-back, so no forward from it) into the retry queue (:func:`retry_depth`); the queue is
+replayed, first, once the pass has ended, and a barrier is taken only with the queue empty and
+apply idle. When the queue is full, new messages wait. Messages to one vertex may be reordered
+by the queue, which commutative gathers (minimum, first-come parent) do not see. Block RAM cost:
+the retry queue, half the PE's vertices times a ``scatter_out`` word: 496 Kib for one-PE WCC
+on RMAT scale 14 (62-bit words; the vertex memory's three copies hold 864 Kib), 51 Kib per PE
+for BFS at 4 x 9 PEs on scale 16 (126 Kib). Its round and barrier fields need not be stored.
 """
 
-from amaranth.hdl import Mux, Signal
+from amaranth.hdl import C, Mux, Signal
 
+from ..stream_fifo import StreamFIFO
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
+
+
+
+def retry_depth(config):
+    """Messages the stage can set aside while apply runs: half the PE's vertices.
+
+    While a pass runs, a message waits when its vertex is still to be applied; with destinations
+    spread over the vertices that is about half the messages arriving during the pass, and a
+    pass visits at most every local vertex once (one-PE WCC on RMAT scale 14: CPE 1.033 with 512,
+    1.017 with 8,192 = half). At least 512: a smaller queue saves no block RAM. When the queue
+    is full, gather waits for apply as before.
+    """
+    return max(512, config.pe.vertices_per_pe // 2)
 
 
 def is_combinational(kernel):
@@ -47,10 +77,13 @@ def forwards(config, kernel):
     return config.pe.gather_forwarding and is_combinational(kernel)
 
 
-def build_gather_unit(*, layouts, config, kernel, write_latency=0):
-    """The gather stage for ``kernel``: forwarding when :func:`forwards`, else with a hazard unit."""
-    unit = ForwardingGatherUnit if forwards(config, kernel) else GatherUnit
-    return unit(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
+def build_gather_unit(*, layouts, config, kernel, write_latency=0, overlap=False):
+    """The gather stage for ``kernel``: forwarding when :func:`forwards`, else with a hazard unit.
+    ``overlap`` (a sparse algorithm) lets a forwarding stage run beside apply."""
+    if forwards(config, kernel):
+        return ForwardingGatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency,
+                                    overlap=overlap)
+    return GatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
 
 class ForwardingGatherUnit(GatherStage):
@@ -59,16 +92,20 @@ class ForwardingGatherUnit(GatherStage):
     ``hazard_stall`` is always 0 (no message waits for its vertex).
     """
 
-    def __init__(self, *, layouts, config, kernel, write_latency=0):
+    def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if not is_combinational(kernel):
             self._MustUse__silence = True
             raise TypeError(f"{type(kernel).__name__} is not a combinational gather kernel "
                             "(combinational = True); use GatherUnit")
-        super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
+        super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency,
+                         overlap=overlap)
 
     def _pipeline(self, m, layouts, local_bits, kernel, *, paused, level, take_barrier):
         incoming = self.messages.payload
-        incoming_address = incoming.neighbor[:local_bits]
+        busy = self.apply_busy if self._overlap else C(0)
+        # Messages set aside while apply runs (their vertex awaits apply), replayed when it is done.
+        depth = retry_depth(self._config)
+        retry = _RetryQueue(m, layouts, depth) if self._overlap else None
 
         s_valid = Signal()
         s_item = Signal(layouts.scatter_out)
@@ -76,9 +113,13 @@ class ForwardingGatherUnit(GatherStage):
         s_from_kept = Signal()  # S takes the word kept at issue (the vertex was in WB then)
         kept_word = Signal(layouts.vertex_word, reset_less=True)
         s_address = s_item.neighbor[:local_bits]
+        s_full_pending = Signal()  # issued during a full pass, its vertex not yet applied
+        s_flag_check = Signal()    # issued during a listed pass: its touched flag tells
         r_valid = Signal()
         r_item = Signal(layouts.scatter_out)
         r_from_wb = Signal()    # R takes the word being written (the vertex was in S at issue)
+        r_full_pending = Signal()
+        r_flag_check = Signal()
         r_address = r_item.neighbor[:local_bits]
         wb_valid = Signal()
         wb = Signal(layouts.gather_out)
@@ -86,46 +127,95 @@ class ForwardingGatherUnit(GatherStage):
         wb_address = wb.nodeid[:local_bits]
 
         flushed = ~s_valid & ~r_valid & ~wb_valid
-        issue = ~paused & self.messages.valid & ~incoming.barrier
+        if retry is None:
+            item, replay = incoming, C(0)
+            take_new = ~paused & self.messages.valid & ~incoming.barrier
+            barrier_free = C(1)
+        else:
+            # A replayed message first; a new one only while the queue has room for it and for
+            # the two in S and R (each may yet be set aside).
+            replay = ~paused & retry.o.valid & ~busy
+            item = Signal(layouts.scatter_out)
+            m.d.comb += item.eq(Mux(replay, retry.o.payload, incoming))
+            room = ~busy | (retry.count + s_valid + r_valid < depth - 2)
+            take_new = ~paused & ~replay & self.messages.valid & ~incoming.barrier & room
+            barrier_free = retry.count == 0
+            m.d.comb += retry.o.ready.eq(replay)
+        issue = replay | take_new
+        address = item.neighbor[:local_bits]
         m.d.comb += [
-            take_barrier.eq(~paused & self.messages.valid & incoming.barrier & flushed),
-            self.rd.addr.eq(incoming_address),
+            take_barrier.eq(~paused & ~replay & self.messages.valid & incoming.barrier & flushed & ~busy
+                            & barrier_free),
+            self.rd.addr.eq(address),
             self.rd.en.eq(1),
-            self.messages.ready.eq(issue | take_barrier),
+            self.messages.ready.eq(take_new | take_barrier),
             self.apply_start.eq(take_barrier),
             self.hazard_stall.eq(0),
-            self.active.eq(~flushed),
+            self.active.eq(~flushed | (retry.count != 0 if retry is not None else 0)),
         ]
 
-        # The word being written back, touched flag included: what memory will hold.
+        # The word being written back, flags included: what memory will hold.
         written = Signal(layouts.vertex_word)
         changed = wb.state.as_value() != wb_before.state.as_value()
-        m.d.comb += [written.state.eq(wb.state), written.touched.eq(wb_before.touched | changed)]
+        m.d.comb += [written.state.eq(wb.state), written.touched.eq(wb_before.touched | changed),
+                     written.epoch.eq(Mux(wb_before.touched, wb_before.epoch, level[0]))]
 
         # Issue -> S: compare with the stages the message will meet, and register the results.
+        # A message in R may be set aside (no write-back follows): each forward from the
+        # write-back stage is taken only if that stage is valid when the word is used.
         s_then_r_from_wb = Signal()  # the vertex was in S at issue: R takes the word being written
         m.d.sync += [
-            s_valid.eq(issue), s_item.eq(incoming),
-            s_then_r_from_wb.eq(s_valid & (s_address == incoming_address)),
-            s_from_wb.eq(r_valid & (r_address == incoming_address)),
+            s_valid.eq(issue), s_item.eq(item),
+            s_then_r_from_wb.eq(s_valid & (s_address == address)),
+            s_from_wb.eq(r_valid & (r_address == address)),
+            # Judged against what apply had written when the read was issued.
+            s_full_pending.eq(busy & self.apply_full & (address >= self.applied_upto)),
+            s_flag_check.eq(busy & ~self.apply_full),
         ]
         if self._write_latency:
-            hit, newest = newest_write(m, valid=wb_valid, address=wb_address, word=written,
-                                       read_address=incoming_address)
+            hit, newest = newest_write(m, valid=self.wr.en, address=wb_address, word=written,
+                                       read_address=address)
             m.d.sync += [s_from_kept.eq(hit), kept_word.eq(newest)]
         # S -> R. The newest match wins: R's forward over S's, S's write-back over the kept word.
-        r_data = read_data_register(m, advance=1, memory_word=self.rd.data, forward=s_from_wb | s_from_kept,
-                                    forward_word=Mux(s_from_wb, written, kept_word))
-        m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_from_wb.eq(s_then_r_from_wb)]
+        from_wb = s_from_wb & wb_valid
+        r_data = read_data_register(m, advance=1, memory_word=self.rd.data, forward=from_wb | s_from_kept,
+                                    forward_word=Mux(from_wb, written, kept_word))
+        m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_from_wb.eq(s_then_r_from_wb),
+                     r_full_pending.eq(s_full_pending), r_flag_check.eq(s_flag_check)]
         state_in = Signal(layouts.vertex_word)
-        m.d.comb += state_in.eq(Mux(r_from_wb, written, r_data))
+        m.d.comb += state_in.eq(Mux(r_from_wb & wb_valid, written, r_data))
+        # BSP: a vertex that this round's apply has still to visit must not see the next
+        # round's messages yet (apply would read them, or overwrite them).
+        blocked = r_valid & (r_full_pending | (r_flag_check & state_in.touched & (state_in.epoch != level[0])))
+        if retry is not None:
+            m.d.comb += [retry.i.valid.eq(blocked), retry.i.payload.eq(r_item)]
 
-        m.d.comb += kernel_inputs(kernel, valid=r_valid, level=level, item=r_item, state=state_in.state)
+        m.d.comb += kernel_inputs(kernel, valid=r_valid & ~blocked, level=level, item=r_item,
+                                  state=state_in.state)
         m.d.sync += [wb_valid.eq(kernel.o.valid), wb.eq(kernel.o.payload), wb_before.eq(state_in)]
         m.d.comb += [
-            self.wr.en.eq(wb_valid),
+            # An unchanged word is not written again: the port is free for apply's write-backs.
+            self.wr.en.eq(wb_valid & changed),
             self.wr.addr.eq(wb_address),
             self.wr.data.eq(written),
             self.touch.valid.eq(wb_valid & changed & ~wb_before.touched),
             self.touch.payload.eq(wb_address),
         ]
+
+
+class _RetryQueue:
+    """The queue of messages gather sets aside while apply runs: ``i`` and ``o`` streams of
+    ``scatter_out`` (``i`` is always ready: the stage keeps room), and ``count`` stored."""
+
+    def __init__(self, m, layouts, depth):
+        # Filled to depth - 2 at most: the FIFO may refuse a write while an item moves to its
+        # output register.
+        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth)
+        self.i, self.o = fifo.i, fifo.o
+        self.count = Signal(range(depth + 1))
+        pushed = fifo.i.valid
+        popped = fifo.o.valid & fifo.o.ready
+        with m.If(pushed & ~popped):
+            m.d.sync += self.count.eq(self.count + 1)
+        with m.Elif(popped & ~pushed):
+            m.d.sync += self.count.eq(self.count - 1)

@@ -10,8 +10,10 @@ The shell holds the host write registers, gather, apply, the vertex memory, the 
 the counters, the per-round log and the host read path; the core
 (:mod:`gravfm.hw.pe.cores`) places scatter: after the network in GraVF-M, before it in GraVF.
 The vertex memory has one write port shared by the host (before ``start``), gather and apply
-(which never run at the same time), and read ports for gather, apply and the host (none
-transparent: gather forwards a write landing as it reads). Its words are ``{state, touched}``;
+(gather's writes first: apply buffers its write-backs), and read ports for gather, apply and
+the host (none transparent: gather forwards a write landing as it reads). For a sparse
+algorithm with a forwarding gather, the next round's gather runs beside apply's pass: a message
+whose vertex the pass has still to visit waits (:mod:`gravfm.hw.pe.gather_forward`). Its words are ``{state, touched}``;
 for an algorithm with ``sparse_apply`` a FIFO carries the touched vertices from gather to apply.
 Host writes and reads follow :mod:`gravfm.hw.protocol`.
 """
@@ -111,9 +113,9 @@ class ProcessingElement(wiring.Component):
         with m.If(self.wr_en):
             m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data)]
 
-        m.submodules.gather = gather = build_gather_unit(
-            layouts=layouts, config=config, kernel=self._kernels["gather"], write_latency=1)
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
+        m.submodules.gather = gather = build_gather_unit(
+            layouts=layouts, config=config, kernel=self._kernels["gather"], write_latency=1, overlap=sparse)
         m.submodules.apply = apply = ApplyUnit(
             layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["apply"],
             sparse=sparse)
@@ -142,14 +144,15 @@ class ProcessingElement(wiring.Component):
             m.submodules.touched_out = touched_out = SkidBuffer(shape=local_bits)
             wiring.connect(m, touched.o, touched_out.i)
             wiring.connect(m, touched_out.o, apply.touched)
-            pending = Signal(range(config.pe.vertices_per_pe + 1))
-            pushed = touched.i.valid & touched.i.ready
-            popped = apply.touched.valid & apply.touched.ready
-            with m.If(pushed & ~popped):
-                m.d.sync += pending.eq(pending + 1)
-            with m.Elif(popped & ~pushed):
-                m.d.sync += pending.eq(pending - 1)
-            m.d.comb += apply.touched_pending.eq((pending != 0) | touched_in.o.valid)
+            # Entries listed for the next pass: at its start apply takes them, and the next
+            # round's gather (running beside it) lists behind them.
+            listed = Signal(range(config.pe.vertices_per_pe + 1))
+            listing = (gather.touch.valid & gather.touch.ready) | host_list
+            with m.If(apply.start & ~apply.busy):
+                m.d.sync += listed.eq(listing)
+            with m.Elif(listing):
+                m.d.sync += listed.eq(listed + 1)
+            m.d.comb += apply.list_len.eq(listed)
         else:
             m.d.comb += gather.touch.ready.eq(1)
         scatter, core_busy = self._core.build(m, net_in=wiring.flipped(self.net_in),
@@ -199,21 +202,29 @@ class ProcessingElement(wiring.Component):
         w_en = Signal()
         w_addr = Signal(local_bits, reset_less=True)
         w_data = Signal(layouts.vertex_word, reset_less=True)
+        # Gather's write first: its pipeline never waits; apply's write-back buffer does.
         with m.If(host_write[HostMem.VERTEX]):
             m.d.sync += [w_en.eq(1), w_addr.eq(wr_addr), w_data.state.eq(wr_data[:vertex_bits]),
                          w_data.touched.eq(0)]
-        with m.Elif(apply.busy):
-            m.d.sync += [w_en.eq(apply.wr.en), w_addr.eq(apply.wr.addr), w_data.eq(apply.wr.data)]
+        with m.Elif(gather.wr.en):
+            m.d.sync += [w_en.eq(1), w_addr.eq(gather.wr.addr), w_data.eq(gather.wr.data)]
         with m.Else():
-            m.d.sync += [w_en.eq(gather.wr.en), w_addr.eq(gather.wr.addr), w_data.eq(gather.wr.data)]
+            m.d.sync += [w_en.eq(apply.wr.en), w_addr.eq(apply.wr.addr), w_data.eq(apply.wr.data)]
+        m.d.comb += apply.wr_grant.eq(~host_write[HostMem.VERTEX] & ~gather.wr.en)
         m.d.comb += [vertex_wr.en.eq(w_en), vertex_wr.addr.eq(w_addr), vertex_wr.data.eq(w_data)]
 
         # Control: round 0 starts at `start`; later rounds when gather has seen the barrier.
+        # Gather resumes when apply is done, or as soon as a pass it may overlap has started.
+        apply_was_busy = Signal()
+        m.d.sync += apply_was_busy.eq(apply.busy)
         m.d.comb += [
             apply.num_local.eq(num_local),
             apply.sparse_round0.eq(sparse_round0),
             apply.start.eq(start | gather.apply_start),
-            gather.apply_done.eq(apply.done),
+            gather.apply_done.eq(apply.done | (apply.busy & ~apply_was_busy & apply.overlap & int(gather.overlaps))),
+            gather.apply_busy.eq(apply.busy),
+            gather.apply_full.eq(apply.full),
+            gather.applied_upto.eq(apply.applied_upto),
             self.round.eq(apply.round),
         ]
 
