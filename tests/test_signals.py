@@ -51,6 +51,14 @@ def wait_for(condition, what, timeout=120):
     return result
 
 
+def _terminal_dispositions():
+    """In the child: the stop signals at their defaults, as a terminal's foreground job has them.
+    gravfm keeps a signal ignored when it starts (``nohup``, a background job's SIGINT), so a
+    suite run under ``nohup`` or with ``&`` would otherwise hand that on and the stop tests fail."""
+    for number in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+
+
 class GravfmRun:
     """``python -m gravfm run ...`` in a session of its own, with a private cache and ``$TMPDIR``."""
 
@@ -65,7 +73,8 @@ class GravfmRun:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gravfm", "run", *arguments, "--cache", str(self.cache),
                  "--edge-memory", "onchip"],   # not --quiet: the test follows the log lines
-                env=env, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+                env=env, stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True,
+                preexec_fn=_terminal_dispositions)
         self.lines = []
         self._reader = threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True)
         self._reader.start()
