@@ -17,16 +17,7 @@ __all__ = ["RoundMerger", "round_robin_grant", "round_robin_next"]
 
 def round_robin_grant(m, eligible, last):
     """Combinational round robin: the first eligible index after ``last``; returns (grant, granted)."""
-    n = len(eligible)
-    grant = Signal(range(max(n, 2)))
-    granted = Signal()
-    with m.Switch(last):
-        for start in range(n):
-            with m.Case(start):
-                for position, s in enumerate((start + 1 + k) % n for k in range(n)):
-                    with (m.If if position == 0 else m.Elif)(eligible[s]):
-                        m.d.comb += [grant.eq(s), granted.eq(1)]
-    return grant, granted
+    return _first_eligible_after(m, eligible, last, candidates=len(eligible))
 
 
 def round_robin_next(m, eligible, first):
@@ -36,13 +27,19 @@ def round_robin_next(m, eligible, first):
     choice after each possible ``first`` is made beside ``first``'s own logic and only selected
     by it, so a late ``first`` (itself a round robin) costs one multiplexer, not a second chain.
     """
+    return _first_eligible_after(m, eligible, first, candidates=len(eligible) - 1)
+
+
+def _first_eligible_after(m, eligible, start, *, candidates):
+    """(grant, granted): the first eligible of the ``candidates`` indices after ``start``, in order
+    (``len(eligible)`` of them wrap round to ``start`` itself), one priority chain per ``start``."""
     n = len(eligible)
     grant = Signal(range(max(n, 2)))
     granted = Signal()
-    with m.Switch(first):
-        for start in range(n):
-            with m.Case(start):
-                for position, s in enumerate((start + 1 + k) % n for k in range(n - 1)):
+    with m.Switch(start):
+        for first in range(n):
+            with m.Case(first):
+                for position, s in enumerate((first + 1 + k) % n for k in range(candidates)):
                     with (m.If if position == 0 else m.Elif)(eligible[s]):
                         m.d.comb += [grant.eq(s), granted.eq(1)]
     return grant, granted
