@@ -76,6 +76,9 @@ SIZES = {
                    road="road-minnesota.mtx", peak_graph="uniform:n=1024,deg=16,seed=1", fig8_degree=4, id_bits=12,
                    share_builds=True),
     # The paper's layout: 9 PEs per FPGA, 1-4 FPGAs, 1/2/4/8 PEs, degrees 2-64, w x d = 16384.
+    # table3's social-like graph (edge factor 32) is RMAT scale 18: the largest whose 4 x 9 run
+    # finishes in about 10 minutes on a 2-core machine (benchmarks/results/bench_offchip_scale_s18.json);
+    # the platform's HMC holds far larger ones (scale 20 ran in 75 minutes), at hours per point.
     "full": Sizes(mode="full", scale=16, degree=32, pes=9, fpgas=(1, 2, 3, 4), pe_counts=(1, 2, 4, 8),
                   degrees=(2, 4, 8, 16, 32, 64),
                   wd=((16384, 1), (4096, 4), (1024, 16), (256, 64), (64, 256)), wd_degree=64,
