@@ -58,10 +58,7 @@ public:
     // so a read costs that many clock cycles; the design keeps running meanwhile (reads never
     // disturb it).
     void read(uint32_t pe, uint32_t mem, uint32_t addr, uint32_t* data) {
-        TOP_CLASS* top = fpga_of(pe);
-        top->host_rd_pe = pe % pes_per_fpga_;
-        top->host_rd_mem = mem;
-        top->host_rd_addr = addr;
+        offer_read({pe, mem, addr});
         for (int k = 0; k < HOST_READ_LATENCY; ++k) tick();
         fetch(pe, mem, addr, data);
     }
@@ -79,12 +76,7 @@ public:
         for (const auto& queue : per_fpga) longest = std::max(longest, queue.size());
         for (size_t t = 0; t + 1 < longest + HOST_READ_LATENCY; ++t) {
             for (size_t f = 0; f < per_fpga.size(); ++f) {
-                if (t >= per_fpga[f].size()) continue;
-                const ReadRequest& request = requests[per_fpga[f][t]];
-                TOP_CLASS* top = fpga_of(request.pe);
-                top->host_rd_pe = request.pe % pes_per_fpga_;
-                top->host_rd_mem = request.mem;
-                top->host_rd_addr = request.addr;
+                if (t < per_fpga[f].size()) offer_read(requests[per_fpga[f][t]]);
             }
             tick();
             if (t + 1 < HOST_READ_LATENCY) continue;
@@ -108,6 +100,14 @@ public:
     const std::vector<gravfm::Memory>& memories() const { return memories_; }
 
 private:
+    // The address of a read, on the host read port of the request's FPGA.
+    void offer_read(const ReadRequest& request) {
+        TOP_CLASS* top = fpga_of(request.pe);
+        top->host_rd_pe = request.pe % pes_per_fpga_;
+        top->host_rd_mem = request.mem;
+        top->host_rd_addr = request.addr;
+    }
+
     // The word of a read whose address went in HOST_READ_LATENCY cycles ago. Link counters of a
     // system of FPGA models come from the link models.
     void fetch(uint32_t pe, uint32_t mem, uint32_t addr, uint32_t* data) {
