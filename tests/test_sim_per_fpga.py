@@ -44,10 +44,13 @@ def check_identical(algorithm, graph, *, fpgas, pes, arch, link, cache, threads=
     assert separate["links"]["per_link"], "several FPGAs must report their links"
 
 
-# The default suite: both architectures, every kind of link, 2 and 3 FPGAs.
+# The default suite: both architectures, 2 and 3 FPGAs, a slow and a one-deep link; reordering
+# and stalling links are in test_threads_meeting_every_quantum_are_cycle_identical's "long" link.
+# The other two cases build monolithic models of their own (~40 s each on an idle machine), so
+# they run with the slow tests (`make test-all`), beside the sweep over every link below.
 @pytest.mark.parametrize("algorithm,fpgas,arch,link", [
-    ("wcc", 2, "gravfm", "reordering"),
-    ("bfs", 3, "gravf", "stalling"),
+    pytest.param("wcc", 2, "gravfm", "reordering", marks=pytest.mark.slow),
+    pytest.param("bfs", 3, "gravf", "stalling", marks=pytest.mark.slow),
     ("wcc", 3, "gravfm", "slow"),
     ("bfs", 2, "gravf", "depth1"),
 ])
