@@ -79,6 +79,16 @@ def test_a_list_that_fits_its_index_word_costs_one_request():
     assert report.memory["requests"] == report.memory["words"] == updates
 
 
+def test_the_model_is_told_the_words_the_layout_reads():
+    """BFS on the binary tree activates every vertex once: the run reads exactly the words of one
+    all-active pass, which the prediction's layout L_mem takes from the partition."""
+    report = check_run(run_flow("bfs", "tiny:binary_tree", fpgas=2, edge_memory="offchip", params={"root": 0},
+                                memory={"latency_cycles": 4}))
+    details = report.prediction.details
+    assert details["layout_words_source"] == "partition"
+    assert sum(details["layout_words_per_pass"]) == report.memory["words"]
+
+
 def test_a_user_algorithm_runs_off_chip():
     from hop_distance import HOP_DISTANCE
 

@@ -35,11 +35,15 @@ class Plan:
     config : gravfm.hw.SystemConfig
     memory_bytes : tuple of int, optional
         Off-chip edges: bytes of each FPGA's memory image.
+    memory_words_per_pass : tuple of int, optional
+        Off-chip edges: memory words each FPGA reads in a pass with every vertex active
+        (:func:`gravfm.flow.memory.words_per_pass`), the layout the model's L_mem is told about.
     """
 
     partition: object = field(repr=False)
     config: object
     memory_bytes: tuple | None = None
+    memory_words_per_pass: tuple | None = None
 
 
 def next_power_of_two(value):
@@ -222,9 +226,9 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
     config = system_config(prepared.algorithm, fpgas=parts.fpgas, pes=parts.pes_per_fpga, local_bits=bits,
                            edges_per_pe=edges, arch=arch, update_lanes=update_lanes,
                            gather_forwarding=gather_forwarding, edge_memory=edge_memory, **hardware)
-    memory_bytes = None
-    if offchip:
-        from .memory import image_bytes
-        memory_bytes = image_bytes(stores, config)
-    return Plan(partition=parts, config=config, memory_bytes=memory_bytes)
+    if not offchip:
+        return Plan(partition=parts, config=config)
+    from .memory import image_bytes, words_per_pass
+    return Plan(partition=parts, config=config, memory_bytes=image_bytes(stores, config),
+                memory_words_per_pass=words_per_pass(stores, config))
 

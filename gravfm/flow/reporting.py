@@ -166,9 +166,11 @@ class RunReport:
         }
 
 
-def predict_run(prepared, config, platform, *, link_overhead_bits=0):
+def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_words=None):
     """The model's prediction for this configuration on ``platform``, or (None, the reason);
-    ``link_overhead_bits`` (the link check's frame) count in m_update and m_message."""
+    ``link_overhead_bits`` (the link check's frame) count in m_update and m_message, and
+    ``layout_words`` (off-chip edges: words per FPGA per all-active pass, from the partition)
+    replace the model's estimate in its layout L_mem."""
     try:
         from ..model.algorithm_params import model_params, with_link_overhead
         from ..model.predict import predict
@@ -181,7 +183,8 @@ def predict_run(prepared, config, platform, *, link_overhead_bits=0):
         return None, "no prediction for a graph without edges"
     try:
         prediction = predict(platform, params, graph.num_vertices, graph.num_edges,
-                             fpgas=config.fpgas, pes=config.pes_per_fpga, arch=config.arch)
+                             fpgas=config.fpgas, pes=config.pes_per_fpga, arch=config.arch,
+                             layout_words=layout_words)
     except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
         return None, f"no prediction: {error}"
     return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"
@@ -229,7 +232,8 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
     """
     config, graph = plan.config, prepared.graph
     overhead = top.link_check.overhead_bits if config.fpgas > 1 else 0
-    prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead)
+    prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead,
+                                   layout_words=plan.memory_words_per_pass)
     return RunReport(
         algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,
