@@ -6,6 +6,13 @@ edges from each active sender to its own vertices, so superstep ``r`` costs the 
 for a perfect spread. ``balance`` = sum of the means / sum of the maxima is then the fraction
 of the model's T_sys a design limited only by this imbalance could reach.
 
+Every update also passes its FPGA's update intake, ``lanes`` per cycle (the PEs' edge-index
+reads): an FPGA takes the updates of its own senders and those of other FPGAs' senders with a
+neighbour on it (the neighbour filter drops the rest). A superstep then costs at least
+``max(max_pe messages[r][pe], max_fpga updates[r][fpga] / lanes)``; ``cpe_floor`` is the sum of
+these over the sum of the means, the lowest system CPE such a design can reach (both bounds
+overlapping perfectly; in the hardware they partly add).
+
 The active senders of each superstep come from the algorithm itself: BFS levels (the vertices at
 level r send in superstep r), WCC label propagation (the vertices whose label changed send);
 their message counts are checked against the software reference.
@@ -60,6 +67,25 @@ def balance(graph, steps, pe_of_vertex, num_pes):
     return float(sum(means) / sum(maxima)), ratios
 
 
+def intake_floor(graph, steps, pe_of_vertex, num_pes, pes_per_fpga, lanes):
+    """(cpe_floor, per-superstep busiest-FPGA intake cycles): the floor in the module doc."""
+    sources, targets = graph.sources(), graph.targets
+    fpga_of_vertex = pe_of_vertex // pes_per_fpga
+    fpgas = num_pes // pes_per_fpga
+    # reaches[v, f]: sender v's updates enter FPGA f (its own, or one holding a neighbour).
+    reaches = np.zeros((graph.num_vertices, fpgas), dtype=bool)
+    reaches[sources, fpga_of_vertex[targets]] = True
+    reaches[np.arange(graph.num_vertices), fpga_of_vertex] = True
+    floor, mean_total, intake = 0.0, 0.0, []
+    for active in steps:
+        per_pe = np.bincount(pe_of_vertex[targets[active[sources]]], minlength=num_pes)
+        cycles = float(reaches[active].sum(axis=0).max()) / lanes
+        intake.append(cycles)
+        floor += max(float(per_pe.max()), cycles)
+        mean_total += per_pe.sum() / num_pes
+    return floor / mean_total, intake
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("graph")
@@ -67,6 +93,8 @@ def main(argv=None):
     parser.add_argument("--fpgas", type=int, default=4)
     parser.add_argument("--pes", type=int, default=9)
     parser.add_argument("--methods", nargs="+", default=["greedy", "sorted_greedy"])
+    parser.add_argument("--lanes", type=int, default=2,
+                        help="updates an FPGA's PEs take per cycle (the update lanes; default 2)")
     args = parser.parse_args(argv)
 
     algorithm = get_algorithm(args.algorithm)
@@ -83,12 +111,15 @@ def main(argv=None):
     if counted + [0] * (len(expected) - len(counted)) != expected:
         raise SystemExit("superstep_balance: the active senders do not reproduce the reference's message counts")
     result = {"analysis": "superstep balance (software, no hardware)", "graph": args.graph,
-              "algorithm": args.algorithm, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
+              "algorithm": args.algorithm, "fpgas": args.fpgas, "pes_per_fpga": args.pes, "lanes": args.lanes,
               "messages_per_superstep": counted, "methods": {}}
     for method in args.methods:
         parts = partition(graph, args.fpgas, args.pes, method=method)
-        value, ratios = balance(graph, steps, np.asarray(parts.pe_of_vertex), parts.num_pes)
-        result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios}
+        pe_of_vertex = np.asarray(parts.pe_of_vertex)
+        value, ratios = balance(graph, steps, pe_of_vertex, parts.num_pes)
+        floor, intake = intake_floor(graph, steps, pe_of_vertex, parts.num_pes, args.pes, args.lanes)
+        result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios,
+                                     "cpe_floor": floor, "intake_cycles_per_superstep": intake}
     write_results(result)
     return 0
 
