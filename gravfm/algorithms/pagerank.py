@@ -263,6 +263,9 @@ def make_pagerank(*, supersteps=30, damping=0.85, name="pagerank"):
         initial_state=_initial_state_factory(float(damping)),
         reference=_reference_factory(int(supersteps), float(damping)),
         check=_check,
+        # Gather only adds into ``sum``, apply only reads and clears it: kept in two banks, so
+        # the next round's gather runs beside apply's pass (gravfm.hw.pe.vertex_memory).
+        accumulator="sum",
     )
 
 
