@@ -44,3 +44,35 @@ def test_accumulator_must_be_a_vertex_field_of_a_dense_apply():
         dataclasses.replace(WCC, accumulator="label")
     with pytest.raises(ConfigError, match="is the only vertex field"):
         dataclasses.replace(SHORT, vertex={"sum": 32}, accumulator="sum")
+
+
+def _vertex_memories(algorithm):
+    """``{memory name: (width, read ports)}`` of the vertex memories of a one-PE top."""
+    from amaranth.hdl import Fragment, Shape
+    from amaranth.hdl._mem import MemoryInstance
+
+    from gravfm.flow.elaboration import elaborate
+    from gravfm.flow.planning import plan
+    from gravfm.flow.preparation import prepare
+    from gravfm.graph.tiny import tiny_graph
+
+    top = elaborate(plan(prepare(algorithm, tiny_graph("star")), pes=1), kernel_check=False)
+    found = {}
+
+    def walk(fragment, name):
+        if isinstance(fragment, MemoryInstance) and name.startswith("vertex"):
+            found[name] = (Shape.cast(fragment._data.shape).width, len(fragment._read_ports))
+        for sub, sub_name, *_ in fragment.subfragments:
+            walk(sub, str(sub_name))
+
+    walk(Fragment.get(top, None), "top")
+    return found
+
+
+def test_block_ram_per_vertex():
+    """A read port is a copy of a block RAM: 2 x 64 + 2 x 2 x 32 = 256 bits per vertex apart,
+    3 x (96 + 2 flags) = 294 shared (gather no longer keeps a copy of rank and degree)."""
+    split = _vertex_memories(SHORT)
+    assert split == {"vertex_rest": (64, 2), "vertex_acc0": (32, 2), "vertex_acc1": (32, 2)}
+    assert _vertex_memories(dataclasses.replace(SHORT, accumulator=None)) == {"vertex_mem": (98, 3)}
+    assert sum(width * ports for width, ports in split.values()) == 256
