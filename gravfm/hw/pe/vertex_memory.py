@@ -101,10 +101,14 @@ def split_vertex_memory(m, *, layouts, local_bits, accumulator, gather, apply, h
     # The bank each unit uses: apply's pass of round r reads bank r % 2, gather of round r (whose
     # messages the pass of round r + 1 reads) the other. Between passes apply's round has moved
     # on, so the two agree: gather writes bank round % 2. Each changes only while its unit is
-    # idle: apply's round as its pass ends, gather's bank as a pass starts (gather hands over a
-    # round only with its pipeline empty, and resumes a cycle after the pass has started).
+    # idle: apply's round as its pass ends (with ``busy``, so gather's bank stays), gather's bank
+    # as a pass starts. A register: the ports' address multiplexers then start at a flip-flop.
+    # It follows ``busy`` a cycle late, early enough: gather hands over a round only with its
+    # pipeline empty and resumes a cycle after the pass has started, and apply's first read
+    # comes as late.
     apply_bank = apply.round[0]
-    gather_bank = apply.round[0] ^ apply.busy
+    gather_bank = Signal()
+    m.d.sync += gather_bank.eq(apply.round[0] ^ apply.busy)
     # The bank behind gather's read data (the read a cycle ago).
     gather_read_bank = Signal()
     m.d.sync += gather_read_bank.eq(gather_bank)
