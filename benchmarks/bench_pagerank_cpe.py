@@ -1,19 +1,20 @@
 """PageRank cycles per edge (CPE) on one PE, in the compiled (Verilator) simulator.
 
 Builds a one-FPGA system for PageRank (binary32 kernels, :mod:`gravfm.algorithms.pagerank`),
-loads a fixed-seed RMAT graph (default scale 14, edge factor 16, the issue's target), runs it to
-termination, verifies the ranks against the float32 reference (and the message count), and
-reports CPE = PE cycles / messages, with the hazard and other stall counters, for each
-``--hazard-slots`` value asked for (the gather adder's latency is 4 cycles, so 5 slots are
-needed to issue one message per cycle; the default build has 4).
+loads fixed-seed graphs (default: RMAT scale 14, edge factor 16, seeds 1-3, and a uniform graph
+of degree 32 on as many vertices, issue 23's targets), runs each to termination, verifies the
+ranks against the float32 reference (and the message count), and reports CPE = PE cycles /
+messages, with the hazard and other stall counters, for each ``--hazard-slots`` value asked for
+(the gather adder's latency is 4 cycles, so 5 slots are needed to issue one message per cycle;
+the default build has 4).
 
 Usage::
 
     python benchmarks/bench_pagerank_cpe.py --graph rmat:scale=14,ef=16,seed=1 \\
         --supersteps 30 --hazard-slots 4 6 --json pagerank_cpe.json
 
-The JSON records the arguments and the provenance (git revision, date, machine); ``--before FILE``
-puts an earlier run's figures (same hazard slots) beside each run as ``before``.
+The JSON records the arguments and the provenance (git revision, date, machine); ``--before FILE
+...`` puts earlier runs' figures (same graph and hazard slots) beside each run as ``before``.
 """
 
 import argparse
@@ -27,6 +28,10 @@ from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, make_pagerank
 from gravfm.flow import RunOptions, run
 from gravfm.graph import load_graph
 from gravfm.provenance import arguments, write_results
+
+#: Issue 23's PageRank CPE targets: RMAT scale 14 (seeds 1-3) and a uniform graph, one PE.
+GRAPHS = ("rmat:scale=14,ef=16,seed=1", "rmat:scale=14,ef=16,seed=2", "rmat:scale=14,ef=16,seed=3",
+          "uniform:n=16384,deg=32,seed=1")
 
 
 def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
@@ -53,39 +58,44 @@ def measure(algorithm, graph, *, pes, hazard_slots, cache_dir, log):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graph", default="rmat:scale=14,ef=16,seed=1")
+    parser.add_argument("--graph", nargs="+", default=list(GRAPHS))
     parser.add_argument("--supersteps", type=int, default=30)
     parser.add_argument("--pes", type=int, default=1)
     parser.add_argument("--hazard-slots", type=int, nargs="+", default=[6])
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    parser.add_argument("--before", metavar="FILE", help="an earlier run's JSON to show beside each run")
+    parser.add_argument("--before", metavar="FILE", nargs="+", default=[],
+                        help="earlier runs' JSON to show beside each run")
     args = parser.parse_args(argv)
 
     algorithm = make_pagerank(supersteps=args.supersteps)
-    graph = algorithm.prepare(load_graph(args.graph), {})
     rows = []
-    for slots in args.hazard_slots:
-        row = measure(algorithm, graph, pes=args.pes, hazard_slots=slots, cache_dir=args.cache_dir,
-                      log=lambda message: print(f"  {message}", file=sys.stderr))
-        rows.append(row)
-        print(f"hazard_slots={slots}: {row['status']}, verified={row['verified']} {row['detail']}, "
-              f"{row['supersteps']} supersteps, {row['cycles']:,} cycles, {row['messages']:,} messages, "
-              f"CPE {row['cpe']:.4f}, {row['bit_identical_vertices']}/{graph.num_vertices} ranks "
-              f"bit-identical, max rel. diff {row['max_relative_difference']:.2e} "
-              f"(tolerance {RANK_RTOL:g}); stalls {row['stalls']}")
-    if args.before:
-        with open(args.before) as file:
+    for spec in args.graph:
+        graph = algorithm.prepare(load_graph(spec), {})
+        for slots in args.hazard_slots:
+            row = {"graph": spec, "vertices": graph.num_vertices, "edges": graph.num_edges,
+                   **measure(algorithm, graph, pes=args.pes, hazard_slots=slots, cache_dir=args.cache_dir,
+                             log=lambda message: print(f"  {message}", file=sys.stderr))}
+            rows.append(row)
+            print(f"{spec} hazard_slots={slots}: {row['status']}, verified={row['verified']} {row['detail']}, "
+                  f"{row['supersteps']} supersteps, {row['cycles']:,} cycles, {row['messages']:,} messages, "
+                  f"CPE {row['cpe']:.4f}, {row['bit_identical_vertices']}/{graph.num_vertices} ranks "
+                  f"bit-identical, max rel. diff {row['max_relative_difference']:.2e} "
+                  f"(tolerance {RANK_RTOL:g}); stalls {row['stalls']}")
+    earlier = {}
+    for name in args.before:
+        with open(name) as file:
             before = json.load(file)
-        earlier = {row["hazard_slots"]: row for row in before["runs"]}
-        for row in rows:
-            if row["hazard_slots"] in earlier:
-                old = earlier[row["hazard_slots"]]
-                row["before"] = {key: old[key] for key in ("verified", "cycles", "messages", "cpe", "stalls")}
-                row["before"]["provenance"] = before.get("provenance")
+        for old in before["runs"]:
+            # Files of one graph name it once, at the top.
+            earlier[(old.get("graph", before.get("graph")), old["hazard_slots"])] = (old, before.get("provenance"))
+    for row in rows:
+        if (row["graph"], row["hazard_slots"]) in earlier:
+            old, provenance = earlier[(row["graph"], row["hazard_slots"])]
+            row["before"] = {key: old[key] for key in ("verified", "cycles", "messages", "cpe", "stalls")}
+            row["before"]["provenance"] = provenance
     if args.json:
-        write_results({"graph": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
-                       "supersteps": args.supersteps, "arguments": arguments(args), "runs": rows},
+        write_results({"supersteps": args.supersteps, "arguments": arguments(args), "runs": rows},
                       args.json, stream=None)
     return 0 if all(row["verified"] for row in rows) else 1
 

@@ -117,6 +117,20 @@ def check_run(report):
     return report
 
 
+def check_pagerank_run(report):
+    """:func:`check_run`, ranks within PageRank's tolerance, accumulators cleared; returns ``(report, rank)``."""
+    from gravfm.algorithms.pagerank import RANK_RTOL, bits_float
+
+    check_run(report)
+    state, reference = report.readback.state, report.prepared.reference
+    rank = bits_float(state["rank"])
+    assert rank.dtype == np.float32
+    assert np.allclose(rank, reference.rank, rtol=RANK_RTOL, atol=0)
+    # The accumulator is left at +0 by the last apply.
+    assert (state["sum"] == 0).all()
+    return report, rank
+
+
 def cli_error(capsys, *argv):
     """Run ``gravfm ARGV`` in-process; assert exit status 2 and one line on stderr; return the line."""
     from gravfm.cli import main

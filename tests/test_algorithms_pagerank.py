@@ -13,21 +13,9 @@ from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, float_bits
 from gravfm.algorithms.reference import pagerank
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
-from conftest import check_run, random_graph, run_flow
+from conftest import check_pagerank_run, random_graph, run_flow
 
 SHORT = make_pagerank(supersteps=6)
-
-
-def check_pagerank_run(report):
-    """The suite's counts, ranks within tolerance, accumulators cleared; returns ``(report, rank)``."""
-    check_run(report)
-    state, reference = report.readback.state, report.prepared.reference
-    rank = bits_float(state["rank"])
-    assert rank.dtype == np.float32
-    assert np.allclose(rank, reference.rank, rtol=RANK_RTOL, atol=0)
-    # The accumulator is left at +0 by the last apply.
-    assert (state["sum"] == 0).all()
-    return report, rank
 
 
 @pytest.mark.parametrize("name", ["star", "cycle", "dag", "duplicates", "self_loop", "single_vertex"])

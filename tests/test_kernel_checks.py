@@ -284,3 +284,11 @@ def test_hazard_stalls_above_three_percent_are_reported_with_the_declared_latenc
                                                                        gather=pipelined_gather(3, latency=1))))
     note = hazard_stall_note(_report(400, plan))
     assert "400 PE cycles (20.0% of them)" in note and "declares latency 1" in note and "holds 4 vertices" in note
+
+
+def test_apply_that_keeps_its_accumulator_is_refused():
+    """WCC's apply writes its label back: as an accumulator it would add one round's labels
+    into the round after next."""
+    message = refusal(user_algorithm("keeper", sparse_apply=False, accumulator="label"))
+    assert "apply kernel" in message and "(with an accumulator, apply writes back every vertex" in message
+    assert "apply must clear the accumulator" in message

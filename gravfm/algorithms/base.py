@@ -88,6 +88,12 @@ class Algorithm:
         ``(graph, params) -> bool ndarray[num_vertices]``: the vertices whose round-0 apply can
         do anything (BFS: the root). With ``sparse_apply`` the host loads them as the list that
         round 0's apply visits, instead of a pass over every vertex. None: every vertex.
+    accumulator : str or None
+        A vertex field that gather alone accumulates into and apply resets (PageRank: ``sum``):
+        gather reads and writes only this field (its other state fields are given as 0 and
+        its output's are ignored), and apply writes every vertex it is given back with 0 in
+        it. The hardware then keeps the field in two memories by round parity, so the next
+        round's gather runs beside apply's pass (docs/kernels.md). Not with ``sparse_apply``.
     """
 
     name: str
@@ -107,6 +113,7 @@ class Algorithm:
     default_params: dict = field(default_factory=dict)
     sparse_apply: bool = False
     initially_active: Callable | None = None
+    accumulator: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -121,6 +128,15 @@ class Algorithm:
         for name in self.vertexid_fields:
             if name not in self.vertex:
                 raise ConfigError(f"algorithm {self.name!r}: vertexid field {name!r} is not in the vertex layout")
+        if self.accumulator is not None:
+            if self.accumulator not in self.vertex:
+                raise ConfigError(f"algorithm {self.name!r}: accumulator {self.accumulator!r} is not in the "
+                                  f"vertex layout")
+            if len(self.vertex) < 2:
+                raise ConfigError(f"algorithm {self.name!r}: accumulator {self.accumulator!r} is the only "
+                                  f"vertex field; apply needs state of its own")
+            if self.sparse_apply:
+                raise ConfigError(f"algorithm {self.name!r}: accumulator and sparse_apply cannot be combined")
         if self.edge and self.edge_data is None:
             raise ConfigError(f"algorithm {self.name!r}: edge layout {list(self.edge)} needs edge_data")
 

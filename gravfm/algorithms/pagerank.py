@@ -32,11 +32,14 @@ cycle only with ``SystemConfig.hazard_slots >= 5`` (the default build has 4: at 
 per 5 cycles). Two messages to the SAME vertex within 5 cycles still stall, but they are rare:
 messages arrive grouped by sender, and one sender's edge list has distinct destinations. No
 forwarding inside the kernel is possible with this interface, since the hazard unit sits in
-front of it. Measured (``benchmarks/bench_pagerank_cpe.py``, Verilator, one PE, RMAT scale 14
-edge factor 16 seed 1, 30 supersteps): CPE 1.098 with 6 hazard slots (under 0.1% of cycles are
-hazard stalls; the rest above 1.0 is the apply pass over every vertex, 16k of 245k cycles per
-superstep, and senders without edges), 1.326 with the default 4; ranks bit-identical to the
-float32 reference in both.
+front of it. Apply's pass no longer holds gather: ``sum`` is the algorithm's ``accumulator``,
+kept in two banks by round parity (:mod:`gravfm.hw.pe.vertex_memory`), so the next round's
+gather runs beside the pass. Measured (``benchmarks/bench_pagerank_cpe.py``, Verilator, one PE,
+6 hazard slots, 30 supersteps): CPE 1.026-1.027 on RMAT scale 14 edge factor 16 seeds 1-3 and
+1.001 on a uniform graph of degree 32 (1.098 and 1.032 while gather paused for every pass, 16k
+of ~245k cycles per superstep); ranks bit-identical to the float32 reference. What remains on
+RMAT is a scatter cycle for each of the ~5.4k senders without edges per superstep, and the
+last, silent pass, which no message overlaps.
 """
 
 import numpy as np
@@ -263,6 +266,9 @@ def make_pagerank(*, supersteps=30, damping=0.85, name="pagerank"):
         initial_state=_initial_state_factory(float(damping)),
         reference=_reference_factory(int(supersteps), float(damping)),
         check=_check,
+        # Gather only adds into ``sum``, apply only reads and clears it: kept in two banks, so
+        # the next round's gather runs beside apply's pass (gravfm.hw.pe.vertex_memory).
+        accumulator="sum",
     )
 
 

@@ -12,7 +12,7 @@ __all__ = ["elaborate", "check_kernels", "gather_latency"]
 KERNEL_KINDS = ("gather", "apply", "scatter")
 #: Port payloads a kernel's behaviour can depend on: the cache key of its verdict.
 _PORT_LAYOUTS = ("gather_in", "gather_out", "apply_in", "apply_state", "apply_update", "scatter_in", "scatter_out")
-#: ``{(kind, factory, layouts, sparse_apply or hazard_slots): KernelVerdict}``: each kernel is benched once per
+#: ``{(kind, factory, layouts, sparse_apply and accumulator, or hazard_slots): KernelVerdict}``: each kernel is benched once per
 #: process (a test session builds the same algorithms many times).
 _VERDICTS = {}
 
@@ -34,8 +34,9 @@ def _factory_key(factory):
 
 def _cache_key(config, kind, layouts):
     algorithm = config.algorithm
-    # The verdict also depends on the algorithm's sparse_apply (apply) and the hazard slots (gather).
-    extra = {"apply": algorithm.sparse_apply, "gather": config.pe.hazard_slots}.get(kind)
+    # The verdict also depends on the algorithm's sparse_apply and accumulator (apply) and the
+    # hazard slots (gather).
+    extra = {"apply": (algorithm.sparse_apply, algorithm.accumulator), "gather": config.pe.hazard_slots}.get(kind)
     key = (kind, _factory_key(getattr(algorithm, kind)), tuple(repr(getattr(layouts, name)) for name in _PORT_LAYOUTS),
            extra)
     try:
@@ -127,7 +128,7 @@ def _check_one(config, kind, layouts, contract):
             Fragment.get(component, None)
             return None, component
         return check_kernel_contract(kind, component, layouts, sparse_apply=algorithm.sparse_apply,
-                                     hazard_slots=config.pe.hazard_slots), component
+                                     accumulator=algorithm.accumulator, hazard_slots=config.pe.hazard_slots), component
     except GravfmError:
         raise
     except Exception as error:  # the user's kernel code: report its line, keep Amaranth's words

@@ -42,6 +42,7 @@ RULES = {
     "updates": "at most one update per vertex, sent by it, in order",
     "writeback": "apply writes back only the vertices it is given",
     "sparse": "a sparse_apply kernel writes back every vertex it is given",
+    "accumulator": "with an accumulator, apply writes back every vertex it is given, with 0 in it",
     "latency": "the declared latency covers the measured one",
     "combinational": "a combinational gather answers in its input's cycle and is ready when its output is",
 }
@@ -101,7 +102,7 @@ def _is_latency(value):
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def check_kernel_contract(kind, component, layouts, *, sparse_apply=False, hazard_slots=None):
+def check_kernel_contract(kind, component, layouts, *, sparse_apply=False, accumulator=None, hazard_slots=None):
     """Bench ``component`` (a freshly built ``kind`` kernel) and check it against the rules.
 
     Parameters
@@ -111,6 +112,10 @@ def check_kernel_contract(kind, component, layouts, *, sparse_apply=False, hazar
     layouts : gravfm.hw.layouts.KernelLayouts
     sparse_apply : bool
         The algorithm's ``sparse_apply`` (apply must write back every vertex).
+    accumulator : str or None
+        The algorithm's ``accumulator`` (apply must write back every vertex with 0 in it: the
+        PE keeps that field in two banks by round parity, and a bank left unclear would add
+        one round's sums into the round after next).
     hazard_slots : int, optional
         The build's configured hazard unit size (``PeConfig.hazard_slots``): a gather latency
         declared too low that it covers anyway is a warning. None: always an error.
@@ -135,7 +140,7 @@ def check_kernel_contract(kind, component, layouts, *, sparse_apply=False, hazar
         return KernelVerdict(kind, name, checked=False, reason=VERILOG_REASON, declared=declared)
     found = []
     for record in records:
-        found += (_apply_rules(layouts, record, sparse_apply) if kind == "apply"
+        found += (_apply_rules(layouts, record, sparse_apply, accumulator) if kind == "apply"
                   else _stream_rules(kind, layouts, record))
         found += [("hold", f"{port} withdrew or changed an offered item before it was taken (cycle "
                            f"{cycle - record.start} of a segment)") for port, cycle in record.withdrawn[:1]]
@@ -222,7 +227,7 @@ def _first_out_of_order(senders, vertices):
     return None
 
 
-def _apply_rules(layouts, record, sparse_apply):
+def _apply_rules(layouts, record, sparse_apply, accumulator=None):
     """Apply: the barrier passes last; updates and write-backs belong to the vertices given."""
     where = _where(record, layouts, "apply")
     if len(record.inputs) < len(record.segment.items):
@@ -267,6 +272,18 @@ def _apply_rules(layouts, record, sparse_apply):
     missing = [nodeid for nodeid in vertices if nodeid not in written]
     if sparse_apply and missing:
         found.append(("sparse", f"{where}, vertex {missing[0]} was not written back (state_o.valid)"))
+    if accumulator is not None:
+        kept = [(nodeid, value) for _, raw in record.outputs["state_o"]
+                if not field_value(state, raw, "barrier")
+                for nodeid, value in [(field_value(state, raw, "nodeid"),
+                                       field_value(layouts.vertex, field_value(state, raw, "state"), accumulator))]
+                if value]
+        if missing:
+            found.append(("accumulator", f"{where}, vertex {missing[0]} was not written back (state_o.valid): "
+                                         f"the write-back clears the accumulator {accumulator!r}"))
+        elif kept:
+            found.append(("accumulator", f"{where}, vertex {kept[0][0]} was written back with "
+                                         f"{accumulator}={kept[0][1]:#x}: apply must clear the accumulator"))
     return found
 
 

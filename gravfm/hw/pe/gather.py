@@ -5,8 +5,12 @@ message that conflicts moves aside into a one-message parking slot, so the messa
 (to other vertices) keep flowing; the parked message issues, with priority, as soon as its vertex
 is written back. Only when the slot is taken does a second conflict stall the stream. A message
 to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
-then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done`` (this stage
-runs nothing beside apply; the forwarding stage may, see :mod:`gravfm.hw.pe.gather_forward`). The stage also starts paused: round 0's apply runs first.
+then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done``, which the
+PE gives when apply is done or, where the next round's gather may run beside apply's pass, as
+the pass starts (the forwarding stage with a sparse algorithm, :mod:`gravfm.hw.pe.gather_forward`;
+any stage when the algorithm's accumulator is kept apart, :mod:`gravfm.hw.pe.vertex_memory`);
+either way it takes the next barrier only once the pass is done. The stage also starts paused:
+round 0's apply runs first.
 The head message and the parked one wait in registers together with their hazard flags, which
 are computed a cycle ahead, so the choice of the message to issue starts at flip-flops.
 
@@ -71,8 +75,8 @@ class GatherStage(wiring.Component):
     apply_start : Out(1)
         Pulse: the round's messages are all gathered and written back.
     apply_done : In(1)
-        Pulse: resume (apply has finished, or, for a stage that overlaps, apply's pass has
-        started and may run beside the next round's gather).
+        Pulse: resume (apply has finished, or apply's pass has started and may run beside the
+        next round's gather: a stage that overlaps, or the PE's accumulator kept apart).
     apply_busy, apply_full : In(1)
         Apply's pass runs; it is a full pass. No barrier is taken while a pass runs.
     applied_upto : In(local_bits + 1)

@@ -144,8 +144,10 @@ class ForwardingGatherUnit(GatherStage):
         issue = replay | take_new
         address = item.neighbor[:local_bits]
         m.d.comb += [
-            take_barrier.eq(~paused & ~replay & self.messages.valid & incoming.barrier & flushed & ~busy
-                            & barrier_free),
+            # Not while a pass runs: this stage may run beside one (``overlap``, or the PE's
+            # accumulator kept apart), but the next pass starts only after it.
+            take_barrier.eq(~paused & ~replay & self.messages.valid & incoming.barrier & flushed
+                            & ~self.apply_busy & barrier_free),
             self.rd.addr.eq(address),
             self.rd.en.eq(1),
             self.messages.ready.eq(take_new | take_barrier),

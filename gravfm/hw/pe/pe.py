@@ -9,12 +9,15 @@
 The shell holds the host write registers, gather, apply, the vertex memory, the touched list,
 the counters, the per-round log and the host read path; the core
 (:mod:`gravfm.hw.pe.cores`) places scatter: after the network in GraVF-M, before it in GraVF.
-The vertex memory has one write port shared by the host (before ``start``), gather and apply
-(gather's writes first: apply buffers its write-backs), and read ports for gather, apply and
-the host (none transparent: gather forwards a write landing as it reads). For a sparse
-algorithm with a forwarding gather, the next round's gather runs beside apply's pass: a message
-whose vertex the pass has still to visit waits (:mod:`gravfm.hw.pe.gather_forward`). Its words are ``{state, touched}``;
-for an algorithm with ``sparse_apply`` a FIFO carries the touched vertices from gather to apply.
+The vertex memory (:mod:`gravfm.hw.pe.vertex_memory`) has one write port shared by the host
+(before ``start``), gather and apply (gather's writes first: apply buffers its write-backs), and
+read ports for gather, apply and the host (none transparent: gather forwards a write landing as
+it reads). For a sparse algorithm with a forwarding gather, the next round's gather runs beside
+apply's pass: a message whose vertex the pass has still to visit waits
+(:mod:`gravfm.hw.pe.gather_forward`). For an algorithm that names an ``accumulator`` the field
+lives in two banks by round parity, so the next round's gather runs beside every pass. Its
+words are ``{state, touched}``; for an algorithm with ``sparse_apply`` a FIFO carries the
+touched vertices from gather to apply.
 Host writes and reads follow :mod:`gravfm.hw.protocol`.
 """
 
@@ -30,6 +33,7 @@ from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
 from .gather_forward import build_gather_unit
+from .vertex_memory import shared_vertex_memory, split_vertex_memory
 
 __all__ = ["ProcessingElement", "round_logs"]
 
@@ -94,7 +98,6 @@ class ProcessingElement(wiring.Component):
         m = Module()
         layouts, config = self._layouts, self._config
         local_bits = config.pe.local_bits
-        vertex_bits = layouts.vertex.size
 
         # Host writes and start are registered on entry: from the top they fan out to every PE's
         # memory write enables, one long path otherwise. A write lands a cycle later and start
@@ -114,6 +117,7 @@ class ProcessingElement(wiring.Component):
             m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data)]
 
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
+        accumulator = getattr(config.algorithm, "accumulator", None)
         m.submodules.gather = gather = build_gather_unit(
             layouts=layouts, config=config, kernel=self._kernels["gather"], write_latency=1, overlap=sparse)
         m.submodules.apply = apply = ApplyUnit(
@@ -177,51 +181,26 @@ class ProcessingElement(wiring.Component):
                 scatter.edge_wr.data.eq(wr_data),
             ]
 
-        # Vertex memory.
-        # Block RAM at every size: a graph needs thousands of vertices per PE, and a small build
-        # in LUT RAM times a different memory (its read address fans out to every LUT RAM).
-        # No read port is transparent, nor needs collision logic behind the RAM (which would
-        # start the PE's critical path at the RAM's late output). Gather forwards the word of a
-        # write landing as it reads (write_latency=1). Apply never reads a vertex as its write
-        # lands: while it runs only its own writes reach the memory, each after its read of that
-        # vertex, which a pass issues once; gather starts apply only once its pipeline is empty,
-        # so its last write lands by the cycle after, and apply's first read comes a cycle later.
-        # The host reads after termination.
-        m.submodules.vertex_mem = vertex_mem = memory.Memory(
-            shape=layouts.vertex_word, depth=2 ** local_bits, init=[], attrs=no_read_during_write("block"))
-        vertex_wr = vertex_mem.write_port()
-        for unit in (gather, apply):
-            rd = vertex_mem.read_port()
-            m.d.comb += [rd.addr.eq(unit.rd.addr), rd.en.eq(unit.rd.en), unit.rd.data.eq(rd.data)]
-        # Write register: the write port takes flip-flops, not the choice between host, apply
-        # and gather (with gather's touched-flag compare in front), which ran on into memory
-        # cells placed far away. A write lands a cycle later: gather forwards the word to a read
-        # of the same vertex in that cycle (write_latency=1), apply writes each vertex once per
-        # pass and hands the memory back only after its barrier, and start follows the host's
-        # writes by more.
-        w_en = Signal()
-        w_addr = Signal(local_bits, reset_less=True)
-        w_data = Signal(layouts.vertex_word, reset_less=True)
-        # Gather's write first: its pipeline never waits; apply's write-back buffer does.
-        with m.If(host_write[HostMem.VERTEX]):
-            m.d.sync += [w_en.eq(1), w_addr.eq(wr_addr), w_data.state.eq(wr_data[:vertex_bits]),
-                         w_data.touched.eq(0)]
-        with m.Elif(gather.wr.en):
-            m.d.sync += [w_en.eq(1), w_addr.eq(gather.wr.addr), w_data.eq(gather.wr.data)]
-        with m.Else():
-            m.d.sync += [w_en.eq(apply.wr.en), w_addr.eq(apply.wr.addr), w_data.eq(apply.wr.data)]
-        m.d.comb += apply.wr_grant.eq(~host_write[HostMem.VERTEX] & ~gather.wr.en)
-        m.d.comb += [vertex_wr.en.eq(w_en), vertex_wr.addr.eq(w_addr), vertex_wr.data.eq(w_data)]
+        # Vertex memory (gravfm.hw.pe.vertex_memory), the accumulator apart when the algorithm names one.
+        memory_ports = dict(layouts=layouts, local_bits=local_bits, gather=gather, apply=apply,
+                            host_write=host_write[HostMem.VERTEX], host_addr=wr_addr, host_data=wr_data,
+                            host_rd_addr=self.rd_addr)
+        if accumulator is None:
+            host_vertex = shared_vertex_memory(m, **memory_ports)
+        else:
+            host_vertex = split_vertex_memory(m, accumulator=accumulator, **memory_ports)
 
         # Control: round 0 starts at `start`; later rounds when gather has seen the barrier.
-        # Gather resumes when apply is done, or as soon as a pass it may overlap has started.
+        # Gather resumes when apply is done, or as soon as a pass it may overlap has started
+        # (a sparse pass beside a forwarding gather, or any pass with the accumulator apart).
         apply_was_busy = Signal()
         m.d.sync += apply_was_busy.eq(apply.busy)
+        resume_at_start = (apply.overlap & int(gather.overlaps)) | int(accumulator is not None)
         m.d.comb += [
             apply.num_local.eq(num_local),
             apply.sparse_round0.eq(sparse_round0),
             apply.start.eq(start | gather.apply_start),
-            gather.apply_done.eq(apply.done | (apply.busy & ~apply_was_busy & apply.overlap & int(gather.overlaps))),
+            gather.apply_done.eq(apply.done | (apply.busy & ~apply_was_busy & resume_at_start)),
             gather.apply_busy.eq(apply.busy),
             gather.apply_full.eq(apply.full),
             gather.applied_upto.eq(apply.applied_upto),
@@ -270,11 +249,9 @@ class ProcessingElement(wiring.Component):
                                cycles=counters["cycles"], rd_addr=self.rd_addr)
 
         # Host reads (registered, HOST_READ_LATENCY cycles; see gravfm.hw.host_read).
-        host_vertex = vertex_mem.read_port()
-        m.d.comb += host_vertex.addr.eq(self.rd_addr)
         pe_host_read(m, rd_mem=self.rd_mem, rd_addr=self.rd_addr, rd_data=self.rd_data,
                      counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
-                     memories={HostReadMem.VERTEX: host_vertex.data.state.as_value(), **log_reads})
+                     memories={HostReadMem.VERTEX: host_vertex, **log_reads})
         return m
 
     def _offchip_edges(self, m, scatter, host_write, wr_addr, wr_data):
