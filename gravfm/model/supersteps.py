@@ -44,8 +44,12 @@ COMBINES = ("max", "sum")
 #: update queue, the network endpoint, scatter's pipeline (edge index, lists, address generator,
 #: edge read, kernel) and the message FIFO back to gather, about one cycle per registered stage.
 #: Apply's pass itself runs beside the next round's gather (gravfm.hw.pe.gather_forward) for a
-#: sparse algorithm and so adds nothing but in round 0. Checked against simulation in
-#: tests/test_model_supersteps.py (s7e16.graph symmetrised).
+#: sparse algorithm, and for one with an accumulator field (PageRank: gravfm.hw.pe.vertex_memory),
+#: and so adds nothing but in round 0. Not modelled: messages held back during a pass and
+#: replayed after it (WCC on s7e16: 66 after round 0's full pass, 23 and 5 after later ones, in
+#: a trace of the 1-PE run, where this model charges round 0's 122 vertices), and a cycle per
+#: update whose list is empty at a one-lane PE (PageRank's senders without edges). Checked
+#: against simulation in tests/test_model_supersteps.py (s7e16.graph symmetrised).
 DESIGN_SUPERSTEP_CYCLES = {1: 24, "more": 27}
 
 # Limits set by the network, which GraVF-M loads with updates rather than messages.
