@@ -14,7 +14,8 @@ these over the sum of the means, the lowest system CPE such a design can reach (
 overlapping perfectly; in the hardware they partly add).
 
 The active senders of each superstep come from the algorithm itself: BFS levels (the vertices at
-level r send in superstep r), WCC label propagation (the vertices whose label changed send);
+level r send in superstep r), WCC label propagation (the vertices whose label changed send),
+PageRank (every vertex, every superstep);
 their message counts are checked against the software reference.
 
     python benchmarks/superstep_balance.py rmat:scale=16,ef=32,seed=1 --algorithm bfs --fpgas 4 \\
@@ -52,7 +53,10 @@ def active_senders(name, graph, reference):
             np.minimum.at(new, targets[sending], label[sources[sending]])
             active, label = new < label, new
         return steps
-    raise SystemExit(f"superstep_balance: algorithm {name!r} is not supported (bfs, wcc)")
+    if name == "pagerank":  # every vertex sends in every superstep but the last, silent one
+        sending = sum(1 for count in reference.messages_per_superstep if count)
+        return [np.ones(graph.num_vertices, dtype=bool)] * sending
+    raise SystemExit(f"superstep_balance: algorithm {name!r} is not supported (bfs, wcc, pagerank)")
 
 
 def balance(graph, steps, pe_of_vertex, num_pes):
@@ -89,7 +93,7 @@ def intake_floor(graph, steps, pe_of_vertex, num_pes, pes_per_fpga, lanes):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("graph")
-    parser.add_argument("--algorithm", default="bfs", choices=("bfs", "wcc"))
+    parser.add_argument("--algorithm", default="bfs", choices=("bfs", "wcc", "pagerank"))
     parser.add_argument("--fpgas", type=int, default=4)
     parser.add_argument("--pes", type=int, default=9)
     parser.add_argument("--methods", nargs="+", default=["greedy", "sorted_greedy"])
