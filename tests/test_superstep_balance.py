@@ -30,3 +30,19 @@ def test_updates_without_edges_still_pass_their_fpgas_intake():
     # One edge (mean 0.5 per PE), but FPGA 0 takes its four senders' updates at one per cycle.
     floor, intake = intake_floor(graph, senders, PE_OF_VERTEX, 2, 1, lanes=1)
     assert intake == [4.0] and floor == 4.0 / 0.5
+
+
+def test_pagerank_sends_from_every_vertex_in_every_superstep_but_the_last():
+    from superstep_balance import active_senders
+
+    from gravfm.algorithms import get_algorithm
+    from gravfm.graph import load_graph
+
+    algorithm = get_algorithm("pagerank")
+    params = algorithm.params({})
+    graph = algorithm.prepare(load_graph("tiny:grid"), params)
+    reference = algorithm.reference(graph, params)
+    steps = active_senders("pagerank", graph, reference)
+    counted = [int(active[graph.sources()].sum()) for active in steps]
+    assert counted == [int(count) for count in reference.messages_per_superstep if count]
+    assert len(steps) == len(reference.messages_per_superstep) - 1
