@@ -147,7 +147,17 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             # plus its far placement made that the path of a 2 x 4-PE FPGA top (70 MHz on ECP5).
             buffer = StreamFIFO(shape=layout, depth=fifo_depth, ram_style="distributed")
             m.submodules[f"fifo{s}_{d}"] = buffer
-            wiring.connect(m, spreader.o[d], buffer.i)
+            if local:
+                wiring.connect(m, spreader.o[d], buffer.i)
+            else:
+                # A remote source's FIFOs sit by their endpoints, all over the chip; their fill
+                # counts, ANDed into the distributor's ready and back into the link receiver's
+                # output register, were the path of FPGA 0 of 2 x 4 PEs (105 MHz on ECP5). A
+                # skid buffer in front of each makes that ready a flip-flop per destination.
+                entry = SkidBuffer(shape=layout)
+                m.submodules[f"entry{s}_{d}"] = entry
+                wiring.connect(m, spreader.o[d], entry.i)
+                wiring.connect(m, entry.o, buffer.i)
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
