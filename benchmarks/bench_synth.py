@@ -66,7 +66,9 @@ def run_row(report):
             "fmax_mhz": fpga["fmax_mhz"], "pnr_freq_mhz": fpga.get("pnr_freq_mhz"),
             "pnr_seed": fpga.get("pnr_seed"), "pnr_router": fpga.get("pnr_router"),
             "critical_path": fpga["critical_path"],
-            "seconds": fpga["seconds"], "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()}}
+            "seconds": fpga["seconds"], "pes_fit": {k: v["pes_fit"] for k, v in report["fits"].items()},
+            # The sweep runs for hours: each row names the RTL it was elaborated from.
+            "rtl": report["provenance"]["git_revision"]}
 
 
 def main(argv=None):

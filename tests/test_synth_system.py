@@ -1,6 +1,7 @@
 """Cost of a generated FPGA top: memory sizing (fast) and one full `gravfm synth` run (slow)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -73,6 +74,9 @@ def test_fpgas_synthesises_one_fpga_of_a_multi_fpga_system(tmp_path, monkeypatch
                  "--build-edges-per-pe", "64", "--workdir", str(tmp_path), "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["fpgas"] == 2 and report["build"]["link_fifo_depth"] == 1024  # 8 PEs in the system
+    # Which RTL the figures describe: this checkout's revision, stamped by the CLI.
+    from gravfm.provenance import git_state
+    assert report["provenance"]["git_revision"] == git_state(Path(__file__).parent.parent)["git_revision"]
     verilog = (tmp_path / "wcc-4pe-fpga0of2-xcu" / "fpga_top.v").read_text()
     assert "link_out" in verilog and "link_in" in verilog  # FPGA 0's link ends, not a whole system
     assert "fpga1" not in verilog

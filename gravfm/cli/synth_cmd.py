@@ -50,6 +50,7 @@ def register(subparsers):
 def run(args):
     from ..algorithms import get_algorithm
     from ..errors import ConfigError
+    from ..provenance import provenance
     from ..synth.system_report import GraphCapacity, synth_system
 
     if args.pes < 1:
@@ -63,6 +64,8 @@ def run(args):
     workdir = Path(args.workdir) / f"{algorithm.name}-{args.pes}pe{of_system}-{args.target}"
     which = f" (FPGA 0 of {args.fpgas})" if args.fpgas > 1 else ""
     print(f"synthesising {algorithm.name} x {args.pes} PEs{which} for {args.target} in {workdir} ...", flush=True)
+    # Taken before elaboration: a run lasts up to an hour, and the figures describe the RTL of now.
+    origin = provenance()
     report = synth_system(algorithm, pes=args.pes, fpgas=args.fpgas, target=args.target, workdir=workdir,
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.edge_memory == "offchip", build_local_bits=args.build_local_bits,
@@ -70,7 +73,7 @@ def run(args):
                           freq_mhz=args.freq, seed=args.seed, router=args.router)
     _print(report)
     if args.json:
-        write_json(args.json, report)
+        write_json(args.json, {**report, "provenance": origin})
     return 0
 
 

@@ -9,13 +9,13 @@ endpoint (updates arriving from FPGA link ``k``), and ``remote_out[k]`` receives
 local update (to be sent over link ``k``), merged one superstep at a time by a
 :class:`RoundMerger` (the paper's sequentialized channels), each local source's barrier included.
 The neighbor filter acts in front of the merger: the sender of each update entering a (local
-source, link) FIFO is shown at ``link_sender``, ``link_keep`` answers whether it has an
-out-neighbour on that link's FPGA, and the answer is stored with the update; at the FIFO's head an
-update without it is dropped (barriers always pass). Asking on entry keeps the filter's lookup off
-the path from the FIFO's block RAM to the merger. Each FIFO drops on its own, so the merger's one
-item per cycle goes to updates the peer needs. With one FPGA there are none. The per-round counts of a
-remote source are ``count_bits`` wide, so a multi-FPGA build must size ``count_bits`` for a
-whole FPGA's updates.
+source, link) FIFO, from the register in front of it, is shown at ``link_sender``, ``link_keep``
+answers whether it has an out-neighbour on that link's FPGA, and the answer is stored with the
+update; at the FIFO's head an update without it is dropped (barriers always pass). Asking on entry
+keeps the filter's lookup off the path from the FIFO's block RAM to the merger. Each FIFO drops
+on its own, so the merger's one item per cycle goes to updates the peer needs. With one FPGA there
+are none. The per-round counts of a remote source are ``count_bits`` wide, so a multi-FPGA build
+must size ``count_bits`` for a whole FPGA's updates.
 """
 
 from amaranth.hdl import Module
@@ -23,6 +23,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import lanes_layout
+from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .broadcast import Broadcaster
 from .endpoint import Endpoint
@@ -79,7 +80,8 @@ class Network(wiring.Component):
     remote_in : In(array of ``remotes`` streams)
     remote_out : Out(array of ``remotes`` streams)
     link_sender : Out(array of ``pes * remotes`` sender ids)
-        Sender of the item entering local source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``).
+        Sender of the item entering local source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``),
+        from a register.
     link_keep : In(array of ``pes * remotes`` bits)
         Send that item (the neighbor filter's answer for that sender, combinational).
     """
@@ -145,7 +147,17 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             # plus its far placement made that the path of a 2 x 4-PE FPGA top (70 MHz on ECP5).
             buffer = StreamFIFO(shape=layout, depth=fifo_depth, ram_style="distributed")
             m.submodules[f"fifo{s}_{d}"] = buffer
-            wiring.connect(m, spreader.o[d], buffer.i)
+            if local:
+                wiring.connect(m, spreader.o[d], buffer.i)
+            else:
+                # A remote source's FIFOs sit by their endpoints, all over the chip; their fill
+                # counts, ANDed into the distributor's ready and back into the link receiver's
+                # output register, were the path of FPGA 0 of 2 x 4 PEs (105 MHz on ECP5). A
+                # skid buffer in front of each makes that ready a flip-flop per destination.
+                entry = SkidBuffer(shape=layout)
+                m.submodules[f"entry{s}_{d}"] = entry
+                wiring.connect(m, spreader.o[d], entry.i)
+                wiring.connect(m, entry.o, buffer.i)
             wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
@@ -155,7 +167,8 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                 if filtered:
                     buffer = _filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,
                                                  sender=net.link_sender[s * remotes + k],
-                                                 keep=net.link_keep[s * remotes + k])
+                                                 keep=net.link_keep[s * remotes + k],
+                                                 entry_name=f"link_entry{s}_{k}")
                 else:
                     buffer = StreamFIFO(shape=layout, depth=depth, head_register=True)
                     wiring.connect(m, spreader.o[pes + k], buffer.i)
@@ -163,21 +176,27 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
 
 
-def _filtered_link_fifo(m, source, merger_in, *, depth, sender, keep):
+def _filtered_link_fifo(m, source, merger_in, *, depth, sender, keep, entry_name):
     """A link FIFO from ``source`` to ``merger_in`` that drops the updates ``keep`` rejects.
 
-    ``keep`` answers for ``sender`` as the update enters and is stored beside it, so at the head
-    the decision comes from the FIFO's own output (barriers always pass).
+    The update enters through a :class:`SkidBuffer`; ``keep`` answers for the sender at its
+    (registered) output and is stored beside the update, so at the head the decision comes from
+    the FIFO's own output (barriers always pass). The register cuts the path from a PE's update
+    queue through the broadcaster and the filter's LUT-RAM lookup into the FIFO's block RAM
+    (99.6 MHz on FPGA 0 of 2 x 4 PEs, ECP5-85): one cycle of latency on the way to the link.
     """
     tagged = data.StructLayout({"item": source.payload.shape(), "forward": 1})
+    entry = SkidBuffer(shape=source.payload.shape())
+    m.submodules[entry_name] = entry
+    wiring.connect(m, source, entry.i)
     buffer = StreamFIFO(shape=tagged, depth=depth, head_register=True)
-    head = buffer.o.payload
+    head, update = buffer.o.payload, entry.o.payload
     m.d.comb += [
-        sender.eq(source.payload.sender),
-        buffer.i.payload.item.eq(source.payload),
-        buffer.i.payload.forward.eq(keep | source.payload.barrier),
-        buffer.i.valid.eq(source.valid),
-        source.ready.eq(buffer.i.ready),
+        sender.eq(update.sender),
+        buffer.i.payload.item.eq(update),
+        buffer.i.payload.forward.eq(keep | update.barrier),
+        buffer.i.valid.eq(entry.o.valid),
+        entry.o.ready.eq(buffer.i.ready),
         merger_in.payload.eq(head.item),
         merger_in.valid.eq(buffer.o.valid & head.forward),
         buffer.o.ready.eq(merger_in.ready | ~head.forward),
