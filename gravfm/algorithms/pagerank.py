@@ -28,9 +28,13 @@ scatter forwards the contribution through one register.
 
 Throughput (why the paper's CPE was 1.42): a message holds its vertex in the hazard unit from
 its state read until its write-back, 5 cycles with this adder, so the PE issues one message per
-cycle only with ``SystemConfig.hazard_slots >= 5`` (the default build has 4: at most 4 messages
-per 5 cycles). Two messages to the SAME vertex within 5 cycles still stall, but they are rare:
-messages arrive grouped by sender, and one sender's edge list has distinct destinations. No
+cycle only with enough hazard slots (the build raises ``SystemConfig.hazard_slots`` to the
+kernel's latency + 3 = 7: :func:`gravfm.hw.pe.gather.hazard_slots_for`). Two messages to the SAME
+vertex within 5 cycles still stall. On one PE they are rare: messages arrive grouped by sender,
+and one sender's edge list has distinct destinations. On many PEs of a power-law graph they are
+not: low-degree senders mostly point at the hubs, and the PE holding a hub stalls and holds the
+broadcast (4 x 9, RMAT scale 16: CPE 1.52 against 1.02 on a uniform graph;
+``benchmarks/results/bench_scaling_s16_pagerank.json``). No
 forwarding inside the kernel is possible with this interface, since the hazard unit sits in
 front of it. Apply's pass no longer holds gather: ``sum`` is the algorithm's ``accumulator``,
 kept in two banks by round parity (:mod:`gravfm.hw.pe.vertex_memory`), so the next round's
