@@ -59,34 +59,37 @@ def active_senders(name, graph, reference):
     raise SystemExit(f"superstep_balance: algorithm {name!r} is not supported (bfs, wcc, pagerank)")
 
 
-def balance(graph, steps, pe_of_vertex, num_pes):
-    """(balance, per-superstep busiest-PE / mean ratios)."""
+def messages_per_pe(graph, steps, pe_of_vertex, num_pes):
+    """One array per superstep: the messages each PE scatters (its vertices' in-edges from the
+    superstep's active senders)."""
     sources, targets = graph.sources(), graph.targets
-    means, maxima = [], []
-    for active in steps:
-        per_pe = np.bincount(pe_of_vertex[targets[active[sources]]], minlength=num_pes)
-        means.append(per_pe.sum() / num_pes)
-        maxima.append(int(per_pe.max()))
+    return [np.bincount(pe_of_vertex[targets[active[sources]]], minlength=num_pes) for active in steps]
+
+
+def balance(per_pe):
+    """(balance, per-superstep busiest-PE / mean ratios) of :func:`messages_per_pe`'s arrays."""
+    means = [counts.sum() / counts.size for counts in per_pe]
+    maxima = [int(counts.max()) for counts in per_pe]
     ratios = [m / mean if mean else 1.0 for m, mean in zip(maxima, means)]
     return float(sum(means) / sum(maxima)), ratios
 
 
-def intake_floor(graph, steps, pe_of_vertex, num_pes, pes_per_fpga, lanes):
-    """(cpe_floor, per-superstep busiest-FPGA intake cycles): the floor in the module doc."""
+def intake_floor(graph, steps, per_pe, pe_of_vertex, pes_per_fpga, lanes):
+    """(cpe_floor, per-superstep busiest-FPGA intake cycles): the floor in the module doc, with
+    ``per_pe`` from :func:`messages_per_pe` for the same ``steps``."""
     sources, targets = graph.sources(), graph.targets
     fpga_of_vertex = pe_of_vertex // pes_per_fpga
-    fpgas = num_pes // pes_per_fpga
+    fpgas = per_pe[0].size // pes_per_fpga if per_pe else 1
     # reaches[v, f]: sender v's updates enter FPGA f (its own, or one holding a neighbour).
     reaches = np.zeros((graph.num_vertices, fpgas), dtype=bool)
     reaches[sources, fpga_of_vertex[targets]] = True
     reaches[np.arange(graph.num_vertices), fpga_of_vertex] = True
     floor, mean_total, intake = 0.0, 0.0, []
-    for active in steps:
-        per_pe = np.bincount(pe_of_vertex[targets[active[sources]]], minlength=num_pes)
+    for active, counts in zip(steps, per_pe):
         cycles = float(reaches[active].sum(axis=0).max()) / lanes
         intake.append(cycles)
-        floor += max(float(per_pe.max()), cycles)
-        mean_total += per_pe.sum() / num_pes
+        floor += max(float(counts.max()), cycles)
+        mean_total += counts.sum() / counts.size
     return floor / mean_total, intake
 
 
@@ -120,8 +123,9 @@ def main(argv=None):
     for method in args.methods:
         parts = partition(graph, args.fpgas, args.pes, method=method)
         pe_of_vertex = np.asarray(parts.pe_of_vertex)
-        value, ratios = balance(graph, steps, pe_of_vertex, parts.num_pes)
-        floor, intake = intake_floor(graph, steps, pe_of_vertex, parts.num_pes, args.pes, args.lanes)
+        per_pe = messages_per_pe(graph, steps, pe_of_vertex, parts.num_pes)
+        value, ratios = balance(per_pe)
+        floor, intake = intake_floor(graph, steps, per_pe, pe_of_vertex, args.pes, args.lanes)
         result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios,
                                      "cpe_floor": floor, "intake_cycles_per_superstep": intake}
     write_results(result)

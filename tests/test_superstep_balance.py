@@ -7,7 +7,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from superstep_balance import balance, intake_floor  # noqa: E402
+from superstep_balance import balance, intake_floor, messages_per_pe  # noqa: E402
 
 from gravfm.graph.csr import Graph  # noqa: E402
 
@@ -18,9 +18,10 @@ PE_OF_VERTEX = np.array([0, 0, 0, 0, 1, 1, 1, 1])
 def test_the_busiest_pe_sets_the_floor_when_every_update_carries_edges():
     graph = Graph.from_edges([0, 1, 2, 3], [4, 5, 6, 7], num_vertices=8)
     senders = [np.arange(8) < 4]
-    assert balance(graph, senders, PE_OF_VERTEX, 2) == (0.5, [2.0])
+    per_pe = messages_per_pe(graph, senders, PE_OF_VERTEX, 2)
+    assert balance(per_pe) == (0.5, [2.0])
     # PE 1 takes 4 edges (mean 2); each FPGA takes 4 updates, 2 cycles at 2 lanes.
-    floor, intake = intake_floor(graph, senders, PE_OF_VERTEX, 2, 1, lanes=2)
+    floor, intake = intake_floor(graph, senders, per_pe, PE_OF_VERTEX, 1, lanes=2)
     assert (floor, intake) == (2.0, [2.0])
 
 
@@ -28,7 +29,8 @@ def test_updates_without_edges_still_pass_their_fpgas_intake():
     graph = Graph.from_edges([0], [4], num_vertices=8)
     senders = [np.arange(8) < 4]
     # One edge (mean 0.5 per PE), but FPGA 0 takes its four senders' updates at one per cycle.
-    floor, intake = intake_floor(graph, senders, PE_OF_VERTEX, 2, 1, lanes=1)
+    per_pe = messages_per_pe(graph, senders, PE_OF_VERTEX, 2)
+    floor, intake = intake_floor(graph, senders, per_pe, PE_OF_VERTEX, 1, lanes=1)
     assert intake == [4.0] and floor == 4.0 / 0.5
 
 
