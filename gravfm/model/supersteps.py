@@ -45,11 +45,12 @@ COMBINES = ("max", "sum")
 #: edge read, kernel) and the message FIFO back to gather, about one cycle per registered stage.
 #: Apply's pass itself runs beside the next round's gather (gravfm.hw.pe.gather_forward) for a
 #: sparse algorithm, and for one with an accumulator field (PageRank: gravfm.hw.pe.vertex_memory),
-#: and so adds nothing but in round 0. Not modelled: messages held back during a pass and
-#: replayed after it (WCC on s7e16: 66 after round 0's full pass, 23 and 5 after later ones, in
-#: a trace of the 1-PE run, where this model charges round 0's 122 vertices), and a cycle per
-#: update whose list is empty at a one-lane PE (PageRank's senders without edges). Checked
-#: against simulation in tests/test_model_supersteps.py (s7e16.graph symmetrised).
+#: and so adds nothing but in round 0. Not modelled apart: messages held back during a pass and
+#: replayed after it, and apply's pass slowed by gather's write-backs (WCC on s7e16, 1 PE, in a
+#: trace: round 0's pass of 122 vertices takes 175 cycles, 66 messages are replayed after it, 23
+#: and 5 after later passes); the first pass's length stands for them. Nor a cycle per update
+#: whose list is empty at a one-lane PE (PageRank's senders without edges). Checked against
+#: simulation in tests/test_model_supersteps.py (s7e16.graph symmetrised).
 DESIGN_SUPERSTEP_CYCLES = {1: 24, "more": 27}
 
 # Limits set by the network, which GraVF-M loads with updates rather than messages.
@@ -73,15 +74,19 @@ def design_overhead_cycles(*, first_pass, supersteps, pes, fpgas=1, link_latency
     """Predicted cycles of a run of the generated design above its message bound (messages / PEs).
 
     ``first_pass``: vertices of the busiest PE's round-0 apply (all its vertices, or those the
-    host lists, e.g. BFS's root), which no message overlaps; then :data:`DESIGN_SUPERSTEP_CYCLES`
-    per superstep (1 PE, or more PEs behind the crossbar), plus a link's round trip per
-    superstep with several FPGAs. A prediction for a sparse algorithm whose supersteps are
-    latency-bound or balanced; partition imbalance and message bursts come on top.
+    host lists, e.g. BFS's root), which no message of its own round overlaps; then
+    :data:`DESIGN_SUPERSTEP_CYCLES` per superstep (1 PE, or more PEs behind the crossbar), plus a
+    link's round trip per superstep with several FPGAs. Round 0's latency (its first update's way
+    from apply to gather) runs during its pass, so that superstep costs the longer of the two,
+    not their sum. A prediction for a sparse algorithm whose supersteps are latency-bound or
+    balanced; partition imbalance and message bursts come on top.
     """
     per_step = DESIGN_SUPERSTEP_CYCLES[1 if fpgas * pes == 1 else "more"]
     if fpgas > 1:
         per_step += 2 * link_latency_cycles
-    return first_pass + supersteps * per_step
+    if supersteps == 0:
+        return first_pass
+    return max(first_pass, per_step) + (supersteps - 1) * per_step
 
 
 @dataclass(frozen=True)
