@@ -4,6 +4,8 @@ The mock has exactly the host interface of docs/host-interface.md and does a com
 result, counters and cycle count are known in closed form, so every read-back is checked.
 """
 
+import json
+import subprocess
 import threading
 
 import numpy as np
@@ -16,9 +18,10 @@ from hypothesis import strategies as st
 
 from gravfm.hw.host_read import delayed
 from gravfm.hw.protocol import HOST_READ_LATENCY, join_words, split_words
+from gravfm.sim.harness_header import words
 from gravfm.sim.verilator import (
     HostWrites, ReadRegion, SimulatorError, WatchItem, build_simulator, run_simulator,
-    simulator_sources,
+    simulator_sources, write_plan,
 )
 
 COUNTER_NAMES = ("messages", "busy", "wait_barrier")
@@ -277,6 +280,31 @@ def test_interrupt_stops_the_simulator_process(mock_build):
         run_mock(build, [[1], [5], [1]], [[0], [0], [0]], hang=(1,), watchdog_cycles=1 << 40,
                  progress_cycles=1000, on_progress=interrupt)
     assert threading.active_count() == processes_before
+
+
+def test_a_reader_gone_stops_the_simulator(mock_build, tmp_path):
+    """A progress line that cannot be written (the reader closed its pipe: EPIPE) stops the
+    run as ``interrupted``; the harness still writes its results and exits, instead of
+    simulating a hung design forever or dying of SIGPIPE."""
+    build, _ = mock_build
+    writes = mock_writes([[1], [5], [1]], [[0], [0], [0]], data_width=MOCK_WIDTH, hang=(1,))
+    load, plan = tmp_path / "load.bin", tmp_path / "plan.txt"
+    writes.write_load_file(load, words(build.interface.data_bits))
+    write_plan(plan, [], counter_watch(MOCK_PES))
+    result = tmp_path / "result.json"
+    command = [str(build.executable), str(load), str(plan), str(tmp_path / "out.bin"), str(result),
+               "--watchdog", str(1 << 40), "--progress", "1000"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout.readline().startswith("@progress ")
+        process.stdout.close()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            pytest.fail("the simulator went on after its reader closed the pipe")
+        stderr = process.stderr.read()
+    assert process.returncode == 0, stderr
+    assert json.loads(result.read_text())["status"] == "interrupted"
 
 
 def test_load_file_of_another_width_is_refused(mock_build):
