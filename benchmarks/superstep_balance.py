@@ -11,7 +11,10 @@ reads): an FPGA takes the updates of its own senders and those of other FPGAs' s
 neighbour on it (the neighbour filter drops the rest). A superstep then costs at least
 ``max(max_pe messages[r][pe], max_fpga updates[r][fpga] / lanes)``; ``cpe_floor`` is the sum of
 these over the sum of the means, the lowest system CPE such a design can reach (both bounds
-overlapping perfectly; in the hardware they partly add).
+overlapping perfectly; in the hardware they partly add). With several FPGAs a superstep also ends
+with its barrier crossing a link (``--barrier-cycles``, default the platform's link latency):
+``cpe_floor_with_barriers`` adds that once per superstep of the run (the reference's count, the
+last silent one included), the floor of a design whose only other cost is the link.
 
 The active senders of each superstep come from the algorithm itself: BFS levels (the vertices at
 level r send in superstep r), WCC label propagation (the vertices whose label changed send),
@@ -32,6 +35,7 @@ import numpy as np
 
 from gravfm.algorithms import get_algorithm
 from gravfm.graph import load_graph
+from gravfm.model import load_platform
 from gravfm.partition import partition
 from gravfm.provenance import write_results
 
@@ -93,6 +97,12 @@ def intake_floor(graph, steps, per_pe, pe_of_vertex, pes_per_fpga, lanes):
     return floor / mean_total, intake
 
 
+def with_barriers(floor, per_pe, supersteps, barrier_cycles):
+    """``cpe_floor`` plus ``barrier_cycles`` in each of the run's ``supersteps``, as system CPE."""
+    ideal = sum(counts.sum() / counts.size for counts in per_pe)  # cycles at one edge per PE per cycle
+    return floor + supersteps * barrier_cycles / ideal
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("graph")
@@ -102,7 +112,14 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=["greedy", "sorted_greedy"])
     parser.add_argument("--lanes", type=int, default=2,
                         help="updates an FPGA's PEs take per cycle (the update lanes; default 2)")
+    parser.add_argument("--barrier-cycles", type=int, default=None,
+                        help="cycles a superstep's barrier spends beyond the work (default: the link "
+                             "latency of --platform with several FPGAs, else 0)")
+    parser.add_argument("--platform", default="ac510x4", help="platform for the link latency (default ac510x4)")
     args = parser.parse_args(argv)
+    barrier = args.barrier_cycles
+    if barrier is None:
+        barrier = load_platform(args.platform).network.link.latency_cycles if args.fpgas > 1 else 0
 
     algorithm = get_algorithm(args.algorithm)
     graph = load_graph(args.graph)
@@ -119,6 +136,7 @@ def main(argv=None):
         raise SystemExit("superstep_balance: the active senders do not reproduce the reference's message counts")
     result = {"analysis": "superstep balance (software, no hardware)", "graph": args.graph,
               "algorithm": args.algorithm, "fpgas": args.fpgas, "pes_per_fpga": args.pes, "lanes": args.lanes,
+              "barrier_cycles": barrier, "supersteps": reference.supersteps,
               "messages_per_superstep": counted, "methods": {}}
     for method in args.methods:
         parts = partition(graph, args.fpgas, args.pes, method=method)
@@ -127,7 +145,8 @@ def main(argv=None):
         value, ratios = balance(per_pe)
         floor, intake = intake_floor(graph, steps, per_pe, pe_of_vertex, args.pes, args.lanes)
         result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios,
-                                     "cpe_floor": floor, "intake_cycles_per_superstep": intake}
+                                     "cpe_floor": floor, "intake_cycles_per_superstep": intake,
+                                     "cpe_floor_with_barriers": with_barriers(floor, per_pe, reference.supersteps, barrier)}
     write_results(result)
     return 0
 
