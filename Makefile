@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+# One test process per core, at most four (each builds the Verilator models its tests need;
+# one simulation per core beats Verilator's own threads on small machines).
+PARALLEL := -n auto --maxprocesses 4
 
 .PHONY: run test test-all bench clean
 
@@ -17,10 +20,10 @@ run: $(STAMP)
 	$(BIN)/gravfm demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" $(PARALLEL) $(PYTEST_ARGS)
 
 test-all: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
