@@ -112,6 +112,38 @@ def _gather(layouts):
     return PageRankGather()
 
 
+def _combiner(layouts):
+    from amaranth.hdl import Module
+    from amaranth.lib import wiring
+
+    from ..hw.fp import FPAdder
+    from ..hw.kernels import combiner_signature
+
+    class PageRankCombiner(wiring.Component):
+        """Two contributions to one vertex added into one (latency :attr:`latency`)."""
+
+        latency = FPAdder.latency
+
+        def __init__(self):
+            super().__init__(combiner_signature(layouts))
+
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.adder = adder = FPAdder()
+            m.d.comb += [
+                adder.operands.valid.eq(self.i.valid),
+                self.i.ready.eq(adder.operands.ready),
+                adder.operands.payload.a.eq(self.i.payload.a.contribution),
+                adder.operands.payload.b.eq(self.i.payload.b.contribution),
+                self.o.valid.eq(adder.results.valid),
+                adder.results.ready.eq(self.o.ready),
+                self.o.payload.contribution.eq(adder.results.payload.result),
+            ]
+            return m
+
+    return PageRankCombiner()
+
+
 def _apply_factory(supersteps, damping):
     damping_bits = int(float_bits(damping))
 
@@ -273,6 +305,9 @@ def make_pagerank(*, supersteps=30, damping=0.85, name="pagerank"):
         # Gather only adds into ``sum``, apply only reads and clears it: kept in two banks, so
         # the next round's gather runs beside apply's pass (gravfm.hw.pe.vertex_memory).
         accumulator="sum",
+        # Contributions to one vertex add up in any grouping (up to rounding): the gather stage
+        # adds one whose vertex is in flight into one waiting instead of stalling (hubs).
+        combiner=_combiner,
     )
 
 
