@@ -86,6 +86,7 @@ class ParkingSlots:
         self._issue = [Signal(name=f"parked{k}_issue") for k in range(count)]
         self._into = [Signal(name=f"park_into{k}") for k in range(count)]
         self._add_into = [Signal(name=f"combine_into{k}") for k in range(count)]
+        self._merged = [Signal(name=f"merged{k}") for k in range(count)]  # added into another slot
         self._done = [0] * count  # the combiner's result for the slot, this cycle
         self._result = None
 
@@ -114,22 +115,37 @@ class ParkingSlots:
         # The combiner keeps its inputs' order: the slot of each result waits in a FIFO beside it.
         m.submodules.combining = pending = SyncFIFO(width=max(1, (self.count - 1).bit_length()),
                                                     depth=self.count)
-        target = [self.valid[k] & self.head_on[k] & ~self.busy[k] & self.blocked[k] for k in range(self.count)]
-        combine = Signal()
-        partner = head.as_value()
+        idle = [self.valid[k] & ~self.busy[k] & self.blocked[k] for k in range(self.count)]
+        target = [idle[k] & self.head_on[k] for k in range(self.count)]
+        # When the head does not use the combiner, two idle slots of one vertex are added into
+        # the first and the second freed: a hub then holds few slots, and other vertices park.
+        pairs = [(j, k) for k in range(self.count) for j in range(k)]
+        pair_flags = _first([idle[j] & idle[k] & (self.address[j] == self.address[k]) for j, k in pairs])
+        with_head = wants & _any(target)
+        combine, merge = Signal(), Signal()
+        a, b = head.as_value(), head.message.as_value()
+        for (j, k), flag in reversed(list(zip(pairs, pair_flags))):
+            a, b = Mux(flag, self.item[j].as_value(), a), Mux(flag, self.item[k].message.as_value(), b)
         for k in reversed(range(self.count)):
-            partner = Mux(target[k], self.item[k].as_value(), partner)
+            a = Mux(with_head & target[k], self.item[k].as_value(), a)
         partner_item = Signal.like(head, name="combine_partner")
         m.d.comb += [
-            partner_item.eq(partner),
-            combiner.i.valid.eq(wants & _any(target)),
+            partner_item.eq(a),
+            combiner.i.valid.eq(with_head | _any(pair_flags)),
             combiner.i.payload.a.eq(partner_item.message),
-            combiner.i.payload.b.eq(head.message),
-            combine.eq(combiner.i.valid & combiner.i.ready),
+            combiner.i.payload.b.eq(Mux(with_head, head.message.as_value(), b)),
+            combine.eq(with_head & combiner.i.ready),
+            merge.eq(~with_head & _any(pair_flags) & combiner.i.ready),
             park.eq(wants & ~combine & _any(free)),
             *(into.eq(park & first) for into, first in zip(self._into, _first(free))),
-            *(add.eq(combine & first) for add, first in zip(self._add_into, _first(target))),
-            pending.w_en.eq(combine),
+        ]
+        for k in range(self.count):
+            into_first = _any([flag for (j, _), flag in zip(pairs, pair_flags) if j == k])
+            into_second = _any([flag for (_, j), flag in zip(pairs, pair_flags) if j == k])
+            m.d.comb += [self._add_into[k].eq((combine & _first(target)[k]) | (merge & into_first)),
+                         self._merged[k].eq(merge & into_second)]
+        m.d.comb += [
+            pending.w_en.eq(combine | merge),
             pending.w_data.eq(_encode(self._add_into)),
             combiner.o.ready.eq(1),
             pending.r_en.eq(combiner.o.valid),
@@ -159,7 +175,7 @@ class ParkingSlots:
                 m.d.sync += [self.valid[k].eq(1), self.item[k].eq(head), self.blocked[k].eq(head_next)]
             with m.Else():
                 m.d.sync += self.blocked[k].eq(in_flight_next[k])
-                with m.If(self._issue[k]):
+                with m.If(self._issue[k] | self._merged[k]):
                     m.d.sync += self.valid[k].eq(0)
             with m.If(self._add_into[k]):
                 m.d.sync += self.busy[k].eq(1)
