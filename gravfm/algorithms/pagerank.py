@@ -33,10 +33,13 @@ kernel's latency + 3 = 7: :func:`gravfm.hw.pe.gather.hazard_slots_for`). Two mes
 vertex within 5 cycles still stall. On one PE they are rare: messages arrive grouped by sender,
 and one sender's edge list has distinct destinations. On many PEs of a power-law graph they are
 not: low-degree senders mostly point at the hubs, and the PE holding a hub stalls and holds the
-broadcast (4 x 9, RMAT scale 16: CPE 1.52 against 1.02 on a uniform graph;
-``benchmarks/results/bench_scaling_s16_pagerank.json``). No
-forwarding inside the kernel is possible with this interface, since the hazard unit sits in
-front of it. Apply's pass no longer holds gather: ``sum`` is the algorithm's ``accumulator``,
+broadcast (4 x 9, RMAT scale 16: CPE 1.52 against 1.02 on a uniform graph, where one hub takes
+19% of its PE's messages, more than the 1/7 one write-back at a time allows). So PageRank has a
+combiner (:func:`_combiner`, a second FP adder): on several PEs the gather stage adds a message
+whose vertex is in flight into one parked for it (:mod:`gravfm.hw.pe.parking`), which sums a
+hub's contributions in another grouping (within :data:`RANK_RTOL`); one PE keeps arrival order
+and exact sums (``benchmarks/results/bench_scaling_s16_pagerank.json``). No forwarding inside
+the kernel is possible with this interface, since the hazard unit sits in front of it. Apply's pass no longer holds gather: ``sum`` is the algorithm's ``accumulator``,
 kept in two banks by round parity (:mod:`gravfm.hw.pe.vertex_memory`), so the next round's
 gather runs beside the pass. Measured (``benchmarks/bench_pagerank_cpe.py``, Verilator, one PE,
 6 hazard slots, 30 supersteps): CPE 1.026-1.027 on RMAT scale 14 edge factor 16 seeds 1-3 and

@@ -1,10 +1,12 @@
 """Gather stage of a PE: read the destination's state, run the gather kernel, write it back.
 
 A message issues its state read only when its vertex is not in flight (:class:`HazardUnit`). A
-message that conflicts moves aside into a one-message parking slot, so the messages behind it
-(to other vertices) keep flowing; the parked message issues, with priority, as soon as its vertex
-is written back. Only when the slot is taken does a second conflict stall the stream. A message
-to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
+message that conflicts moves aside into a parking slot (:mod:`gravfm.hw.pe.parking`), so the
+messages behind it (to other vertices) keep flowing; a parked message issues, with priority, as
+soon as its vertex is written back. Without a combiner there is one slot: a second conflict
+stalls the stream, and a message to the parked vertex waits, which keeps the messages of one
+vertex in order. With the algorithm's combiner (on several PEs) a message to a parked vertex is
+added into the parked message instead. A barrier message waits until the pipeline is empty,
 then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done``, which the
 PE gives when apply is done or, where the next round's gather may run beside apply's pass, as
 the pass starts (the forwarding stage with a sparse algorithm, :mod:`gravfm.hw.pe.gather_forward`;
