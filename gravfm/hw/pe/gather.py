@@ -244,17 +244,17 @@ class GatherUnit(GatherStage):
         r_advance = ~r_valid | kernel.i.ready
         s_advance = ~s_valid | r_advance
         candidate = ~paused & h_valid & ~h.barrier
-        # One message issues per cycle, a parked one first (both terms come from registers, so
-        # neither choice waits for the other).
+        # One message issues per cycle: a parked one first, or with a combiner the head first
+        # (gravfm.hw.pe.parking); both terms come from registers, so neither choice waits for
+        # the other.
         can_issue = ~paused & ~hazard.full & s_advance
         head_conflict = h_blocked | park.head_on_any
-        from_parked = park.issue(can_issue)
-        from_head = can_issue & candidate & ~head_conflict & ~park.any_ready
+        from_parked, from_head = park.arbitrate(can_issue=can_issue, head_free=candidate & ~head_conflict)
         moves_aside = park.take(m, head=h, wants=candidate & head_conflict)
         issue = from_parked | from_head
         # The message to issue, if any: selected by registers alone (when nothing issues, the
         # read and the read stage's item are ignored).
-        chosen = park.chosen(h)
+        chosen = park.chosen(h, head_free=candidate & ~head_conflict)
         chosen_address = chosen.neighbor[:local_bits]
         flushed = hazard.empty & ~park.any_valid
         m.d.comb += take_barrier.eq(~paused & h_valid & h.barrier & flushed & ~self.apply_busy)

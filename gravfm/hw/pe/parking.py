@@ -10,7 +10,10 @@ With the algorithm's combiner (``Algorithm.combiner``, Pregel's) there are sever
 message to a vertex that waits in a slot is added into the waiting message by the combiner
 instead of stalling the stream; while that slot's sum is in the combiner, the next message to
 the vertex parks in a free slot, and later ones are added into whichever of the vertex's slots
-is not busy. So a vertex takes up to one message per cycle instead of one per write-back. This
+is not busy; two parked messages of one vertex are added together whenever the head leaves the
+combiner free. Parked messages issue only in cycles the head cannot use, so a hub's parked sum
+keeps absorbing the hub's messages and costs the stream no cycle of its own. So a vertex takes
+up to one message per cycle instead of one per write-back. This
 is what the PE holding a power-law graph's hubs needs when its messages come from many PEs: on
 RMAT scale 16 at 4 FPGAs x 9 PEs one vertex gets 19% of its PE's messages, more than the
 1/7 a vertex can take one write-back at a time, and the broadcast holds every PE behind that one.
@@ -66,7 +69,7 @@ class ParkingSlots:
     Per slot: ``valid``, the message ``item`` (``scatter_out``), ``blocked`` (its vertex is in
     flight: a register, computed a cycle ahead), ``busy`` (its message is in the combiner) and
     ``head_on`` (the head message's vertex is the slot's: a register). The gather stage calls
-    :meth:`issue`, :meth:`take`, :meth:`chosen` and :meth:`update` in that order.
+    :meth:`arbitrate`, :meth:`take`, :meth:`chosen` and :meth:`update` in that order.
     """
 
     def __init__(self, m, *, layouts, local_bits, count, combiner):
@@ -90,10 +93,23 @@ class ParkingSlots:
         self._done = [0] * count  # the combiner's result for the slot, this cycle
         self._result = None
 
-    def issue(self, can_issue):
-        """Issue the lowest ready slot when ``can_issue``; returns whether one issues."""
-        self._m.d.comb += [flag.eq(can_issue & first) for flag, first in zip(self._issue, _first(self.ready))]
-        return _any(self._issue)
+    def arbitrate(self, *, can_issue, head_free):
+        """Who issues when ``can_issue``: the lowest ready slot or the head (``head_free``: its
+        vertex is neither in flight nor parked). Without a combiner a parked message goes first,
+        as it has waited longer. With one the head goes first and a ready slot issues only in a
+        cycle the head cannot use: a slot issue would otherwise cost the head a cycle for every
+        parked message, and a parked hub sum that waits keeps absorbing the hub's messages.
+        Returns ``(from_parked, from_head)``."""
+        first = _first(self.ready)
+        if self._combiner is None:
+            slot_turn, from_head = can_issue, can_issue & head_free & ~self.any_ready
+        else:
+            slot_turn, from_head = can_issue & ~head_free, can_issue & head_free
+        self._m.d.comb += [flag.eq(slot_turn & one) for flag, one in zip(self._issue, first)]
+        # The slot that issues if the port is free: not a target for combining this cycle.
+        self._next_out = [self.ready[k] & first[k] & ~head_free if self._combiner is not None else 0
+                          for k in range(self.count)]
+        return _any(self._issue), from_head
 
     @property
     def waiting(self):
@@ -115,7 +131,8 @@ class ParkingSlots:
         # The combiner keeps its inputs' order: the slot of each result waits in a FIFO beside it.
         m.submodules.combining = pending = SyncFIFO(width=max(1, (self.count - 1).bit_length()),
                                                     depth=self.count)
-        idle = [self.valid[k] & ~self.busy[k] & self.blocked[k] for k in range(self.count)]
+        # A slot takes an addition while its message is neither in the combiner nor issuing.
+        idle = [self.valid[k] & ~self.busy[k] & ~self._next_out[k] for k in range(self.count)]
         target = [idle[k] & self.head_on[k] for k in range(self.count)]
         # When the head does not use the combiner, two idle slots of one vertex are added into
         # the first and the second freed: a hub then holds few slots, and other vertices park.
@@ -154,11 +171,13 @@ class ParkingSlots:
         self._result = combiner.o.payload
         return park | combine
 
-    def chosen(self, head):
-        """The message to issue: the lowest ready slot's, else the head's."""
+    def chosen(self, head, *, head_free):
+        """The message to issue: as :meth:`arbitrate` orders them."""
         choice = head.as_value()
         for k in reversed(range(self.count)):
             choice = Mux(self.ready[k], self.item[k].as_value(), choice)
+        if self._combiner is not None:
+            choice = Mux(head_free, head.as_value(), choice)
         chosen = Signal.like(head, name="chosen")
         self._m.d.comb += chosen.eq(choice)
         return chosen
