@@ -140,16 +140,15 @@ class ParkingSlots:
         pair_flags = _first([idle[j] & idle[k] & (self.address[j] == self.address[k]) for j, k in pairs])
         with_head = wants & _any(target)
         combine, merge = Signal(), Signal()
-        a, b = head.as_value(), head.message.as_value()
+        # The operands: messages only (the slot keeps the rest of its item).
+        a, b = head.message.as_value(), head.message.as_value()
         for (j, k), flag in reversed(list(zip(pairs, pair_flags))):
-            a, b = Mux(flag, self.item[j].as_value(), a), Mux(flag, self.item[k].message.as_value(), b)
+            a, b = Mux(flag, self.item[j].message.as_value(), a), Mux(flag, self.item[k].message.as_value(), b)
         for k in reversed(range(self.count)):
-            a = Mux(with_head & target[k], self.item[k].as_value(), a)
-        partner_item = Signal.like(head, name="combine_partner")
+            a = Mux(with_head & target[k], self.item[k].message.as_value(), a)
         m.d.comb += [
-            partner_item.eq(a),
             combiner.i.valid.eq(with_head | _any(pair_flags)),
-            combiner.i.payload.a.eq(partner_item.message),
+            combiner.i.payload.a.eq(a),
             combiner.i.payload.b.eq(Mux(with_head, head.message.as_value(), b)),
             combine.eq(with_head & combiner.i.ready),
             merge.eq(~with_head & _any(pair_flags) & combiner.i.ready),
