@@ -94,6 +94,14 @@ class Algorithm:
         its output's are ignored), and apply writes every vertex it is given back with 0 in
         it. The hardware then keeps the field in two memories by round parity, so the next
         round's gather runs beside apply's pass (docs/kernels.md). Not with ``sparse_apply``.
+    combiner : callable or None
+        ``(layouts) -> wiring.Component`` with :func:`gravfm.hw.kernels.combiner_signature`
+        (Pregel's combiner; PageRank: add two contributions): two messages to one vertex in,
+        the one message whose gather amounts to gathering both out, in order. A gather stage
+        with a hazard unit on a system of several PEs then adds a message whose vertex is in
+        flight into one waiting for it instead of stalling, so the gather result must not depend
+        on the order or grouping of a vertex's messages (PageRank's: up to the float rounding
+        its check allows).
     """
 
     name: str
@@ -114,6 +122,7 @@ class Algorithm:
     sparse_apply: bool = False
     initially_active: Callable | None = None
     accumulator: str | None = None
+    combiner: Callable | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -137,6 +146,8 @@ class Algorithm:
                                   f"vertex field; apply needs state of its own")
             if self.sparse_apply:
                 raise ConfigError(f"algorithm {self.name!r}: accumulator and sparse_apply cannot be combined")
+        if self.combiner is not None and not callable(self.combiner):
+            raise ConfigError(f"algorithm {self.name!r}: combiner must be callable or None")
         if self.edge and self.edge_data is None:
             raise ConfigError(f"algorithm {self.name!r}: edge layout {list(self.edge)} needs edge_data")
 

@@ -33,10 +33,13 @@ kernel's latency + 3 = 7: :func:`gravfm.hw.pe.gather.hazard_slots_for`). Two mes
 vertex within 5 cycles still stall. On one PE they are rare: messages arrive grouped by sender,
 and one sender's edge list has distinct destinations. On many PEs of a power-law graph they are
 not: low-degree senders mostly point at the hubs, and the PE holding a hub stalls and holds the
-broadcast (4 x 9, RMAT scale 16: CPE 1.52 against 1.02 on a uniform graph;
-``benchmarks/results/bench_scaling_s16_pagerank.json``). No
-forwarding inside the kernel is possible with this interface, since the hazard unit sits in
-front of it. Apply's pass no longer holds gather: ``sum`` is the algorithm's ``accumulator``,
+broadcast (4 x 9, RMAT scale 16: CPE 1.52 against 1.02 on a uniform graph, where one hub takes
+19% of its PE's messages, more than the 1/7 one write-back at a time allows). So PageRank has a
+combiner (:func:`_combiner`, a second FP adder): on several PEs the gather stage adds a message
+whose vertex is in flight into one parked for it (:mod:`gravfm.hw.pe.parking`), which sums a
+hub's contributions in another grouping (within :data:`RANK_RTOL`); one PE keeps arrival order
+and exact sums (``benchmarks/results/bench_scaling_s16_pagerank.json``). No forwarding inside
+the kernel is possible with this interface, since the hazard unit sits in front of it. Apply's pass no longer holds gather: ``sum`` is the algorithm's ``accumulator``,
 kept in two banks by round parity (:mod:`gravfm.hw.pe.vertex_memory`), so the next round's
 gather runs beside the pass. Measured (``benchmarks/bench_pagerank_cpe.py``, Verilator, one PE,
 6 hazard slots, 30 supersteps): CPE 1.026-1.027 on RMAT scale 14 edge factor 16 seeds 1-3 and
@@ -110,6 +113,38 @@ def _gather(layouts):
             return m
 
     return PageRankGather()
+
+
+def _combiner(layouts):
+    from amaranth.hdl import Module
+    from amaranth.lib import wiring
+
+    from ..hw.fp import FPAdder
+    from ..hw.kernels import combiner_signature
+
+    class PageRankCombiner(wiring.Component):
+        """Two contributions to one vertex added into one (latency :attr:`latency`)."""
+
+        latency = FPAdder.latency
+
+        def __init__(self):
+            super().__init__(combiner_signature(layouts))
+
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.adder = adder = FPAdder()
+            m.d.comb += [
+                adder.operands.valid.eq(self.i.valid),
+                self.i.ready.eq(adder.operands.ready),
+                adder.operands.payload.a.eq(self.i.payload.a.contribution),
+                adder.operands.payload.b.eq(self.i.payload.b.contribution),
+                self.o.valid.eq(adder.results.valid),
+                adder.results.ready.eq(self.o.ready),
+                self.o.payload.contribution.eq(adder.results.payload.result),
+            ]
+            return m
+
+    return PageRankCombiner()
 
 
 def _apply_factory(supersteps, damping):
@@ -273,6 +308,9 @@ def make_pagerank(*, supersteps=30, damping=0.85, name="pagerank"):
         # Gather only adds into ``sum``, apply only reads and clears it: kept in two banks, so
         # the next round's gather runs beside apply's pass (gravfm.hw.pe.vertex_memory).
         accumulator="sum",
+        # Contributions to one vertex add up in any grouping (up to rounding): the gather stage
+        # adds one whose vertex is in flight into one waiting instead of stalling (hubs).
+        combiner=_combiner,
     )
 
 

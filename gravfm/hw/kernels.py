@@ -16,7 +16,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..errors import ConfigError
 
-__all__ = ["gather_signature", "apply_signature", "scatter_signature", "build_kernels", "KERNEL_PORTS"]
+__all__ = ["gather_signature", "apply_signature", "scatter_signature", "combiner_signature", "build_kernels",
+           "KERNEL_PORTS"]
 
 
 def gather_signature(layouts):
@@ -38,7 +39,16 @@ def scatter_signature(layouts):
                              "o": Out(stream.Signature(layouts.scatter_out))})
 
 
-KERNEL_PORTS = {"gather": gather_signature, "apply": apply_signature, "scatter": scatter_signature}
+def combiner_signature(layouts):
+    """Ports of an optional combiner kernel: ``i`` (In stream of ``{a, b}``, two messages to one
+    vertex), ``o`` (Out stream of the one message they amount to)."""
+    pair = data.StructLayout({"a": layouts.message, "b": layouts.message})
+    return wiring.Signature({"i": In(stream.Signature(pair)),
+                             "o": Out(stream.Signature(layouts.message))})
+
+
+KERNEL_PORTS = {"gather": gather_signature, "apply": apply_signature, "scatter": scatter_signature,
+                "combiner": combiner_signature}
 
 
 def _layout_difference(got, expected, prefix=""):

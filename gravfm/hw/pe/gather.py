@@ -1,10 +1,12 @@
 """Gather stage of a PE: read the destination's state, run the gather kernel, write it back.
 
 A message issues its state read only when its vertex is not in flight (:class:`HazardUnit`). A
-message that conflicts moves aside into a one-message parking slot, so the messages behind it
-(to other vertices) keep flowing; the parked message issues, with priority, as soon as its vertex
-is written back. Only when the slot is taken does a second conflict stall the stream. A message
-to the parked vertex waits, which keeps the messages of one vertex in order. A barrier message waits until the pipeline is empty,
+message that conflicts moves aside into a parking slot (:mod:`gravfm.hw.pe.parking`), so the
+messages behind it (to other vertices) keep flowing; a parked message issues, with priority, as
+soon as its vertex is written back. Without a combiner there is one slot: a second conflict
+stalls the stream, and a message to the parked vertex waits, which keeps the messages of one
+vertex in order. With the algorithm's combiner (on several PEs) a message to a parked vertex is
+added into the parked message instead. A barrier message waits until the pipeline is empty,
 then is consumed: ``apply_start`` pulses and the stage pauses until ``apply_done``, which the
 PE gives when apply is done or, where the next round's gather may run beside apply's pass, as
 the pass starts (the forwarding stage with a sparse algorithm, :mod:`gravfm.hw.pe.gather_forward`;
@@ -26,6 +28,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
+from .parking import ParkingSlots, parking_for
 
 __all__ = ["GatherStage", "GatherUnit", "hazard_slots_for", "kernel_inputs"]
 
@@ -202,34 +205,32 @@ class GatherUnit(GatherStage):
             self._MustUse__silence = True
             raise TypeError("GatherUnit does not overlap with apply; use ForwardingGatherUnit")
         self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
+        self._combiner, self.parking_slots = parking_for(layouts, config)
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
     def _pipeline(self, m, layouts, local_bits, kernel, *, paused, level, take_barrier):
+        slots = self.parking_slots
         m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
                                                   payload=layouts.vertex_word, remove_latency=1,
-                                                  lookahead=3)
+                                                  lookahead=2 + slots)
 
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
 
         # Head stage: the message at the head of the stream, in a register, with its hazard
-        # flags computed a cycle ahead (registered), as are the parked message's. The issue
-        # decision (parked or head, and the slot the hazard unit writes) then starts at
-        # flip-flops instead of running from the CAM compare through the choice of message into
-        # the hazard slot address and the read address (the PE's critical path). The stage adds
-        # one cycle of pipeline fill per superstep, not a cycle per message: it loads whenever
-        # its message leaves.
+        # flags computed a cycle ahead (registered), as are the parked messages'. The issue
+        # decision (a parked message or the head, and the slot the hazard unit writes) then
+        # starts at flip-flops instead of running from the CAM compare through the choice of
+        # message into the hazard slot address and the read address (the PE's critical path).
+        # The stage adds one cycle of pipeline fill per superstep, not a cycle per message: it
+        # loads whenever its message leaves.
         h_valid = Signal()
         h = Signal(layouts.scatter_out)
         h_address = h.neighbor[:local_bits]
         h_blocked = Signal()    # the head's vertex is in flight (hazard unit)
-        h_on_parked = Signal()  # the head's vertex is the parked message's vertex
 
-        # Parking slot for one message whose vertex is in flight.
-        parked_valid = Signal()
-        parked = Signal(layouts.scatter_out)
-        parked_address = parked.neighbor[:local_bits]
-        parked_blocked = Signal()  # the parked message's vertex is in flight
+        # Parking slots (gravfm.hw.pe.parking): messages whose vertex is in flight.
+        park = ParkingSlots(m, layouts=layouts, local_bits=local_bits, count=slots, combiner=self._combiner)
 
         # Read stage: the message whose state is being read (data arrives one cycle later).
         s_valid = Signal()
@@ -243,25 +244,23 @@ class GatherUnit(GatherStage):
         r_advance = ~r_valid | kernel.i.ready
         s_advance = ~s_valid | r_advance
         candidate = ~paused & h_valid & ~h.barrier
-        head_conflict = h_blocked | (parked_valid & h_on_parked)
-        # One message issues per cycle, the parked one first (written flat: both terms come
-        # from registers, so neither choice waits for the other).
+        # One message issues per cycle: a parked one first, or with a combiner the head first
+        # (gravfm.hw.pe.parking); both terms come from registers, so neither choice waits for
+        # the other.
         can_issue = ~paused & ~hazard.full & s_advance
-        parked_ready = parked_valid & ~parked_blocked
-        from_parked = can_issue & parked_ready
-        from_head = can_issue & candidate & ~head_conflict & ~parked_ready
-        park = candidate & ~parked_valid & h_blocked
+        head_conflict = h_blocked | park.head_on_any
+        from_parked, from_head = park.arbitrate(can_issue=can_issue, head_free=candidate & ~head_conflict)
+        moves_aside = park.take(m, head=h, wants=candidate & head_conflict)
         issue = from_parked | from_head
         # The message to issue, if any: selected by registers alone (when nothing issues, the
         # read and the read stage's item are ignored).
-        chosen = Signal(layouts.scatter_out)
-        m.d.comb += chosen.eq(Mux(parked_ready, parked, h))
+        chosen = park.chosen(h, head_free=candidate & ~head_conflict)
         chosen_address = chosen.neighbor[:local_bits]
-        flushed = hazard.empty & ~parked_valid
+        flushed = hazard.empty & ~park.any_valid
         m.d.comb += take_barrier.eq(~paused & h_valid & h.barrier & flushed & ~self.apply_busy)
-        h_leaves = from_head | park | take_barrier
+        h_leaves = from_head | moves_aside | take_barrier
         h_load = ~h_valid | h_leaves
-        waiting = (parked_valid & ~from_parked) | (candidate & ~from_head & ~park)
+        waiting = park.waiting | (candidate & ~from_head & ~moves_aside)
         m.d.comb += [
             hazard.insert.eq(issue),
             hazard.insert_addr.eq(chosen_address),
@@ -274,37 +273,23 @@ class GatherUnit(GatherStage):
         ]
 
         # Next cycle's hazard flags. An address is in flight next cycle when its entry stays
-        # (hazard.ahead) or when this cycle issues it; the issue is compared per source (parked
-        # or head) so that the compare does not wait for the choice between them.
+        # (hazard.ahead) or when this cycle issues it.
         def in_flight_next(i, address):
             m.d.comb += hazard.ahead_addr[i].eq(address)
-            return (hazard.ahead[i] | (from_parked & (parked_address == address))
-                    | (from_head & (h_address == address)))
+            return hazard.ahead[i] | (issue & (chosen_address == address))
         incoming_next = in_flight_next(0, incoming_address)
         h_next = in_flight_next(1, h_address)
-        parked_next = in_flight_next(2, parked_address)
         with m.If(h_load):
             m.d.sync += [h_valid.eq(self.messages.valid), h.eq(incoming), h_blocked.eq(incoming_next)]
         with m.Else():
             m.d.sync += h_blocked.eq(h_next)
-        # The head's vertex against the parked message's, as both will be next cycle.
-        with m.If(park):
-            m.d.sync += h_on_parked.eq(incoming_address == h_address)
-        with m.Elif(h_load):
-            m.d.sync += h_on_parked.eq(incoming_address == parked_address)
-        with m.Else():
-            m.d.sync += h_on_parked.eq(h_address == parked_address)
+        park.update(m, head=h, head_next=h_next, next_head_address=Mux(h_load, incoming_address, h_address),
+                    in_flight_next=[in_flight_next(2 + k, park.address[k]) for k in range(slots)])
 
         with m.If(s_advance):
             m.d.sync += [s_valid.eq(issue), s_item.eq(chosen)]
         with m.If(r_advance):
             m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item)]
-        with m.If(park):
-            m.d.sync += [parked_valid.eq(1), parked.eq(h), parked_blocked.eq(h_next)]
-        with m.Else():
-            m.d.sync += parked_blocked.eq(parked_next)
-            with m.If(from_parked):
-                m.d.sync += parked_valid.eq(0)
 
         # Write-back register: the kernel's result is written one cycle after it leaves the
         # kernel, so the vertex memory read -> kernel path ends at a flip-flop instead of running

@@ -1,0 +1,211 @@
+"""Where the gather stage's messages wait for their vertex: parking slots, and combining in them.
+
+A message whose vertex is in flight (between its state read and its write-back, the gather
+kernel's latency + 3 cycles) moves aside into a parking slot, so the messages behind it, to
+other vertices, keep flowing; a parked message issues, with priority, once its vertex is
+written back. Without a combiner there is one slot, and a message to the parked vertex waits
+behind it: a vertex's messages are gathered in arrival order (on one PE, the reference's).
+
+With the algorithm's combiner (``Algorithm.combiner``, Pregel's) there are several slots. A
+message to a vertex that waits in a slot is added into the waiting message by the combiner
+instead of stalling the stream; while that slot's sum is in the combiner, the next message to
+the vertex parks in a free slot, and later ones are added into whichever of the vertex's slots
+is not busy; two parked messages of one vertex are added together whenever the head leaves the
+combiner free. Parked messages issue only in cycles the head cannot use, so a hub's parked sum
+keeps absorbing the hub's messages and costs the stream no cycle of its own. So a vertex takes
+up to one message per cycle instead of one per write-back. This
+is what the PE holding a power-law graph's hubs needs when its messages come from many PEs: on
+RMAT scale 16 at 4 FPGAs x 9 PEs one vertex gets 19% of its PE's messages, more than the
+1/7 a vertex can take one write-back at a time, and the broadcast holds every PE behind that one.
+Combining changes how a vertex's messages are grouped (PageRank: how its float sum is
+associated), so a one-PE system, whose messages arrive in the reference's order and almost
+never meet an in-flight vertex, keeps the single slot and its exact sums.
+"""
+
+from amaranth.hdl import Mux, Signal
+from amaranth.lib.fifo import SyncFIFO
+
+from ..kernels import check_kernel
+
+__all__ = ["COMBINING_SLOTS", "ParkingSlots", "parking_for"]
+
+#: Slots with a combiner: a slot is busy for the combiner's latency after each addition, so
+#: about that many slots let one vertex take a message per cycle.
+COMBINING_SLOTS = 4
+
+
+def parking_for(layouts, config):
+    """``(combiner, slots)`` for a gather stage: the algorithm's combiner kernel (or None) and
+    the number of parking slots (module docstring)."""
+    factory = getattr(config.algorithm, "combiner", None)
+    if factory is None or config.total_pes == 1:
+        return None, 1
+    combiner = factory(layouts)
+    name = getattr(config.algorithm, "name", "?")
+    check_kernel("combiner", combiner, layouts, name)
+    latency = getattr(combiner, "latency", 0)
+    if not isinstance(latency, int) or isinstance(latency, bool) or latency < 1:
+        combiner._MustUse__silence = True
+        raise TypeError(f"algorithm {name!r}: the combiner must declare a latency of at least 1 cycle "
+                        f"(its result's slot is looked up behind it), not {latency!r}")
+    return combiner, COMBINING_SLOTS
+
+
+def _any(values):
+    result = 0
+    for value in values:
+        result = result | value
+    return result
+
+
+def _first(flags):
+    """One-hot: the lowest set flag of ``flags``."""
+    return [flags[k] & ~_any(flags[:k]) for k in range(len(flags))]
+
+
+class ParkingSlots:
+    """The parking slots of a :class:`~gravfm.hw.pe.gather.GatherUnit` (an elaboration helper).
+
+    Per slot: ``valid``, the message ``item`` (``scatter_out``), ``blocked`` (its vertex is in
+    flight: a register, computed a cycle ahead), ``busy`` (its message is in the combiner) and
+    ``head_on`` (the head message's vertex is the slot's: a register). The gather stage calls
+    :meth:`arbitrate`, :meth:`take`, :meth:`chosen` and :meth:`update` in that order.
+    """
+
+    def __init__(self, m, *, layouts, local_bits, count, combiner):
+        self._m = m
+        self._combiner = combiner
+        self.count = count
+        self.valid = [Signal(name=f"parked{k}_valid") for k in range(count)]
+        self.item = [Signal(layouts.scatter_out, name=f"parked{k}") for k in range(count)]
+        self.address = [item.neighbor[:local_bits] for item in self.item]
+        self.blocked = [Signal(name=f"parked{k}_blocked") for k in range(count)]
+        self.busy = [Signal(name=f"parked{k}_busy") for k in range(count)]
+        self.head_on = [Signal(name=f"head_on_parked{k}") for k in range(count)]
+        self.ready = [self.valid[k] & ~self.busy[k] & ~self.blocked[k] for k in range(count)]
+        self.any_ready = _any(self.ready)
+        self.any_valid = _any(self.valid)
+        self.head_on_any = _any([self.valid[k] & self.head_on[k] for k in range(count)])
+        self._issue = [Signal(name=f"parked{k}_issue") for k in range(count)]
+        self._into = [Signal(name=f"park_into{k}") for k in range(count)]
+        self._add_into = [Signal(name=f"combine_into{k}") for k in range(count)]
+        self._merged = [Signal(name=f"merged{k}") for k in range(count)]  # added into another slot
+        self._done = [0] * count  # the combiner's result for the slot, this cycle
+        self._result = None
+
+    def arbitrate(self, *, can_issue, head_free):
+        """Who issues when ``can_issue``: the lowest ready slot or the head (``head_free``: its
+        vertex is neither in flight nor parked). Without a combiner a parked message goes first,
+        as it has waited longer. With one the head goes first and a ready slot issues only in a
+        cycle the head cannot use: a slot issue would otherwise cost the head a cycle for every
+        parked message, and a parked hub sum that waits keeps absorbing the hub's messages.
+        Returns ``(from_parked, from_head)``."""
+        first = _first(self.ready)
+        if self._combiner is None:
+            slot_turn, from_head = can_issue, can_issue & head_free & ~self.any_ready
+        else:
+            slot_turn, from_head = can_issue & ~head_free, can_issue & head_free
+        self._m.d.comb += [flag.eq(slot_turn & one) for flag, one in zip(self._issue, first)]
+        # The slot that issues if the port is free: not a target for combining this cycle.
+        self._next_out = [self.ready[k] & first[k] & ~head_free if self._combiner is not None else 0
+                          for k in range(self.count)]
+        return _any(self._issue), from_head
+
+    @property
+    def waiting(self):
+        """A parked message does not issue this cycle."""
+        return _any([self.valid[k] & ~self._issue[k] for k in range(self.count)])
+
+    def take(self, m, *, head, wants):
+        """The head message (``wants``: it may not issue, its vertex being in flight or parked)
+        is added into a parked message to its vertex that is neither busy nor about to issue,
+        or else parked in a free slot. Returns whether it leaves the head register."""
+        free = [~valid for valid in self.valid]
+        park = Signal()
+        if self._combiner is None:
+            m.d.comb += park.eq(wants & _any(free))
+            m.d.comb += [into.eq(park & first) for into, first in zip(self._into, _first(free))]
+            return park
+        combiner = self._combiner
+        m.submodules.combiner = combiner
+        # The combiner keeps its inputs' order: the slot of each result waits in a FIFO beside it.
+        m.submodules.combining = pending = SyncFIFO(width=max(1, (self.count - 1).bit_length()),
+                                                    depth=self.count)
+        # A slot takes an addition while its message is neither in the combiner nor issuing.
+        idle = [self.valid[k] & ~self.busy[k] & ~self._next_out[k] for k in range(self.count)]
+        target = [idle[k] & self.head_on[k] for k in range(self.count)]
+        # When the head does not use the combiner, two idle slots of one vertex are added into
+        # the first and the second freed: a hub then holds few slots, and other vertices park.
+        pairs = [(j, k) for k in range(self.count) for j in range(k)]
+        pair_flags = _first([idle[j] & idle[k] & (self.address[j] == self.address[k]) for j, k in pairs])
+        with_head = wants & _any(target)
+        combine, merge = Signal(), Signal()
+        # The operands: messages only (the slot keeps the rest of its item).
+        a, b = head.message.as_value(), head.message.as_value()
+        for (j, k), flag in reversed(list(zip(pairs, pair_flags))):
+            a, b = Mux(flag, self.item[j].message.as_value(), a), Mux(flag, self.item[k].message.as_value(), b)
+        for k in reversed(range(self.count)):
+            a = Mux(with_head & target[k], self.item[k].message.as_value(), a)
+        m.d.comb += [
+            combiner.i.valid.eq(with_head | _any(pair_flags)),
+            combiner.i.payload.a.eq(a),
+            combiner.i.payload.b.eq(Mux(with_head, head.message.as_value(), b)),
+            combine.eq(with_head & combiner.i.ready),
+            merge.eq(~with_head & _any(pair_flags) & combiner.i.ready),
+            park.eq(wants & ~combine & _any(free)),
+            *(into.eq(park & first) for into, first in zip(self._into, _first(free))),
+        ]
+        for k in range(self.count):
+            into_first = _any([flag for (j, _), flag in zip(pairs, pair_flags) if j == k])
+            into_second = _any([flag for (_, j), flag in zip(pairs, pair_flags) if j == k])
+            m.d.comb += [self._add_into[k].eq((combine & _first(target)[k]) | (merge & into_first)),
+                         self._merged[k].eq(merge & into_second)]
+        m.d.comb += [
+            pending.w_en.eq(combine | merge),
+            pending.w_data.eq(_encode(self._add_into)),
+            combiner.o.ready.eq(1),
+            pending.r_en.eq(combiner.o.valid),
+        ]
+        self._done = [combiner.o.valid & (pending.r_data == k) for k in range(self.count)]
+        self._result = combiner.o.payload
+        return park | combine
+
+    def chosen(self, head, *, head_free):
+        """The message to issue: as :meth:`arbitrate` orders them."""
+        choice = head.as_value()
+        for k in reversed(range(self.count)):
+            choice = Mux(self.ready[k], self.item[k].as_value(), choice)
+        if self._combiner is not None:
+            choice = Mux(head_free, head.as_value(), choice)
+        chosen = Signal.like(head, name="chosen")
+        self._m.d.comb += chosen.eq(choice)
+        return chosen
+
+    def update(self, m, *, head, head_next, next_head_address, in_flight_next):
+        """Next cycle's slots: ``head`` parked (blocked as ``head_next``), issued slots freed,
+        combiner results written; ``in_flight_next[k]`` is the slot's vertex in flight next
+        cycle, ``next_head_address`` the head's vertex next cycle."""
+        head_address = head.neighbor[:len(next_head_address)]
+        for k in range(self.count):
+            address_next = Mux(self._into[k], head_address, self.address[k])
+            m.d.sync += self.head_on[k].eq(next_head_address == address_next)
+            with m.If(self._into[k]):
+                m.d.sync += [self.valid[k].eq(1), self.item[k].eq(head), self.blocked[k].eq(head_next)]
+            with m.Else():
+                m.d.sync += self.blocked[k].eq(in_flight_next[k])
+                with m.If(self._issue[k] | self._merged[k]):
+                    m.d.sync += self.valid[k].eq(0)
+            with m.If(self._add_into[k]):
+                m.d.sync += self.busy[k].eq(1)
+            if self._result is not None:
+                with m.If(self._done[k]):
+                    m.d.sync += [self.busy[k].eq(0), self.item[k].message.eq(self._result)]
+
+
+def _encode(one_hot):
+    """Index of the set bit of a one-hot list of 1-bit values (0 when none is set)."""
+    index = 0
+    for k, bit in enumerate(one_hot):
+        if k:
+            index = index | Mux(bit, k, 0)
+    return index
