@@ -77,7 +77,7 @@ class KernelLayouts:
     pe_updates : ShapeLike
         What an endpoint hands its PE per cycle: ``net_update`` with one update lane; with
         ``config.pe.update_lanes`` > 1, ``lanes`` (that many ``net_update`` s) and ``valid`` (one
-        bit per lane; lane 0 is always valid, a barrier travels alone in lane 0).
+        bit per lane, any of them set; a barrier travels alone in lane 0).
     edge_index : StructLayout
         One edge-index word: start, length.
     edge_word : StructLayout

@@ -12,13 +12,16 @@ instead (every PE detects termination on its own, as in the paper).
 With two lanes the endpoint hands over up to two updates per cycle, from two different sources
 (the second grant is the next eligible source after the first whose head is an update, not a
 barrier): a PE whose edge lists for most senders are empty can then keep pace with an FPGA's
-whole update stream.
+whole update stream. The lanes are taken independently, each with its own valid bit: the second
+source's ``ready`` then depends on its own head and on flip-flops only, not on whether the first
+source offers an update (on FPGA 0 of 4 x 4 PEs that ran from one FIFO's output through the
+grant multiplexer into another FIFO's read enable: 76 MHz on ECP5).
 
 For timing the grants and the round's completion are registers, decided a cycle ahead; the
 output payload is a multiplexer selected by flip-flops.
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -48,8 +51,8 @@ class Endpoint(wiring.Component):
         One in-order stream per source.
     o : Out(stream)
         Updates, then one barrier per round. With one lane the payload is ``layout``; with two
-        it is ``{lanes: [layout, layout], valid}`` (lane 0 always valid when ``o.valid``; the
-        barrier alone in lane 0) — :func:`lanes_layout`.
+        it is ``{lanes: [layout, layout], valid}`` (either lane or both valid when ``o.valid``;
+        the barrier alone in lane 0) — :func:`lanes_layout`.
     terminated : Out(1)
         Set (and kept) once a round ended with no update from any source.
     waiting : Out(1)
@@ -114,7 +117,6 @@ class Endpoint(wiring.Component):
 
         # The second lane: the next source after the first grant whose head is an update, chosen
         # in the same cycle ahead (after ``next_grant``, so two lanes rotate together).
-        second_taken = Signal()
         if self._lanes == 2:
             heads_update = Signal(n)
             for s in range(n):
@@ -141,7 +143,10 @@ class Endpoint(wiring.Component):
                      lane0.eq(Mux(round_complete, barrier_word.as_value(), chosen.as_value()))]
         if self._lanes == 2:
             m.d.comb += lane1.eq(chosen2)
-        fire = Signal()
+        open_round = ~terminated & ~round_complete
+        if self._lanes == 2:
+            # Lane 1 does not wait for lane 0: its source's ready comes from its own head.
+            m.d.comb += self.o.payload.valid[1].eq(open_round & granted2)
         with m.If(~terminated):
             with m.If(round_complete):
                 with m.If(anything):
@@ -153,31 +158,32 @@ class Endpoint(wiring.Component):
                         m.d.sync += [r.eq(0) for r in received]
             with m.Elif(granted):
                 with m.If(chosen.barrier):
-                    m.d.comb += fire.eq(1)
                     for s in range(n):
                         with m.If(grant == s):
                             m.d.sync += [arrived[s].eq(1), expected[s].eq(chosen.count)]
                     with m.If(chosen.sent_any):
                         m.d.sync += anything.eq(1)
                 with m.Else():
-                    m.d.comb += [self.o.valid.eq(1), fire.eq(self.o.ready)]
+                    m.d.comb += self.o.valid.eq(1)
                     if self._lanes == 2:
-                        m.d.comb += [self.o.payload.valid.eq(Cat(1, granted2)),
-                                     second_taken.eq(granted2 & self.o.ready)]
+                        m.d.comb += self.o.payload.valid[0].eq(1)
+            if self._lanes == 2:
+                with m.If(open_round & granted2):
+                    m.d.comb += self.o.valid.eq(1)
         # A source's ``ready`` does not wait for its own ``valid``: the granted source may take
         # its head whenever the decision would take it, valid or not (nothing moves without
         # valid). Its FIFO's read enable then comes from flip-flops through one LUT instead of
         # from every source's valid through the grant multiplexer, which on a 4-PE ECP5 top
         # ran across the chip into the FIFO's output register enable.
-        open_round = ~terminated & ~round_complete
+        # The second lane likewise: its source's ready comes from the same flip-flops and its own
+        # head, never from the first source's valid.
         for s in range(n):
-            update_taken = fire & ~chosen.barrier & (grant == s)
-            ready = (open_round & (grant == s) & ~arrived[s]
-                     & (self.i[s].payload.barrier | self.o.ready))
+            head_barrier = self.i[s].payload.barrier
+            mine = open_round & ~arrived[s]
+            ready = mine & (grant == s) & (head_barrier | self.o.ready)
             if self._lanes == 2:
-                update_taken = update_taken | (second_taken & (grant2 == s))
-                ready = ready | (second_taken & (grant2 == s))
-            with m.If(update_taken):
+                ready = ready | (mine & second & (grant2 == s) & ~head_barrier & self.o.ready)
+            with m.If(self.i[s].valid & ready & ~head_barrier):
                 m.d.sync += received[s].eq(received[s] + 1)
             m.d.comb += self.i[s].ready.eq(ready)
         m.d.comb += [

@@ -211,8 +211,9 @@ class _RetryQueue:
 
     def __init__(self, m, layouts, depth):
         # Filled to depth - 2 at most: the FIFO may refuse a write while an item moves to its
-        # output register.
-        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth)
+        # output register. The head in a flip-flop: the replayed item's address feeds the
+        # forwarding compares, which must not start at the memory's late read (same timing).
+        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth, head_register=True)
         self.i, self.o = fifo.i, fifo.o
         self.count = Signal(range(depth + 1))
         pushed = fifo.i.valid
