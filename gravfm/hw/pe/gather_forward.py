@@ -133,11 +133,13 @@ class ForwardingGatherUnit(GatherStage):
             barrier_free = C(1)
         else:
             # A replayed message first; a new one only while the queue has room for it and for
-            # the two in S and R (each may yet be set aside).
+            # the two in S and R (each may yet be set aside). Room for both is kept whether or
+            # not they are there: the test is then on the stored count alone, not an adder behind
+            # S's valid into ``messages.ready`` (the ULX3S 4-PE top's path, 101 MHz).
             replay = ~paused & retry.o.valid & ~busy
             item = Signal(layouts.scatter_out)
             m.d.comb += item.eq(Mux(replay, retry.o.payload, incoming))
-            room = ~busy | (retry.count + s_valid + r_valid < depth - 2)
+            room = ~busy | (retry.count < depth - 4)
             take_new = ~paused & ~replay & self.messages.valid & ~incoming.barrier & room
             barrier_free = retry.count == 0
             m.d.comb += retry.o.ready.eq(replay)
