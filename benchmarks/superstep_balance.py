@@ -70,9 +70,14 @@ def messages_per_pe(graph, steps, pe_of_vertex, num_pes):
     return [np.bincount(pe_of_vertex[targets[active[sources]]], minlength=num_pes) for active in steps]
 
 
+def mean_per_superstep(per_pe):
+    """Each superstep's messages per PE on average: its cycles at one edge per PE per cycle."""
+    return [counts.sum() / counts.size for counts in per_pe]
+
+
 def balance(per_pe):
     """(balance, per-superstep busiest-PE / mean ratios) of :func:`messages_per_pe`'s arrays."""
-    means = [counts.sum() / counts.size for counts in per_pe]
+    means = mean_per_superstep(per_pe)
     maxima = [int(counts.max()) for counts in per_pe]
     ratios = [m / mean if mean else 1.0 for m, mean in zip(maxima, means)]
     return float(sum(means) / sum(maxima)), ratios
@@ -88,19 +93,17 @@ def intake_floor(graph, steps, per_pe, pe_of_vertex, pes_per_fpga, lanes):
     reaches = np.zeros((graph.num_vertices, fpgas), dtype=bool)
     reaches[sources, fpga_of_vertex[targets]] = True
     reaches[np.arange(graph.num_vertices), fpga_of_vertex] = True
-    floor, mean_total, intake = 0.0, 0.0, []
+    floor, intake = 0.0, []
     for active, counts in zip(steps, per_pe):
         cycles = float(reaches[active].sum(axis=0).max()) / lanes
         intake.append(cycles)
         floor += max(float(counts.max()), cycles)
-        mean_total += counts.sum() / counts.size
-    return floor / mean_total, intake
+    return floor / sum(mean_per_superstep(per_pe)), intake
 
 
 def with_barriers(floor, per_pe, supersteps, barrier_cycles):
     """``cpe_floor`` plus ``barrier_cycles`` in each of the run's ``supersteps``, as system CPE."""
-    ideal = sum(counts.sum() / counts.size for counts in per_pe)  # cycles at one edge per PE per cycle
-    return floor + supersteps * barrier_cycles / ideal
+    return floor + supersteps * barrier_cycles / sum(mean_per_superstep(per_pe))
 
 
 def main(argv=None):

@@ -26,6 +26,7 @@ from amaranth.hdl import Mux, Signal
 from amaranth.lib.fifo import SyncFIFO
 
 from ..kernels import check_kernel
+from .hazard import any_of
 
 __all__ = ["COMBINING_SLOTS", "ParkingSlots", "parking_for"]
 
@@ -51,16 +52,9 @@ def parking_for(layouts, config):
     return combiner, COMBINING_SLOTS
 
 
-def _any(values):
-    result = 0
-    for value in values:
-        result = result | value
-    return result
-
-
 def _first(flags):
     """One-hot: the lowest set flag of ``flags``."""
-    return [flags[k] & ~_any(flags[:k]) for k in range(len(flags))]
+    return [flags[k] & ~any_of(flags[:k]) for k in range(len(flags))]
 
 
 class ParkingSlots:
@@ -83,9 +77,9 @@ class ParkingSlots:
         self.busy = [Signal(name=f"parked{k}_busy") for k in range(count)]
         self.head_on = [Signal(name=f"head_on_parked{k}") for k in range(count)]
         self.ready = [self.valid[k] & ~self.busy[k] & ~self.blocked[k] for k in range(count)]
-        self.any_ready = _any(self.ready)
-        self.any_valid = _any(self.valid)
-        self.head_on_any = _any([self.valid[k] & self.head_on[k] for k in range(count)])
+        self.any_ready = any_of(self.ready)
+        self.any_valid = any_of(self.valid)
+        self.head_on_any = any_of([self.valid[k] & self.head_on[k] for k in range(count)])
         self._issue = [Signal(name=f"parked{k}_issue") for k in range(count)]
         self._into = [Signal(name=f"park_into{k}") for k in range(count)]
         self._add_into = [Signal(name=f"combine_into{k}") for k in range(count)]
@@ -109,12 +103,12 @@ class ParkingSlots:
         # The slot that issues if the port is free: not a target for combining this cycle.
         self._next_out = [self.ready[k] & first[k] & ~head_free if self._combiner is not None else 0
                           for k in range(self.count)]
-        return _any(self._issue), from_head
+        return any_of(self._issue), from_head
 
     @property
     def waiting(self):
         """A parked message does not issue this cycle."""
-        return _any([self.valid[k] & ~self._issue[k] for k in range(self.count)])
+        return any_of([self.valid[k] & ~self._issue[k] for k in range(self.count)])
 
     def take(self, m, *, head, wants):
         """The head message (``wants``: it may not issue, its vertex being in flight or parked)
@@ -123,7 +117,7 @@ class ParkingSlots:
         free = [~valid for valid in self.valid]
         park = Signal()
         if self._combiner is None:
-            m.d.comb += park.eq(wants & _any(free))
+            m.d.comb += park.eq(wants & any_of(free))
             m.d.comb += [into.eq(park & first) for into, first in zip(self._into, _first(free))]
             return park
         combiner = self._combiner
@@ -134,11 +128,12 @@ class ParkingSlots:
         # A slot takes an addition while its message is neither in the combiner nor issuing.
         idle = [self.valid[k] & ~self.busy[k] & ~self._next_out[k] for k in range(self.count)]
         target = [idle[k] & self.head_on[k] for k in range(self.count)]
+        first_target = _first(target)
         # When the head does not use the combiner, two idle slots of one vertex are added into
         # the first and the second freed: a hub then holds few slots, and other vertices park.
         pairs = [(j, k) for k in range(self.count) for j in range(k)]
         pair_flags = _first([idle[j] & idle[k] & (self.address[j] == self.address[k]) for j, k in pairs])
-        with_head = wants & _any(target)
+        with_head = wants & any_of(target)
         combine, merge = Signal(), Signal()
         # The operands: messages only (the slot keeps the rest of its item).
         a, b = head.message.as_value(), head.message.as_value()
@@ -147,18 +142,18 @@ class ParkingSlots:
         for k in reversed(range(self.count)):
             a = Mux(with_head & target[k], self.item[k].message.as_value(), a)
         m.d.comb += [
-            combiner.i.valid.eq(with_head | _any(pair_flags)),
+            combiner.i.valid.eq(with_head | any_of(pair_flags)),
             combiner.i.payload.a.eq(a),
             combiner.i.payload.b.eq(Mux(with_head, head.message.as_value(), b)),
             combine.eq(with_head & combiner.i.ready),
-            merge.eq(~with_head & _any(pair_flags) & combiner.i.ready),
-            park.eq(wants & ~combine & _any(free)),
+            merge.eq(~with_head & any_of(pair_flags) & combiner.i.ready),
+            park.eq(wants & ~combine & any_of(free)),
             *(into.eq(park & first) for into, first in zip(self._into, _first(free))),
         ]
         for k in range(self.count):
-            into_first = _any([flag for (j, _), flag in zip(pairs, pair_flags) if j == k])
-            into_second = _any([flag for (_, j), flag in zip(pairs, pair_flags) if j == k])
-            m.d.comb += [self._add_into[k].eq((combine & _first(target)[k]) | (merge & into_first)),
+            into_first = any_of([flag for (j, _), flag in zip(pairs, pair_flags) if j == k])
+            into_second = any_of([flag for (_, j), flag in zip(pairs, pair_flags) if j == k])
+            m.d.comb += [self._add_into[k].eq((combine & first_target[k]) | (merge & into_first)),
                          self._merged[k].eq(merge & into_second)]
         m.d.comb += [
             pending.w_en.eq(combine | merge),
