@@ -54,10 +54,12 @@ def test_hazard_unit_matches_a_set_model(slots):
         assert seen["full"] > 10
 
 
-@pytest.mark.parametrize("depth, output_register", [(1, False), (2, False), (3, False), (6, True)])
-def test_stream_fifo_keeps_order_under_random_handshakes(depth, output_register):
+@pytest.mark.parametrize("depth, output_register, bypass", [
+    (1, False, False), (2, False, False), (3, False, False), (6, True, False), (1, False, True), (2, False, True),
+    (5, False, True)])
+def test_stream_fifo_keeps_order_under_random_handshakes(depth, output_register, bypass):
     layout = data.StructLayout({"sender": unsigned(5), "barrier": 1})
-    dut = StreamFIFO(shape=layout, depth=depth, output_register=output_register)
+    dut = StreamFIFO(shape=layout, depth=depth, output_register=output_register, head_register=bypass, bypass=bypass)
     rng = random.Random(depth)
     items = [(rng.randrange(32), rng.randrange(2)) for _ in range(60)]
 
@@ -112,6 +114,46 @@ def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_regis
 
     run(top, bench)
     assert seen["full"] and seen["empty_read"]  # both edges of the FIFO were exercised
+
+
+@pytest.mark.parametrize("depth", [2, 3, 5, 16])
+def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth):
+    """With ``bypass``, an item written while nothing is stored and the head is free (or leaving)
+    is the head the next cycle; otherwise the FIFO behaves as without it."""
+    dut = BufferedFIFO(width=8, depth=depth, head_register=True, bypass=True)
+    rng = random.Random(depth)
+    seen = {"full": 0, "bypassed": 0, "stored": 0}
+
+    async def bench(ctx):
+        stored, head = [], None
+        for cycle in range(800):
+            w_en, r_en, value = rng.random() < 0.5, rng.random() < 0.5, rng.randrange(256)
+            ctx.set(dut.w_en, w_en)
+            ctx.set(dut.w_data, value)
+            ctx.set(dut.r_en, r_en)
+            assert ctx.get(dut.w_rdy) == (len(stored) < depth - 1), cycle
+            assert ctx.get(dut.r_rdy) == (head is not None), cycle
+            assert ctx.get(dut.level) == len(stored) + (head is not None), cycle
+            if head is not None:
+                assert ctx.get(dut.r_data) == head, cycle
+            written = w_en and len(stored) < depth - 1
+            head_free = head is None or r_en
+            bypassed = written and not stored and head_free
+            if stored and head_free:
+                head = stored.pop(0)
+            elif bypassed:
+                head = value
+            elif r_en:
+                head = None
+            if written and not bypassed:
+                stored.append(value)
+            seen["full"] += len(stored) == depth - 1
+            seen["bypassed"] += bypassed
+            seen["stored"] += written and not bypassed
+            await ctx.tick()
+
+    run(dut, bench)
+    assert seen["full"] and seen["bypassed"] > 20 and seen["stored"] > 20
 
 
 def test_buffered_fifo_storage_carries_the_no_read_during_write_attribute():

@@ -22,14 +22,22 @@ class BufferedFIFO(wiring.Component):
     next cycle's oldest stored item will have), and an item written in the cycle before it is
     needed comes from a copy of the last write. A block RAM's late clock-to-out then ends at
     that flip-flop instead of running into the consumer's logic.
+
+    With ``bypass`` (head register only) an item written while nothing is stored and the head
+    is free (or leaving) goes straight into the head register: readable the next cycle instead
+    of the second. A barrier crosses every such FIFO on its way round a superstep, so each
+    saved cycle is a cycle per superstep. The timing then differs from ``SyncFIFOBuffered``.
     """
 
-    def __init__(self, *, width, depth, ram_style=None, head_register=False):
+    def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False):
         if not isinstance(depth, int) or depth < 2:
             raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
+        if bypass and not head_register:
+            raise TypeError("BufferedFIFO bypass needs head_register=True (the head must be a fabric register)")
         self._depth = depth
         self._ram_style = ram_style
         self._head_register = head_register
+        self._bypass = bypass
         super().__init__({
             "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
             "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
@@ -45,7 +53,13 @@ class BufferedFIFO(wiring.Component):
         produce, consume = Signal(range(stored)), Signal(range(stored))
         count = Signal(range(stored + 1))
         do_write = self.w_en & self.w_rdy
-        do_read = (count != 0) & (~self.r_rdy | self.r_en)
+        head_free = ~self.r_rdy | self.r_en
+        do_read = (count != 0) & head_free
+        # A bypassed item is written to the memory too (the slot is free), but not counted.
+        bypass, store = Signal(), Signal()
+        if self._bypass:
+            m.d.comb += bypass.eq(do_write & (count == 0) & head_free)
+        m.d.comb += store.eq(do_write & ~bypass)
 
         def following(pointer):
             return Mux(pointer == stored - 1, 0, pointer + 1)
@@ -61,20 +75,24 @@ class BufferedFIFO(wiring.Component):
             # The oldest stored item next cycle is the one written now: the memory cannot return it yet.
             fresh = Signal()
             last_write = Signal(len(self.w_data), reset_less=True)
-            m.d.sync += fresh.eq(do_write & (produce == next_consume))
+            m.d.sync += fresh.eq(store & (produce == next_consume))
             with m.If(do_write):
                 m.d.sync += last_write.eq(self.w_data)
             with m.If(do_read):
                 m.d.sync += self.r_data.eq(Mux(fresh, last_write, read.data))
+            with m.Elif(bypass):
+                m.d.sync += self.r_data.eq(self.w_data)
         else:
             m.d.comb += [read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data)]
-        with m.If(do_write):
+        with m.If(store):
             m.d.sync += produce.eq(following(produce))
         with m.If(do_read):
-            m.d.sync += [consume.eq(following(consume)), self.r_rdy.eq(1)]
+            m.d.sync += consume.eq(following(consume))
+        with m.If(do_read | bypass):
+            m.d.sync += self.r_rdy.eq(1)
         with m.Elif(self.r_en):
             m.d.sync += self.r_rdy.eq(0)
-        m.d.sync += count.eq(count + do_write - do_read)
+        m.d.sync += count.eq(count + store - do_read)
         return m
 
 
@@ -101,6 +119,10 @@ class StreamFIFO(wiring.Component):
         Hold the head item in a fabric flip-flop, the memory read one item ahead
         (:class:`BufferedFIFO`): same capacity and timing, without the block RAM's
         clock-to-out in front of the consumer's logic.
+    bypass : bool
+        With ``head_register``: an item written into an empty FIFO is readable the next cycle
+        (one cycle of latency instead of two; a one-item FIFO, a single register, has that
+        latency anyway).
 
     Ports
     -----
@@ -112,7 +134,7 @@ class StreamFIFO(wiring.Component):
         Number of items stored (not counting the output register).
     """
 
-    def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False):
+    def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False, bypass=False):
         if not isinstance(depth, int) or depth < 1:
             raise TypeError(f"FIFO depth must be a positive integer, not {depth!r}")
         self._shape = shape
@@ -120,6 +142,7 @@ class StreamFIFO(wiring.Component):
         self._ram_style = ram_style
         self._head_register = head_register
         self._output_register = output_register
+        self._bypass = bypass
         super().__init__({
             "i": In(stream.Signature(shape)),
             "o": Out(stream.Signature(shape)),
@@ -131,7 +154,7 @@ class StreamFIFO(wiring.Component):
         width = Shape.cast(self._shape).width
         # One item needs no memory: the library's FIFO is then a single register.
         buffer = (BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style,
-                               head_register=self._head_register) if self._depth > 1
+                               head_register=self._head_register, bypass=self._bypass) if self._depth > 1
                   else fifo.SyncFIFOBuffered(width=width, depth=1))
         m.submodules.fifo = buffer
         m.d.comb += [

@@ -40,9 +40,11 @@ __all__ = ["COMBINES", "SuperstepPrediction", "superstep_latency_cycles", "predi
 COMBINES = ("max", "sum")
 
 #: Cycles one superstep adds to a run of the generated design (one FPGA, on-chip edges) beyond
-#: its messages: the barrier's way from gather (pipeline flush) through apply's pipeline, the
-#: update queue, the network endpoint, scatter's pipeline (edge index, lists, address generator,
-#: edge read, kernel) and the message FIFO back to gather, about one cycle per registered stage.
+#: its messages: the barrier's way from gather (read and read-data stages drained) through
+#: apply's pipeline, the update queue, the network FIFO and endpoint, scatter's pipeline and the
+#: message FIFO back to gather, about one cycle per registered stage. The barrier skips the
+#: stages it finds empty (apply's address and read stages, scatter's edge stages, the FIFOs'
+#: memories), so a superstep whose pipeline holds the last messages costs a few cycles more.
 #: Apply's pass itself runs beside the next round's gather (gravfm.hw.pe.gather_forward) for a
 #: sparse algorithm, and for one with an accumulator field (PageRank: gravfm.hw.pe.vertex_memory),
 #: and so adds nothing but in round 0. Not modelled apart: messages held back during a pass and
@@ -51,7 +53,7 @@ COMBINES = ("max", "sum")
 #: and 5 after later passes); the first pass's length stands for them. Nor a cycle per update
 #: whose list is empty at a one-lane PE (PageRank's senders without edges). Checked against
 #: simulation in tests/test_model_supersteps.py (s7e16.graph symmetrised).
-DESIGN_SUPERSTEP_CYCLES = {1: 24, "more": 27}
+DESIGN_SUPERSTEP_CYCLES = {1: 19, "more": 21}
 
 # Limits set by the network, which GraVF-M loads with updates rather than messages.
 NETWORK_LIMITS = ("L_if", "L_net", "L_if_node", "L_net_node")

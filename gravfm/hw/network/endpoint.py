@@ -1,10 +1,13 @@
 """Receiving endpoint of a PE: merges its per-source FIFOs and runs the floating barrier.
 
 Each source's FIFO delivers that source's updates in order, its round-``r`` barrier behind them,
-then round ``r+1``. The arbiter picks round-robin among the sources that have not yet delivered
-their barrier of the current round, so a source that is a round ahead simply waits behind its
-barrier (a virtual channel per round, without extra buffers). Barriers are not forwarded: the
-endpoint records each source's ``count`` and ``sent_any`` and counts the updates it received.
+then round ``r+1``. The arbiter picks round-robin among the sources whose head is an update of
+the current round; a source whose head is its barrier of the round is taken at once, beside the
+grant and beside the other sources' barriers (the barriers of a superstep often arrive together:
+taken one per cycle they cost up to a cycle per source per superstep). A source that is a round
+ahead simply waits behind its barrier (a virtual channel per round, without extra buffers).
+Barriers are not forwarded: the endpoint records each source's ``count`` and ``sent_any`` and
+counts the updates it received.
 When every source's barrier is in and the counts match, it sends ONE barrier to its PE and
 starts the next round — unless no source sent anything, in which case it raises ``terminated``
 instead (every PE detects termination on its own, as in the paper).
@@ -84,9 +87,11 @@ class Endpoint(wiring.Component):
         anything = Signal()
         terminated = Signal()
 
-        eligible = Signal(n)
+        pending = Signal(n)                       # has something of this round
+        eligible = Signal(n)                      # ... and it is an update (for the arbiter)
         for s in range(n):
-            m.d.comb += eligible[s].eq(self.i[s].valid & ~arrived[s])
+            m.d.comb += [pending[s].eq(self.i[s].valid & ~arrived[s]),
+                         eligible[s].eq(pending[s] & ~self.i[s].payload.barrier)]
 
         # The grant is a register, chosen a cycle ahead: round robin after the current grant
         # among the sources eligible now. The priority logic then ends at flip-flops instead of
@@ -100,36 +105,36 @@ class Endpoint(wiring.Component):
         m.d.comb += granted.eq(eligible.bit_select(grant, 1))
         chosen = self._select(m, grant, "chosen")
 
-        # Registered too: the count compares would otherwise gate the output. The barrier
-        # leaves a cycle after the round completes; the cycle it leaves clears the flag, since
-        # ``arrived`` and the counts are cleared only then. Termination (one flip-flop) and
-        # ``waiting`` take the unregistered condition, so termination is not delayed.
+        # Registered too: the count compares would otherwise gate the output. The flag is set
+        # in the cycle the round's last barrier is taken: a source's barrier follows its updates,
+        # so its count can be checked as it arrives (``received`` does not move while the
+        # barrier is the head) and the barrier leaves the next cycle. The cycle it leaves
+        # clears the flag, since ``arrived`` and the counts are cleared only then. Termination
+        # (one flip-flop) and ``waiting`` take the condition on the recorded barriers.
+        taking = Signal(n)                        # a source's barrier is taken this cycle
         counts_match = 1
+        complete_next = 1
         for s in range(n):
             counts_match = counts_match & (received[s] == expected[s])
+            complete_next = complete_next & ((arrived[s] & (received[s] == expected[s]))
+                                             | (taking[s] & (received[s] == self.i[s].payload.count)))
         complete_now = Signal()
         m.d.comb += complete_now.eq(arrived.all() & counts_match)
         round_complete = Signal()
         barrier_sent = Signal()
-        m.d.sync += round_complete.eq(complete_now & ~barrier_sent)
+        m.d.sync += round_complete.eq(complete_next & ~barrier_sent)
         with m.If(complete_now & ~anything):
             m.d.sync += terminated.eq(1)
 
-        # The second lane: the next source after the first grant whose head is an update, chosen
-        # in the same cycle ahead (after ``next_grant``, so two lanes rotate together).
+        # The second lane: the next source after the first grant with an update at its head,
+        # chosen in the same cycle ahead (after ``next_grant``, so two lanes rotate together).
         if self._lanes == 2:
-            heads_update = Signal(n)
-            for s in range(n):
-                m.d.comb += heads_update[s].eq(~self.i[s].payload.barrier)
-            eligible2 = Signal(n)
-            m.d.comb += eligible2.eq(eligible & heads_update)
-            next_grant2, next_granted2 = round_robin_next(m, eligible2, next_grant)
+            next_grant2, next_granted2 = round_robin_next(m, eligible, next_grant)
             grant2 = Signal(range(max(n, 2)))
             second = Signal()                     # a second source was chosen for ``grant2``
             m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2 & next_granted)]
             granted2 = Signal()
-            m.d.comb += granted2.eq(second & eligible.bit_select(grant2, 1)
-                                    & heads_update.bit_select(grant2, 1))
+            m.d.comb += granted2.eq(second & eligible.bit_select(grant2, 1))
             chosen2 = self._select(m, grant2, "chosen2")
             lane0, lane1 = self.o.payload.lanes[0], self.o.payload.lanes[1]
         else:
@@ -157,16 +162,9 @@ class Endpoint(wiring.Component):
                         m.d.sync += [arrived.eq(0), anything.eq(0)]
                         m.d.sync += [r.eq(0) for r in received]
             with m.Elif(granted):
-                with m.If(chosen.barrier):
-                    for s in range(n):
-                        with m.If(grant == s):
-                            m.d.sync += [arrived[s].eq(1), expected[s].eq(chosen.count)]
-                    with m.If(chosen.sent_any):
-                        m.d.sync += anything.eq(1)
-                with m.Else():
-                    m.d.comb += self.o.valid.eq(1)
-                    if self._lanes == 2:
-                        m.d.comb += self.o.payload.valid[0].eq(1)
+                m.d.comb += self.o.valid.eq(1)
+                if self._lanes == 2:
+                    m.d.comb += self.o.payload.valid[0].eq(1)
             if self._lanes == 2:
                 with m.If(open_round & granted2):
                     m.d.comb += self.o.valid.eq(1)
@@ -177,18 +175,25 @@ class Endpoint(wiring.Component):
         # ran across the chip into the FIFO's output register enable.
         # The second lane likewise: its source's ready comes from the same flip-flops and its own
         # head, never from the first source's valid.
+        # A barrier needs no grant: it only records its source's count.
         for s in range(n):
-            head_barrier = self.i[s].payload.barrier
+            head, head_barrier = self.i[s].payload, self.i[s].payload.barrier
             mine = open_round & ~arrived[s]
-            ready = mine & (grant == s) & (head_barrier | self.o.ready)
+            ready = mine & (head_barrier | ((grant == s) & self.o.ready))
             if self._lanes == 2:
                 ready = ready | (mine & second & (grant2 == s) & ~head_barrier & self.o.ready)
-            with m.If(self.i[s].valid & ready & ~head_barrier):
-                m.d.sync += received[s].eq(received[s] + 1)
+            m.d.comb += taking[s].eq(self.i[s].valid & ready & head_barrier)
+            with m.If(self.i[s].valid & ready):
+                with m.If(head_barrier):
+                    m.d.sync += [arrived[s].eq(1), expected[s].eq(head.count)]
+                    with m.If(head.sent_any):
+                        m.d.sync += anything.eq(1)
+                with m.Else():
+                    m.d.sync += received[s].eq(received[s] + 1)
             m.d.comb += self.i[s].ready.eq(ready)
         m.d.comb += [
             self.terminated.eq(terminated),
-            self.waiting.eq(~terminated & ~complete_now & ~eligible.any()),
+            self.waiting.eq(~terminated & ~complete_now & ~pending.any()),
         ]
         return m
 

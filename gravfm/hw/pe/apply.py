@@ -171,14 +171,20 @@ class ApplyUnit(wiring.Component):
         s_advance = ~s_valid | r_advance
         q_advance = ~q_valid | s_advance
         g_fire = g_valid & q_advance & (g_barrier | room)
+        # The barrier reads no vertex: issued behind an empty address and read stage (an empty
+        # pass, or the last vertex already in the kernel) it goes straight into the read-data
+        # register, two cycles sooner (it goes round every superstep).
+        barrier_skip = Signal()
         m.d.comb += [self.rd.addr.eq(q_address), self.rd.en.eq(s_advance),
-                     self.touched.ready.eq(g_fire & ~full_pass & ~g_barrier)]
+                     self.touched.ready.eq(g_fire & ~full_pass & ~g_barrier),
+                     barrier_skip.eq(g_fire & g_barrier & ~q_valid & ~s_valid & r_advance)]
         with m.If(q_advance):
-            m.d.sync += [q_valid.eq(g_fire), q_address.eq(g_address), q_barrier.eq(g_barrier)]
+            m.d.sync += [q_valid.eq(g_fire & ~barrier_skip), q_address.eq(g_address), q_barrier.eq(g_barrier)]
         with m.If(s_advance):
             m.d.sync += [s_valid.eq(q_valid), s_index.eq(q_address), s_barrier.eq(q_barrier)]
         with m.If(r_advance):
-            m.d.sync += [r_valid.eq(s_valid), r_index.eq(s_index), r_barrier.eq(s_barrier),
+            m.d.sync += [r_valid.eq(s_valid | barrier_skip), r_index.eq(s_index),
+                         r_barrier.eq(s_barrier | barrier_skip),
                          r_state.eq(self.rd.data.state)]
         with m.If(g_fire):
             with m.If(g_barrier):

@@ -53,12 +53,13 @@ class _Core:
         """Apply's updates through a registered stage into the update queue; returns the queue.
 
         The stage keeps the queue's ``ready`` (from its level) out of the apply kernel and apply's
-        pass control; the queue's output register takes its block RAM's output into flip-flops.
+        pass control; the queue's head register takes its block RAM's output into flip-flops, and
+        an update (the round's barrier) reaching an empty queue is in it the next cycle.
         """
         m.submodules.updates_out_buffer = buffer = SkidBuffer(shape=self.layouts.net_update)
         wiring.connect(m, apply.updates, buffer.i)
         m.submodules.update_queue = queue = StreamFIFO(
-            shape=self.layouts.net_update, depth=self.config.pe.update_queue_depth, output_register=True)
+            shape=self.layouts.net_update, depth=self.config.pe.update_queue_depth, head_register=True, bypass=True)
         wiring.connect(m, buffer.o, queue.i)
         return queue
 
@@ -71,7 +72,8 @@ class _Core:
         """
         layout = self.layouts.scatter_out
         m.submodules.messages_in_buffer = into = SkidBuffer(shape=layout)
-        m.submodules.message_fifo = fifo = StreamFIFO(shape=layout, depth=self.config.pe.message_fifo_depth)
+        m.submodules.message_fifo = fifo = StreamFIFO(shape=layout, depth=self.config.pe.message_fifo_depth,
+                                                      head_register=True, bypass=True)
         m.submodules.messages_buffer = out = SkidBuffer(shape=layout)
         wiring.connect(m, source, into.i)
         wiring.connect(m, into.o, fifo.i)

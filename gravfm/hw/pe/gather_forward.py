@@ -147,8 +147,10 @@ class ForwardingGatherUnit(GatherStage):
         address = item.neighbor[:local_bits]
         m.d.comb += [
             # Not while a pass runs: this stage may run beside one (``overlap``, or the PE's
-            # accumulator kept apart), but the next pass starts only after it.
-            take_barrier.eq(~paused & ~replay & self.messages.valid & incoming.barrier & flushed
+            # accumulator kept apart), but the next pass starts only after it. The last message
+            # may still be in WB: its write lands before the pass's first read (two cycles on),
+            # and the PE lists its touch for the pass that starts.
+            take_barrier.eq(~paused & ~replay & self.messages.valid & incoming.barrier & ~s_valid & ~r_valid
                             & ~self.apply_busy & barrier_free),
             self.rd.addr.eq(address),
             self.rd.en.eq(1),

@@ -149,14 +149,16 @@ class ProcessingElement(wiring.Component):
             wiring.connect(m, touched.o, touched_out.i)
             wiring.connect(m, touched_out.o, apply.touched)
             # Entries listed for the next pass: at its start apply takes them, and the next
-            # round's gather (running beside it) lists behind them.
+            # round's gather (running beside it) lists behind them. Gather takes the barrier
+            # with its last message possibly still in write-back: a vertex listed in the start
+            # cycle belongs to the pass that starts.
             listed = Signal(range(config.pe.vertices_per_pe + 1))
             listing = (gather.touch.valid & gather.touch.ready) | host_list
             with m.If(apply.start & ~apply.busy):
-                m.d.sync += listed.eq(listing)
+                m.d.sync += listed.eq(0)
             with m.Elif(listing):
                 m.d.sync += listed.eq(listed + 1)
-            m.d.comb += apply.list_len.eq(listed)
+            m.d.comb += apply.list_len.eq(listed + listing)
         else:
             m.d.comb += gather.touch.ready.eq(1)
         scatter, core_busy = self._core.build(m, net_in=wiring.flipped(self.net_in),

@@ -15,7 +15,9 @@ sits a stage whose ``ready`` is a register (a skid buffer with one lane; with tw
 keeps only the non-empty lists and barriers, so empty ones cost no generator cycle and two
 updates enter per cycle): the generator's ``ready`` then never reaches the stages in front of
 it, nor this unit's ``updates.ready``. A barrier update
-becomes one kernel item with ``barrier=1`` behind the last edge of its round. The edge index and
+becomes one kernel item with ``barrier=1`` behind the last edge of its round; it has no edges
+to read, so when it finds every stage between A and D empty it goes from A straight into D
+(a barrier goes round every superstep: four cycles less per superstep). The edge index and
 the edge array live here (synchronous-read memories) and are filled through the host write ports.
 """
 
@@ -138,8 +140,9 @@ class ScatterUnit(wiring.Component):
                      for lane, index_rd in enumerate(index_rds)]
         a2_lengths = [Signal(config.pe.edge_len_bits, reset_less=True, name=f"a2_length{lane}")
                       for lane in range(lanes)]
+        a_skip = Signal()         # the barrier in A goes straight into D (stage D below)
         with m.If(a2_advance):
-            m.d.sync += [a2_valid.eq(a_valid), a2_item.eq(a_item)]
+            m.d.sync += [a2_valid.eq(a_valid & ~a_skip), a2_item.eq(a_item)]
             for index_rd, start, length in zip(index_rds, a2_starts, a2_lengths):
                 m.d.sync += [start.eq(index_rd.data.start), length.eq(index_rd.data.length)]
 
@@ -191,8 +194,10 @@ class ScatterUnit(wiring.Component):
         fire = b_valid & c_advance
         last = is_barrier | left_one
         m.d.comb += a_ready.eq(~busy | (~is_barrier & ~left_nonzero) | (fire & last))
+        lists_skip = Signal()     # the barrier at the list stage goes straight into D (below)
+        barrier_skip = Signal()
         with m.If(a_ready):
-            m.d.sync += busy.eq(next_valid)
+            m.d.sync += busy.eq(next_valid & ~lists_skip)
             with m.If(next_valid):
                 edges = ~next_item.barrier
                 m.d.sync += [
@@ -208,7 +213,8 @@ class ScatterUnit(wiring.Component):
             m.d.sync += [address.eq(address + 1), left.eq(left - 1),
                          left_nonzero.eq(~left_one), left_one.eq(left == 2)]
 
-        rnd = round_strobes(m, self, config, edge_fire=fire & ~is_barrier, barrier_fire=fire & is_barrier)
+        rnd = round_strobes(m, self, config, edge_fire=fire & ~is_barrier,
+                            barrier_fire=(fire & is_barrier) | barrier_skip)
         m.d.comb += self.stall.eq(b_valid & ~c_advance)
 
         # Stage C: edge-array read. Stage D: the read data in plain registers (the block RAM's
@@ -228,9 +234,24 @@ class ScatterUnit(wiring.Component):
                      edge_rd.addr.eq(address), edge_rd.en.eq(c_advance)]
         with m.If(c_advance):
             m.d.sync += [c_valid.eq(b_valid), c_item.eq(current), c_round.eq(rnd), c_length.eq(length)]
+        # The barrier's shortcuts into D, from A (A2, the list stage, B and C empty) or from the
+        # list stage (B idle, C empty): nothing can be ahead of it. From A: A moves on as usual
+        # (A2 is empty, so A advances) and A2 does not take it. From the list stage: B pops it
+        # and stays idle.
+        a_barrier = lane_items(a_item)[0]         # a barrier travels alone in lane 0
+        a_holds_barrier = a_valid & a_barrier.barrier & (a_item.valid[0] if lanes > 1 else 1)
+        downstream_empty = ~b_valid & ~c_valid & d_advance
+        m.d.comb += [
+            a_skip.eq(a_holds_barrier & ~a2_valid & ~next_valid & downstream_empty),
+            lists_skip.eq(next_valid & next_item.barrier & downstream_empty),
+            barrier_skip.eq(a_skip | lists_skip),
+        ]
         with m.If(d_advance):
-            m.d.sync += [d_valid.eq(c_valid), d_item.eq(c_item), d_round.eq(c_round),
-                         d_length.eq(c_length), d_edge.eq(edge_rd.data)]
+            m.d.sync += [d_valid.eq(c_valid | barrier_skip), d_edge.eq(edge_rd.data)]
+            with m.If(barrier_skip):
+                m.d.sync += [d_item.eq(Mux(a_skip, a_barrier, next_item)), d_round.eq(rnd), d_length.eq(0)]
+            with m.Else():
+                m.d.sync += [d_item.eq(c_item), d_round.eq(c_round), d_length.eq(c_length)]
         k = kernel.i.payload
         m.d.comb += [
             kernel.i.valid.eq(d_valid),
