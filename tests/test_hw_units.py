@@ -367,6 +367,30 @@ def test_endpoint_round_ahead_source_waits_behind_its_barrier():
     run(dut, bench)
 
 
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_endpoint_takes_every_barrier_at_once_and_sends_its_own_the_next_cycle(lanes):
+    """Barriers need no grant: four sources' barriers offered together are all taken in one
+    cycle, and the round's barrier leaves in the next (a cycle per source per superstep else)."""
+    dut = Endpoint(layout=NET, sources=4, count_bits=4, lanes=lanes)
+    barrier = {"sender": 0, "barrier": 1, "count": 0, "sent_any": 1}
+
+    async def bench(ctx):
+        ctx.set(dut.o.ready, 1)
+        for s in range(4):
+            ctx.set(dut.i[s].payload, barrier)
+            ctx.set(dut.i[s].valid, 1)
+        assert [ctx.get(dut.i[s].ready) for s in range(4)] == [1, 1, 1, 1]
+        assert not ctx.get(dut.o.valid)
+        await ctx.tick()
+        for s in range(4):
+            ctx.set(dut.i[s].valid, 0)
+        assert ctx.get(dut.o.valid)
+        out = dut.o.payload if lanes == 1 else dut.o.payload.lanes[0]
+        assert ctx.get(out.barrier)
+
+    run(dut, bench)
+
+
 def test_endpoint_waits_for_counted_updates():
     """A barrier whose count exceeds the updates seen holds the round open."""
     dut = Endpoint(layout=NET, sources=1, count_bits=4)
