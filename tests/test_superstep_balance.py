@@ -23,8 +23,11 @@ def test_the_busiest_pe_sets_the_floor_when_every_update_carries_edges():
     # PE 1 takes 4 edges (mean 2); each FPGA takes 4 updates, 2 cycles at 2 lanes.
     floor, intake = intake_floor(graph, senders, per_pe, PE_OF_VERTEX, 1, lanes=2)
     assert (floor, intake) == (2.0, [2.0])
-    # Two supersteps whose barriers cross a 3-cycle link: 6 cycles more beside the 2 ideal ones.
-    assert with_barriers(floor, per_pe, supersteps=2, barrier_cycles=3) == 2.0 + 6 / 2
+    # Two supersteps whose barriers cross a 3-cycle link: the first takes its 4 edge cycles (the
+    # longer), the second, silent, the crossing: 7 cycles against the 2 ideal ones.
+    assert with_barriers(per_pe, intake, supersteps=2, barrier_cycles=3) == 7 / 2
+    # A link slower than the work: every superstep is the crossing.
+    assert with_barriers(per_pe, intake, supersteps=2, barrier_cycles=5) == 10 / 2
 
 
 def test_updates_without_edges_still_pass_their_fpgas_intake():
