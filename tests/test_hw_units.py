@@ -56,10 +56,10 @@ def test_hazard_unit_matches_a_set_model(slots):
 
 @pytest.mark.parametrize("depth, output_register, bypass", [
     (1, False, False), (2, False, False), (3, False, False), (6, True, False), (1, False, True), (2, False, True),
-    (5, False, True)])
+    (5, False, True), (5, True, True)])
 def test_stream_fifo_keeps_order_under_random_handshakes(depth, output_register, bypass):
     layout = data.StructLayout({"sender": unsigned(5), "barrier": 1})
-    dut = StreamFIFO(shape=layout, depth=depth, output_register=output_register, head_register=bypass, bypass=bypass)
+    dut = StreamFIFO(shape=layout, depth=depth, output_register=output_register, bypass=bypass)
     rng = random.Random(depth)
     items = [(rng.randrange(32), rng.randrange(2)) for _ in range(60)]
 
@@ -116,11 +116,12 @@ def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_regis
     assert seen["full"] and seen["empty_read"]  # both edges of the FIFO were exercised
 
 
+@pytest.mark.parametrize("head_register", [False, True])
 @pytest.mark.parametrize("depth", [2, 3, 5, 16])
-def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth):
+def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register):
     """With ``bypass``, an item written while nothing is stored and the head is free (or leaving)
     is the head the next cycle; otherwise the FIFO behaves as without it."""
-    dut = BufferedFIFO(width=8, depth=depth, head_register=True, bypass=True)
+    dut = BufferedFIFO(width=8, depth=depth, head_register=head_register, bypass=True)
     rng = random.Random(depth)
     seen = {"full": 0, "bypassed": 0, "stored": 0}
 

@@ -23,17 +23,18 @@ class BufferedFIFO(wiring.Component):
     needed comes from a copy of the last write. A block RAM's late clock-to-out then ends at
     that flip-flop instead of running into the consumer's logic.
 
-    With ``bypass`` (head register only) an item written while nothing is stored and the head
-    is free (or leaving) goes straight into the head register: readable the next cycle instead
-    of the second. A barrier crosses every such FIFO on its way round a superstep, so each
-    saved cycle is a cycle per superstep. The timing then differs from ``SyncFIFOBuffered``.
+    With ``bypass`` an item written while nothing is stored and the head is free (or leaving)
+    becomes the head the next cycle instead of the second: it goes into the head register, or,
+    without one, into a bypass register that ``r_data`` selects (a multiplexer behind the
+    memory's read register, driven by flip-flops: the consumer's ``r_en`` still ends at the read
+    register's enable, not at the memory's address as reading ahead would make it). A barrier
+    crosses every such FIFO on its way round a superstep, so each saved cycle is a cycle per
+    superstep. The timing then differs from ``SyncFIFOBuffered``.
     """
 
     def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False):
         if not isinstance(depth, int) or depth < 2:
             raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
-        if bypass and not head_register:
-            raise TypeError("BufferedFIFO bypass needs head_register=True (the head must be a fabric register)")
         self._depth = depth
         self._ram_style = ram_style
         self._head_register = head_register
@@ -83,7 +84,17 @@ class BufferedFIFO(wiring.Component):
             with m.Elif(bypass):
                 m.d.sync += self.r_data.eq(self.w_data)
         else:
-            m.d.comb += [read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data)]
+            m.d.comb += [read.addr.eq(consume), read.en.eq(do_read)]
+            if self._bypass:
+                bypassed = Signal()   # the head is the bypass register's item
+                bypass_data = Signal(len(self.w_data), reset_less=True)
+                with m.If(bypass):
+                    m.d.sync += [bypassed.eq(1), bypass_data.eq(self.w_data)]
+                with m.Elif(do_read):
+                    m.d.sync += bypassed.eq(0)
+                m.d.comb += self.r_data.eq(Mux(bypassed, bypass_data, read.data))
+            else:
+                m.d.comb += self.r_data.eq(read.data)
         with m.If(store):
             m.d.sync += produce.eq(following(produce))
         with m.If(do_read):
@@ -120,9 +131,8 @@ class StreamFIFO(wiring.Component):
         (:class:`BufferedFIFO`): same capacity and timing, without the block RAM's
         clock-to-out in front of the consumer's logic.
     bypass : bool
-        With ``head_register``: an item written into an empty FIFO is readable the next cycle
-        (one cycle of latency instead of two; a one-item FIFO, a single register, has that
-        latency anyway).
+        An item written into an empty FIFO is readable the next cycle (one cycle of latency
+        instead of two; a one-item FIFO, a single register, has that latency anyway).
 
     Ports
     -----

@@ -145,7 +145,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             # LUT RAM even when deep (64 from 8 PEs on): the endpoint's arbitration runs from
             # these FIFOs' outputs back into their read enables, and a block RAM's clock-to-out
             # plus its far placement made that the path of a 2 x 4-PE FPGA top (70 MHz on ECP5).
-            buffer = StreamFIFO(shape=layout, depth=fifo_depth, ram_style="distributed", head_register=True, bypass=True)
+            buffer = StreamFIFO(shape=layout, depth=fifo_depth, ram_style="distributed", bypass=True)
             m.submodules[f"fifo{s}_{d}"] = buffer
             if local:
                 wiring.connect(m, spreader.o[d], buffer.i)
