@@ -1,6 +1,6 @@
 """A small queue that takes several items per cycle and gives one, in order."""
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import C, Cat, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -13,7 +13,11 @@ class LaneQueue(wiring.Component):
     """Register queue: up to ``lanes`` items in per cycle (lane order), one out per cycle.
 
     Lanes whose ``valid`` bit is clear are dropped, so the queue also filters. ``i.ready`` is
-    high while ``lanes`` entries are free; the head is a register.
+    high while ``lanes`` of the ``depth`` entries are free. The head leaves the entries whenever
+    the output entry is free, taken or not: an item the consumer refuses waits in that output
+    entry, so ``o.ready`` drives no more than the output entry's valid bit (the consumer's ready
+    comes late). ``o.valid`` and ``i.ready`` are register bits, ``o.payload`` a choice of two
+    registers; an item entering an empty queue is offered in the next cycle.
 
     Parameters
     ----------
@@ -22,7 +26,7 @@ class LaneQueue(wiring.Component):
     lanes : int
         Items per input cycle (2 or more).
     depth : int
-        Entries (at least ``lanes``).
+        Entries (at least ``lanes``), besides the output entry.
 
     Ports
     -----
@@ -46,35 +50,60 @@ class LaneQueue(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         lanes, depth = self._lanes, self._depth
-        entries = [Signal(self._shape, name=f"entry{k}") for k in range(depth)]
-        count = Signal(range(depth + 1))
+        entries = [Signal(self._shape, name=f"entry{k}", reset_less=True) for k in range(depth)]
+        # The fill level as a thermometer (``filled[c]``: more than c entries held): the head's
+        # valid and the input's ready are register bits, and a slot's "count == q" one LUT.
+        filled = Signal(depth)
+        held = Signal(self._shape, reset_less=True)
+        held_valid = Signal()
         m.d.comb += [
-            self.o.valid.eq(count != 0),
-            self.o.payload.eq(entries[0]),
-            self.i.ready.eq(count <= depth - lanes),
+            self.o.valid.eq(held_valid | filled[0]),
+            self.o.payload.eq(Mux(held_valid, held, entries[0])),
+            self.i.ready.eq(~filled[depth - lanes]),
         ]
-        pop = self.o.valid & self.o.ready
+        # The head leaves the entries whenever the output entry is free: to the consumer, or
+        # into the output entry if refused. ``pop`` then comes from two flip-flops.
+        pop = filled[0] & ~held_valid
+        with m.If(~held_valid):
+            m.d.sync += held.eq(entries[0])   # copied whenever free: its enable is a flip-flop
+        m.d.sync += held_valid.eq(self.o.valid & ~self.o.ready)
         push = self.i.valid & self.i.ready
-        kept = self.i.payload.valid & push.replicate(lanes)
+        kept = [self.i.payload.valid[j] & push for j in range(lanes)]
 
-        # Compact the kept lanes: write k goes to slot ``after_pop + k``.
-        writes = [Signal(self._shape, name=f"write{k}") for k in range(lanes)]
-        write_count = Signal(range(lanes + 1))
-        for k in range(lanes):
-            # The k-th kept lane is the lane j with k kept lanes before it.
-            for j in range(k, lanes):
-                chosen = kept[j] & (sum(kept[t] for t in range(j)) == k) if j else kept[j]
-                with m.If(chosen):
-                    m.d.comb += writes[k].eq(self.i.payload.lanes[j])
-        m.d.comb += write_count.eq(sum(kept[j] for j in range(lanes)))
+        def filled_at(c):
+            return C(1, 1) if c < 0 else filled[c] if c < depth else C(0, 1)
 
-        after_pop = Signal(range(depth + 1))
-        m.d.comb += after_pop.eq(count - pop)
-        for position in range(depth):
-            below = entries[position + 1] if position + 1 < depth else entries[position]
-            m.d.sync += entries[position].eq(Mux(pop, below, entries[position]))
-            for k in range(lanes):
-                with m.If((write_count > k) & (after_pop + k == position)):
-                    m.d.sync += entries[position].eq(writes[k])
-        m.d.sync += count.eq(after_pop + write_count)
+        def count_is(q):
+            if q < 0 or q > depth:
+                return C(0, 1)
+            return filled_at(q - 1) & ~filled_at(q)
+
+        # Where each lane lands, counted before the pop: the k-th kept lane at slot ``count + k``.
+        # Neither this nor the lanes' choice per entry depends on ``pop``, which only picks, per
+        # entry, slot p or p + 1.
+        lands = []
+        for j in range(lanes):
+            before = sum(kept[:j]) if j else 0
+            lands.append([kept[j] & (count_is(q) if j == 0 else
+                                     sum((before == k) & count_is(q - k) for k in range(j + 1)).bool())
+                          for q in range(depth + 1)])
+        for p in range(depth):
+            take = [Mux(pop, lands[j][p + 1], lands[j][p]) for j in range(lanes)]
+            with m.If(take[0]):
+                m.d.sync += entries[p].eq(self.i.payload.lanes[0])
+            for j in range(1, lanes):
+                with m.Elif(take[j]):
+                    m.d.sync += entries[p].eq(self.i.payload.lanes[j])
+            if p + 1 < depth:
+                with m.Elif(pop):
+                    m.d.sync += entries[p].eq(entries[p + 1])
+
+        # New fill level: the thermometer shifted by (kept lanes - pop).
+        write_count = sum(kept)
+        with m.Switch(Cat(pop, write_count)):
+            for written in range(lanes + 1):
+                for popped in (0, 1):
+                    shift = written - popped
+                    with m.Case(popped | written << 1):
+                        m.d.sync += filled.eq(Cat(filled_at(c - shift) for c in range(depth)))
         return m

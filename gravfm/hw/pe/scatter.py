@@ -21,7 +21,7 @@ to read, so when it finds every stage between A and D empty it goes from A strai
 the edge array live here (synchronous-read memories) and are filled through the host write ports.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -98,11 +98,16 @@ class ScatterUnit(wiring.Component):
         m = Module()
         layouts, config = self._layouts, self._config
         m.submodules.kernel = kernel = self._kernel
+        lanes = config.pe.update_lanes
+        # With several lanes each index word carries its list's "non-empty" bit, set as the host
+        # writes it: the list queue's filter then starts at a register (the block RAM's output
+        # register), not behind a compare of the length.
+        index_layout = layouts.edge_index if lanes == 1 else data.StructLayout(
+            {**layouts.edge_index.members, "nonempty": 1})
         m.submodules.index_mem = index_mem = memory.Memory(
-            shape=layouts.edge_index, depth=2 ** config.vertexid_bits, init=[], attrs=NO_READ_DURING_WRITE)
+            shape=index_layout, depth=2 ** config.vertexid_bits, init=[], attrs=NO_READ_DURING_WRITE)
         m.submodules.edge_mem = edge_mem = memory.Memory(
             shape=layouts.edge_word, depth=config.pe.edges_per_pe, init=[], attrs=NO_READ_DURING_WRITE)
-        lanes = config.pe.update_lanes
         # With several lanes the last lane's index read shares its address with the host write
         # port (the host writes only before start), so synthesis can map the index to one
         # true-dual-port block RAM instead of a copy per lane.
@@ -111,9 +116,11 @@ class ScatterUnit(wiring.Component):
             index_addr = Signal.like(self.index_wr.addr, name="index_shared_addr")
             m.d.comb += index_addr.eq(Mux(self.index_wr.en, self.index_wr.addr,
                                           self.updates.payload.lanes[lanes - 1].sender))
-        for mem, port, addr in ((index_mem, self.index_wr, index_addr), (edge_mem, self.edge_wr, self.edge_wr.addr)):
+        index_word = self.index_wr.data if lanes == 1 else Cat(self.index_wr.data, self.index_wr.data.length != 0)
+        for mem, port, addr, word in ((index_mem, self.index_wr, index_addr, index_word),
+                                      (edge_mem, self.edge_wr, self.edge_wr.addr, self.edge_wr.data)):
             wr = mem.write_port()
-            m.d.comb += [wr.addr.eq(addr), wr.en.eq(port.en), wr.data.eq(port.data)]
+            m.d.comb += [wr.addr.eq(addr), wr.en.eq(port.en), wr.data.eq(word)]
         index_rds = [index_mem.read_port() for _ in range(lanes)]
         edge_rd = edge_mem.read_port()
 
@@ -140,11 +147,14 @@ class ScatterUnit(wiring.Component):
                      for lane, index_rd in enumerate(index_rds)]
         a2_lengths = [Signal(config.pe.edge_len_bits, reset_less=True, name=f"a2_length{lane}")
                       for lane in range(lanes)]
+        a2_nonempty = Signal(lanes, reset_less=True)
         a_skip = Signal()         # the barrier in A goes straight into D (stage D below)
         with m.If(a2_advance):
             m.d.sync += [a2_valid.eq(a_valid & ~a_skip), a2_item.eq(a_item)]
             for index_rd, start, length in zip(index_rds, a2_starts, a2_lengths):
                 m.d.sync += [start.eq(index_rd.data.start), length.eq(index_rd.data.length)]
+            if lanes > 1:
+                m.d.sync += a2_nonempty.eq(Cat(index_rd.data.nonempty for index_rd in index_rds))
 
         # The lists stage B takes next, behind a registered ``ready``. One lane: a skid buffer
         # (one cycle more per superstep). More: the lanes' non-empty lists (and the barrier)
@@ -166,13 +176,15 @@ class ScatterUnit(wiring.Component):
                 lists.o.ready.eq(a_ready),
             ]
         else:
-            m.submodules.lists = lists = LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
+            # The queue's output entry (where a list the generator refuses waits) is one of the
+            # LIST_QUEUE_DEPTH.
+            m.submodules.lists = lists = LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH - 1)
             for lane, (item, start, length) in enumerate(zip(lane_items(a2_item), a2_starts, a2_lengths)):
                 m.d.comb += [
                     lists.i.payload.lanes[lane].item.eq(item),
                     lists.i.payload.lanes[lane].start.eq(start),
                     lists.i.payload.lanes[lane].length.eq(length),
-                    lists.i.payload.valid[lane].eq(a2_item.valid[lane] & (item.barrier | (length != 0))),
+                    lists.i.payload.valid[lane].eq(a2_item.valid[lane] & (item.barrier | a2_nonempty[lane])),
                 ]
             m.d.comb += [lists.i.valid.eq(a2_valid), a2_advance.eq(~a2_valid | lists.i.ready),
                          lists.o.ready.eq(a_ready)]
