@@ -13,11 +13,8 @@ class LaneQueue(wiring.Component):
     """Register queue: up to ``lanes`` items in per cycle (lane order), one out per cycle.
 
     Lanes whose ``valid`` bit is clear are dropped, so the queue also filters. ``i.ready`` is
-    high while ``lanes`` of the ``depth`` entries are free. The head leaves the entries whenever
-    the output entry is free, taken or not: an item the consumer refuses waits in that output
-    entry, so ``o.ready`` drives no more than the output entry's valid bit (the consumer's ready
-    comes late). ``o.valid`` and ``i.ready`` are register bits, ``o.payload`` a choice of two
-    registers; an item entering an empty queue is offered in the next cycle.
+    high while ``lanes`` entries are free; the head is a register, and ``o.valid`` and
+    ``i.ready`` are register bits.
 
     Parameters
     ----------
@@ -26,7 +23,7 @@ class LaneQueue(wiring.Component):
     lanes : int
         Items per input cycle (2 or more).
     depth : int
-        Entries (at least ``lanes``), besides the output entry.
+        Entries (at least ``lanes``).
 
     Ports
     -----
@@ -54,19 +51,12 @@ class LaneQueue(wiring.Component):
         # The fill level as a thermometer (``filled[c]``: more than c entries held): the head's
         # valid and the input's ready are register bits, and a slot's "count == q" one LUT.
         filled = Signal(depth)
-        held = Signal(self._shape, reset_less=True)
-        held_valid = Signal()
         m.d.comb += [
-            self.o.valid.eq(held_valid | filled[0]),
-            self.o.payload.eq(Mux(held_valid, held, entries[0])),
+            self.o.valid.eq(filled[0]),
+            self.o.payload.eq(entries[0]),
             self.i.ready.eq(~filled[depth - lanes]),
         ]
-        # The head leaves the entries whenever the output entry is free: to the consumer, or
-        # into the output entry if refused. ``pop`` then comes from two flip-flops.
-        pop = filled[0] & ~held_valid
-        with m.If(~held_valid):
-            m.d.sync += held.eq(entries[0])   # copied whenever free: its enable is a flip-flop
-        m.d.sync += held_valid.eq(self.o.valid & ~self.o.ready)
+        pop = self.o.valid & self.o.ready
         push = self.i.valid & self.i.ready
         kept = [self.i.payload.valid[j] & push for j in range(lanes)]
 
@@ -80,7 +70,7 @@ class LaneQueue(wiring.Component):
 
         # Where each lane lands, counted before the pop: the k-th kept lane at slot ``count + k``.
         # Neither this nor the lanes' choice per entry depends on ``pop``, which only picks, per
-        # entry, slot p or p + 1.
+        # entry, slot p or p + 1 (timing: the pop comes late, from the consumer's ready chain).
         lands = []
         for j in range(lanes):
             before = sum(kept[:j]) if j else 0

@@ -176,9 +176,7 @@ class ScatterUnit(wiring.Component):
                 lists.o.ready.eq(a_ready),
             ]
         else:
-            # The queue's output entry (where a list the generator refuses waits) is one of the
-            # LIST_QUEUE_DEPTH.
-            m.submodules.lists = lists = LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH - 1)
+            m.submodules.lists = lists = LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
             for lane, (item, start, length) in enumerate(zip(lane_items(a2_item), a2_starts, a2_lengths)):
                 m.d.comb += [
                     lists.i.payload.lanes[lane].item.eq(item),
