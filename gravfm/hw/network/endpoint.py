@@ -112,14 +112,15 @@ class Endpoint(wiring.Component):
         # clears the flag, since ``arrived`` and the counts are cleared only then. Termination
         # (one flip-flop) and ``waiting`` take the condition on the recorded barriers.
         taking = Signal(n)                        # a source's barrier is taken this cycle
-        counts_match = 1
-        complete_next = 1
+        matched = Signal(n)                       # a source's recorded count is reached
+        done_next = Signal(n)                     # ... or its barrier, taken now, says it is
         for s in range(n):
-            counts_match = counts_match & (received[s] == expected[s])
-            complete_next = complete_next & ((arrived[s] & (received[s] == expected[s]))
-                                             | (taking[s] & (received[s] == self.i[s].payload.count)))
+            m.d.comb += [matched[s].eq(received[s] == expected[s]),
+                         done_next[s].eq((arrived[s] & matched[s])
+                                         | (taking[s] & (received[s] == self.i[s].payload.count)))]
+        complete_next = done_next.all()
         complete_now = Signal()
-        m.d.comb += complete_now.eq(arrived.all() & counts_match)
+        m.d.comb += complete_now.eq(arrived.all() & matched.all())
         round_complete = Signal()
         barrier_sent = Signal()
         m.d.sync += round_complete.eq(complete_next & ~barrier_sent)

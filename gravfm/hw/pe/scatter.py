@@ -16,8 +16,9 @@ keeps only the non-empty lists and barriers, so empty ones cost no generator cyc
 updates enter per cycle): the generator's ``ready`` then never reaches the stages in front of
 it, nor this unit's ``updates.ready``. A barrier update
 becomes one kernel item with ``barrier=1`` behind the last edge of its round; it has no edges
-to read, so when it finds every stage between A and D empty it goes from A straight into D
-(a barrier goes round every superstep: four cycles less per superstep). The edge index and
+to read, so it goes straight into D from A when every stage between is empty (four cycles less
+per superstep: a barrier goes round every superstep), or from the list stage when the generator
+is idle and the edge read empty (two cycles less). The edge index and
 the edge array live here (synchronous-read memories) and are filled through the host write ports.
 """
 
