@@ -8,7 +8,9 @@ PYTEST_ARGS ?=
 # one simulation per core beats Verilator's own threads on small machines).
 PARALLEL := -n auto --maxprocesses 4
 
-.PHONY: run test test-all bench clean
+BOARD_STAMP := $(VENV)/.board-stamp
+
+.PHONY: run test test-all test-board bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,10 +22,22 @@ run: $(STAMP)
 	$(BIN)/gravfm demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" $(PARALLEL) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow and not board" $(PARALLEL) $(PYTEST_ARGS)
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
+
+# The board extra, and the Debian headers LiteX's simulator links against (root: apt-get).
+$(BOARD_STAMP): $(STAMP)
+	@dpkg -s libevent-dev libjson-c-dev >/dev/null 2>&1 || \
+		(apt-get update -qq && apt-get install -y -qq libevent-dev libjson-c-dev >/dev/null) || \
+		{ echo "make test-board: needs the Debian packages libevent-dev and libjson-c-dev"; exit 2; }
+	$(BIN)/python -m pip install --quiet -e '.[dev,board]'
+	touch $(BOARD_STAMP)
+
+# Whole-SoC simulations (docs/boards.md): LiteX + LiteDRAM + Verilator, one build per design.
+test-board: $(BOARD_STAMP)
+	$(BIN)/python -m pytest -m "board and not slow" $(PARALLEL) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done

@@ -19,7 +19,8 @@ from ..errors import GravfmError
 
 # Modules under gravfm.cli that provide register(subparsers); each is imported lazily so a
 # missing optional part (e.g. the hardware stack) never breaks `gravfm graph info`.
-SUBCOMMAND_MODULES = ["graph_cmd", "partition_cmd", "model_cmd", "run_cmd", "synth_cmd", "demo_cmd", "reproduce_cmd"]
+SUBCOMMAND_MODULES = ["graph_cmd", "partition_cmd", "model_cmd", "run_cmd", "synth_cmd", "demo_cmd", "reproduce_cmd",
+                      "board_cmd"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -56,9 +56,15 @@ def add_run_arguments(parser):
                         help="an algorithm parameter (repeatable), e.g. root=3 or weight_seed=2")
     parser.add_argument("--root", type=int, default=None, metavar="V",
                         help="root vertex, the file's own id (short for --param root=V; BFS, SSSP, ...)")
-    parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
-                        help="compiled Verilator simulation (default) or the Amaranth simulator "
-                             "(no Verilog kernels)")
+    parser.add_argument("--backend", choices=("verilator", "amaranth", "litex", "board"), default="verilator",
+                        help="compiled Verilator simulation (default), the Amaranth simulator (no Verilog "
+                             "kernels), litex: the whole board SoC (LiteX, LiteDRAM's DDR3 model) simulated and "
+                             "driven by the host driver over a simulated UART, or board: a real board behind "
+                             "litex_server (--board-build, --board-server); the last two need the board extra")
+    parser.add_argument("--board-build", metavar="DIR", default=None,
+                        help="--backend board: the --out folder of the board's `gravfm board build`")
+    parser.add_argument("--board-server", metavar="HOST:PORT", default="127.0.0.1:1234",
+                        help="--backend board: the litex_server connected to the board (default 127.0.0.1:1234)")
     parser.add_argument("--vertices-per-pe", type=positive_int, default=None, metavar="N",
                         help="vertex capacity of a PE (a power of two; default: from the graph)")
     parser.add_argument("--edges-per-pe", type=positive_int, default=None, metavar="N",
@@ -123,6 +129,20 @@ def trace_of(args):
     return TraceRequest(args.trace, window)
 
 
+def backend_of(args):
+    """The back-end's name, or for ``--backend board`` the back-end itself (its build and server)."""
+    backend = getattr(args, "backend", "verilator")
+    if backend != "board":
+        if getattr(args, "board_build", None) is not None:
+            raise ConfigError("--board-build goes with --backend board")
+        return backend
+    if args.board_build is None:
+        raise ConfigError("--backend board needs --board-build DIR (the --out folder of `gravfm board build`)")
+    from ..board.backend import BoardBackend
+
+    return BoardBackend(build_dir=args.board_build, server=args.board_server, max_cycles=args.max_cycles)
+
+
 def options_from_args(args, algorithm, graph, pes):
     """The :class:`~gravfm.flow.RunOptions` of parsed ``run`` (or ``demo``) arguments."""
     from ..flow import RunOptions
@@ -130,7 +150,7 @@ def options_from_args(args, algorithm, graph, pes):
     check_paths(args)
     return RunOptions(algorithm=resolve_algorithm(algorithm), graph=graph, fpgas=args.fpgas, pes=pes,
                       platform=args.platform, partition=args.partition,
-                      params=parse_params(args.param, args.root), backend=args.backend,
+                      params=parse_params(args.param, args.root), backend=backend_of(args),
                       local_bits=local_bits_of(args.vertices_per_pe), edges_per_pe=args.edges_per_pe,
                       max_cycles=args.max_cycles, watchdog_cycles=args.watchdog, cache_dir=args.cache,
                       threads=args.threads,

@@ -14,9 +14,10 @@ __all__ = ["simulate", "make_backend", "check_backend", "BACKENDS", "VERILOG_BAC
 
 #: Back-end name -> "module:class".
 BACKENDS = {"verilator": "gravfm.sim.verilator_backend:VerilatorBackend",
-            "amaranth": "gravfm.sim.amaranth_backend:AmaranthBackend"}
+            "amaranth": "gravfm.sim.amaranth_backend:AmaranthBackend",
+            "litex": "gravfm.board.backend:LitexBackend", "board": "gravfm.board.backend:BoardBackend"}
 #: Back-ends that can run kernels written in Verilog (Amaranth's simulator cannot run an Instance).
-VERILOG_BACKENDS = ("verilator",)
+VERILOG_BACKENDS = ("verilator", "litex", "board")
 
 
 def check_backend(algorithm, backend):

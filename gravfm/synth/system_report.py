@@ -16,7 +16,7 @@ from ..hw.fpga import FpgaTop
 from .report import synthesize
 from .targets import TARGETS, get_target
 
-__all__ = ["GraphCapacity", "pe_memory_bits", "blocks_for", "synth_system"]
+__all__ = ["GraphCapacity", "pe_memory_bits", "config_memory_bits", "on_chip_memories", "blocks_for", "synth_system"]
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,12 @@ def _capacity_config(algorithm, fpgas, pes, capacity):
 
 def pe_memory_bits(algorithm, *, fpgas, pes, capacity):
     """Bits of each on-chip memory of one PE for ``capacity``: {name: (depth, width)}."""
-    config = _capacity_config(algorithm, fpgas, pes, capacity)
-    layouts = KernelLayouts(algorithm, config)
+    return config_memory_bits(_capacity_config(algorithm, fpgas, pes, capacity))
+
+
+def config_memory_bits(config):
+    """Bits of each on-chip memory of one PE of ``config`` (a SystemConfig): {name: (depth, width)}."""
+    layouts = KernelLayouts(config.algorithm, config)
     per_pe = config.pe.vertices_per_pe
     return {
         "vertex_state": (per_pe, layouts.vertex.size),
@@ -51,7 +55,8 @@ def blocks_for(depth, width, block_bits):
     return math.ceil(depth * width / block_bits) if depth * width else 0
 
 
-def _on_chip(memories, offchip_edges):
+def on_chip_memories(memories, offchip_edges):
+    """The memories of :func:`config_memory_bits` that stay on chip."""
     if offchip_edges:
         return {k: v for k, v in memories.items() if k not in ("edge_index", "edge_array")}
     return memories
@@ -68,7 +73,7 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas
         if p * luts_per_pe > device.luts:
             best["limited_by"] = "luts"
             break
-        memories = _on_chip(pe_memory_bits(algorithm, fpgas=fpgas, pes=p, capacity=capacity), offchip_edges)
+        memories = on_chip_memories(pe_memory_bits(algorithm, fpgas=fpgas, pes=p, capacity=capacity), offchip_edges)
         blocks = sum(blocks_for(d, w, device.bram_block_bits) for d, w in memories.values())
         if p * blocks > device.bram_blocks:
             best["limited_by"] = "bram"
@@ -105,7 +110,7 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
         top = system.fpga_top(0)
     result = synthesize(top, target=target, workdir=workdir, name="fpga_top", freq_mhz=freq_mhz, seed=seed,
                          router=router)
-    memories = _on_chip(pe_memory_bits(algorithm, fpgas=fpgas, pes=pes, capacity=capacity), offchip_edges)
+    memories = on_chip_memories(pe_memory_bits(algorithm, fpgas=fpgas, pes=pes, capacity=capacity), offchip_edges)
     luts_per_pe = result.luts / pes
     fits = {name: _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas)
             for name, device in TARGETS.items()}

@@ -1,0 +1,83 @@
+"""`gravfm board`: the boards gravfm builds for, and a board's bitstream (or project)."""
+
+from .common import write_json
+
+BUILD_HELP = ("build the board SoC with the design: a bitstream with the open tools (ECP5 boards) or a "
+              "generated Vivado project (Xilinx boards)")
+
+
+def register(subparsers):
+    from ..board.boards import BOARDS
+
+    parser = subparsers.add_parser("board", help="boards: list them, build a bitstream or a project",
+                                   description="Put a generated FPGA top on a board: the LiteX SoC around it "
+                                               "(DRAM controller, host bridge, soft CPU for DRAM levelling), "
+                                               "built to a bitstream or a vendor project. See docs/boards.md.")
+    commands = parser.add_subparsers(dest="board_command", metavar="COMMAND", required=True)
+    listing = commands.add_parser("list", help="the boards and what is built for each")
+    listing.set_defaults(handler=run_list)
+    build = commands.add_parser("build", help=BUILD_HELP, description=BUILD_HELP + ".")
+    build.add_argument("algorithm", help="registered algorithm name or FILE.py:NAME")
+    build.add_argument("--board", required=True, metavar="NAME", help=f"one of: {', '.join(BOARDS)}")
+    build.add_argument("--pes", type=int, default=1, help="PEs on the FPGA (default 1)")
+    build.add_argument("--out", required=True, metavar="DIR",
+                       help="build folder (not inside the system's temporary folder: the YoWASP tools cannot "
+                            "see it)")
+    build.add_argument("--json", metavar="FILE", help="write the figures (clocks, utilisation, fit) as JSON")
+    build.add_argument("--design-clock", type=float, default=None, metavar="MHZ",
+                       help="the design's clock from the board's PLL (default: the board's)")
+    build.add_argument("--edge-memory", choices=("offchip", "onchip"), default="offchip",
+                       help="offchip (default): edges in the board's DRAM; onchip: in block RAM")
+    build.add_argument("--local-bits", type=int, default=8, help="log2 vertices per PE (default 8)")
+    build.add_argument("--edges-per-pe", type=int, default=4096,
+                       help="edges per PE on chip, or the longest edge list off chip (default 4096)")
+    build.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1)")
+    build.set_defaults(handler=run_build)
+
+
+def run_list(args):
+    from ..board.boards import BOARDS
+
+    for board in BOARDS.values():
+        flow = "bitstream (Yosys, nextpnr, ecppack)" if board.open_flow else "Vivado project (not built here)"
+        print(f"{board.name:12s} {board.description}; host over {board.transport}; {flow}")
+    return 0
+
+
+def run_build(args):
+    from ..algorithms.loading import resolve_algorithm
+    from ..board import require_board_extra
+    from ..board.boards import get_board
+    from ..errors import ConfigError
+    from ..flow.planning import system_config
+    from ..hw import FpgaTop
+    from ..provenance import provenance
+
+    board = get_board(args.board)
+    require_board_extra("gravfm board build")
+    if args.pes < 1:
+        raise ConfigError(f"--pes must be at least 1, not {args.pes}")
+    if args.design_clock is not None and not args.design_clock > 0:
+        raise ConfigError(f"--design-clock must be a positive frequency in MHz, not {args.design_clock}")
+    from ..board.build import build_board
+    algorithm = resolve_algorithm(args.algorithm)
+    # Off chip: the PEs' AXI4 ports address the board's DRAM in the 128-bit words LiteDRAM serves.
+    memory = {"edge_memory": "offchip", "memory_word_bits": 128,
+              "memory_addr_bits": (board.dram_bytes - 1).bit_length()} if args.edge_memory == "offchip" else None
+    config = system_config(algorithm, fpgas=1, pes=args.pes, local_bits=args.local_bits,
+                           edges_per_pe=args.edges_per_pe, edge_memory=memory)
+    origin = provenance()
+    figures = build_board(FpgaTop(config), board=board.name, out=args.out, seed=args.seed,
+                          design_clk_hz=None if args.design_clock is None else args.design_clock * 1e6)
+    figures.update(algorithm=algorithm.name, pes=args.pes, local_bits=args.local_bits,
+                   edges_per_pe=args.edges_per_pe, edge_memory=args.edge_memory)
+    for clock in figures.get("clocks", ()):
+        print(f"  clock {clock['net']}: {clock['fmax_mhz']:.1f} MHz against {clock['goal_mhz']:.1f} "
+              f"({'met' if clock['met'] else 'NOT met'})")
+    if figures.get("built"):
+        print(f"bitstream: {figures['bitstream']} ({figures['build_s']:.0f} s)")
+    else:
+        print(f"project: {figures['gateware']} — {figures['note']}")
+    if args.json:
+        write_json(args.json, {**figures, "provenance": origin})
+    return 0
