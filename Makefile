@@ -27,11 +27,13 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
-# The board extra, and the Debian headers LiteX's simulator links against (root: apt-get).
+# The board extra, the Debian headers LiteX's simulator links against and the BIOS's cross
+# compiler (root: apt-get).
+BOARD_DEBS := libevent-dev libjson-c-dev gcc-riscv64-unknown-elf
 $(BOARD_STAMP): $(STAMP)
-	@dpkg -s libevent-dev libjson-c-dev >/dev/null 2>&1 || \
-		(apt-get update -qq && apt-get install -y -qq libevent-dev libjson-c-dev >/dev/null) || \
-		{ echo "make test-board: needs the Debian packages libevent-dev and libjson-c-dev"; exit 2; }
+	@dpkg -s $(BOARD_DEBS) >/dev/null 2>&1 || \
+		(apt-get update -qq && apt-get install -y -qq $(BOARD_DEBS) >/dev/null) || \
+		{ echo "make test-board: needs the Debian packages $(BOARD_DEBS)"; exit 2; }
 	$(BIN)/python -m pip install --quiet -e '.[dev,board]'
 	touch $(BOARD_STAMP)
 

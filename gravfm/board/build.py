@@ -28,7 +28,7 @@ from ..synth.tools import ToolError, find_tool
 from .boards import get_board
 from .design import BoardDesign
 
-__all__ = ["build_board", "parse_nextpnr_log", "SOC_LUTS_ESTIMATE"]
+__all__ = ["build_board", "check_memory_fit", "check_fit", "parse_nextpnr_log", "SOC_LUTS_ESTIMATE"]
 
 #: LUTs an ECP5 board's SoC takes without the design (LiteDRAM, VexRiscv minimal, UARTBone, CSRs):
 #: measured 17.9 k LUTs for the ECPIX-5 SoC of a 1-PE WCC top without CPU, of which ~2.8 k the top.
@@ -48,6 +48,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     design_clk_hz = design_clk_hz or board.design_clk_hz
     if board.open_flow:
         tools = {name: _tool(package) for name, package in _OPEN_TOOLS.items()}
+    check_memory_fit(top.config, board)
     design = BoardDesign.of(top)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -108,19 +109,25 @@ def _tool(package):
         raise ConfigError(f"board build: {error}") from None
 
 
-def check_fit(top, board, workdir, *, log=print):
-    """Refuse a design that cannot fit ``board`` (one line); return the top's own figures and the
-    largest PE count the device would hold (an estimate: LUTs and block RAMs per PE of this top)."""
+def check_memory_fit(config, board):
+    """Refuse, from the configuration alone, PEs whose on-chip memories exceed the device's block RAM."""
     if board.synth_target is None:
-        return {"checked": False, "note": f"no Yosys device model of {board.name}'s FPGA"}
+        return
     device = get_target(board.synth_target)
-    config = top.config
     memories = on_chip_memories(config_memory_bits(config), config.pe.offchip)
     blocks = config.pes_per_fpga * sum(blocks_for(d, w, device.bram_block_bits) for d, w in memories.values())
     if blocks > device.bram_blocks - board.soc_bram_blocks:
         raise ConfigError(f"{config.pes_per_fpga} PEs do not fit {board.name}: their memories need about {blocks} "
                           f"block RAMs, the device has {device.bram_blocks - board.soc_bram_blocks} beside the SoC's "
                           f"{board.soc_bram_blocks} (fewer PEs, --local-bits, --edges-per-pe, or --edge-memory offchip)")
+
+
+def check_fit(top, board, workdir, *, log=print):
+    """Refuse a design that cannot fit ``board`` (one line); return the top's own figures and the
+    largest PE count the device would hold (an estimate: LUTs and block RAMs per PE of this top)."""
+    if board.synth_target is None:
+        return {"checked": False, "note": f"no Yosys device model of {board.name}'s FPGA"}
+    device = get_target(board.synth_target)
     log(f"{board.name}: synthesising the top alone to check that it fits ({device.description})")
     alone = synthesize(top, target=device.name, workdir=workdir, name="fpga_top", place_and_route=False)
     pes = top.config.pes_per_fpga
