@@ -11,7 +11,7 @@ design check, edge image, host writes, start, progress, read-back, as a
   the start (then checked over the bus; the log line says which).
 - :class:`BoardBackend` talks to a real board through a ``litex_server`` the user started
   (UART, Etherbone or PCIe), with the ``csr.csv`` and JSON of its ``gravfm board build``; the
-  board must carry the run's design (its ``design_id``).
+  board must carry the run's design (its ``design_id``); LiteX's client is imported when it connects.
 """
 
 import json

