@@ -34,13 +34,16 @@ IMAGE_TRANSFERS = ("auto", "bus", "backdoor")
 BUS_IMAGE_BYTES = 64 * 1024
 
 
-def drive(driver, top, load, *, write_image, limits, on_progress, total_messages, stage, log, extra):
+def drive(driver, top, load, *, write_image, dram_bytes, limits, on_progress, total_messages, stage, log, extra):
     """One run through ``driver``: returns the :class:`~gravfm.sim.readback.Readback`.
 
     ``write_image``: write the edge image over the bus (else it is in the DRAM already and only
-    checked); ``limits``: ``{max_cycles, watchdog_cycles, timeout_s}``.
+    checked); ``dram_bytes``: the board's DRAM; ``limits``: ``{max_cycles, watchdog_cycles, timeout_s}``.
     """
     image = load.memory_images[0] if load.memory_images else None
+    if image is not None and image.size > dram_bytes:
+        raise ConfigError(f"{driver.board}: the edge image ({image.size:,} bytes) does not fit its DRAM "
+                          f"({dram_bytes:,} bytes)")
     driver.check_design()
     started = time.perf_counter()
     image_report = None if image is None else driver.load_image(image, write=write_image)
@@ -108,8 +111,8 @@ class LitexBackend:
             # The simulated serial line drops bytes beyond its 2 KiB buffer: one burst at a time.
             driver = BoardDriver(sim.client, registers_from_csv(build.csr_csv, sim.client), build.design,
                                  window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board="litex-sim", settle_bursts=True)
-            return drive(driver, top, load, write_image=over_bus, stage=stage, log=log, on_progress=on_progress,
-                         total_messages=total_messages,
+            return drive(driver, top, load, write_image=over_bus, dram_bytes=build.dram.size_bytes, stage=stage,
+                         log=log, on_progress=on_progress, total_messages=total_messages,
                          limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
                                  "timeout_s": self.timeout_s},
                          extra={"build_s": build.build_s, "build_cached": build.cached, "build_key": build.key})
@@ -168,8 +171,8 @@ class BoardBackend:
         try:
             driver = BoardDriver(client, registers_from_csv(folder / "csr.csv", client), built["design"],
                                  window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board=board)
-            return drive(driver, top, load, write_image=True, stage=stage, log=log, on_progress=on_progress,
-                         total_messages=total_messages,
+            return drive(driver, top, load, write_image=True, dram_bytes=built["dram_bytes"], stage=stage, log=log,
+                         on_progress=on_progress, total_messages=total_messages,
                          limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
                                  "timeout_s": self.timeout_s}, extra={})
         finally:

@@ -69,7 +69,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     gateware = out / "soc" / "gateware"
     figures = {"board": board.name, "description": board.description, "design": design.describe(),
                "sys_clock_mhz": board.sys_clk_hz / 1e6, "design_clock_mhz": design_clk_hz / 1e6,
-               "transport": board.transport, "fit": fit, "gateware": str(gateware)}
+               "transport": board.transport, "dram_bytes": board.dram_bytes, "fit": fit, "gateware": str(gateware)}
     if not board.open_flow:
         figures.update(built=False, note="Vivado project generated, not built here: no open place-and-route for "
                                          "this family exists on this machine; run the build script in gateware/ "

@@ -30,9 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SimulatorError
+from ..errors import ConfigError, SimulatorError
 from ..sim.build_cache import BuildCache, build_key
-from ..sim.verilator_build import end_process_group, run_build_command, start_guarded, verilator_executable
+from ..sim.verilator_build import (end_process_group, missing_headers, run_build_command, start_guarded,
+                                   verilator_executable)
 
 __all__ = ["SocSimBuild", "build_soc_simulator", "SocSimulation", "DramGeometry"]
 
@@ -40,6 +41,8 @@ __all__ = ["SocSimBuild", "build_soc_simulator", "SocSimulation", "DramGeometry"
 _BANK_MARKER = 0x6A7F_0000
 _PRODUCT = "soc/gateware/obj_dir/Vsim"
 _BUILD_FORMAT = 1
+#: Headers LiteX's simulator and its serial2tcp module compile against.
+SIM_HEADERS = (("event2/listener.h", "libevent-dev"), ("json-c/json.h", "libjson-c-dev"))
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,10 @@ def build_soc_simulator(design, *, cache_dir=None, log=None):
     from .soc import SIM_DRAM_MODULE
 
     log = log or (lambda message: None)
+    missing = missing_headers(SIM_HEADERS)
+    if missing:
+        raise ConfigError("--backend litex: LiteX's simulator needs " + ", ".join(
+            f"{header} ({package} on Debian)" for header, package in missing) + "; make test-board installs them")
     dram = DramGeometry.of_model(SIM_DRAM_MODULE)
     versions = _litex_versions()
     key = build_key({"gravfm_top.v": design.verilog, "design": json.dumps(design.describe(), sort_keys=True),
@@ -291,8 +298,8 @@ class SocSimulation:
             shutil.copy(path, run / path.name)
         if self._image is not None:
             if self._image.size > self.build.dram.size_bytes:
-                raise SimulatorError(f"the edge image ({self._image.size:,} bytes) does not fit the simulated "
-                                     f"DRAM ({self.build.dram.size_bytes:,} bytes)")
+                raise ConfigError(f"the edge image ({self._image.size:,} bytes) does not fit the simulated "
+                                  f"DRAM ({self.build.dram.size_bytes:,} bytes)")
             for name, text in zip(self.build.bank_files, self.build.dram.bank_lines(self._image)):
                 (run / name).write_text(text)
         (run / "modules").symlink_to(gateware / "modules")

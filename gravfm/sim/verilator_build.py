@@ -29,7 +29,7 @@ from .trace import TRACE_KINDS
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
            "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "start_guarded", "end_process_group", "run_build_command", "start_problem", "verilator_command", "check_fst_headers",
+           "start_guarded", "end_process_group", "run_build_command", "start_problem", "verilator_command", "check_fst_headers", "missing_headers",
            "TOP_NAME", "EXECUTABLE"]
 
 TOP_NAME = "gravfm_top"
@@ -284,15 +284,23 @@ def _children_cpu_s():
     return usage.ru_utime + usage.ru_stime
 
 
-def check_fst_headers():
-    """Refuse an FST build with one line when the C++ compiler lacks the headers Verilator's FST
-    writer includes (zlib, lz4): the build would otherwise fail after minutes with a page of make."""
-    for header, package in (("zlib.h", "zlib1g-dev"), ("lz4.h", "liblz4-dev")):
+def missing_headers(headers):
+    """The ``(header, Debian package)`` pairs the C++ compiler cannot include."""
+    missing = []
+    for header, package in headers:
         probe = subprocess.run(["c++", "-E", "-x", "c++", "-"], input=f"#include <{header}>\n", text=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if probe.returncode != 0:
-            raise ConfigError(f"--trace FILE.fst: Verilator's FST writer needs {header} ({package} on Debian); "
-                              f"install it or dump VCD (FILE.vcd)")
+            missing.append((header, package))
+    return missing
+
+
+def check_fst_headers():
+    """Refuse an FST build with one line when the C++ compiler lacks the headers Verilator's FST
+    writer includes (zlib, lz4): the build would otherwise fail after minutes with a page of make."""
+    for header, package in missing_headers((("zlib.h", "zlib1g-dev"), ("lz4.h", "liblz4-dev"))):
+        raise ConfigError(f"--trace FILE.fst: Verilator's FST writer needs {header} ({package} on Debian); "
+                          f"install it or dump VCD (FILE.vcd)")
 
 
 def start_problem(executable):
