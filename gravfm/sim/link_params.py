@@ -1,4 +1,4 @@
-"""The integers of the C++ link model (``link_model.h``) for one link of a system.
+"""The integers of the C++ link model (``link_model.h``) for one link of a system, and its ends.
 
 :func:`link_params` turns a :class:`~gravfm.hw.link.LinkConfig`, the bits an item costs and the
 link's seed (:meth:`~gravfm.hw.link.LinkConfig.link_seed`)
@@ -13,12 +13,39 @@ that package already.
 
 from dataclasses import astuple, dataclass, fields
 
-__all__ = ["LinkParams", "link_params"]
+__all__ = ["LinkEnds", "LinkParams", "link_params"]
+
+
+@dataclass(frozen=True)
+class LinkEnds:
+    """Where one link of a system connects.
+
+    The harness's ``gravfm::LinkEnds`` is generated from this (:mod:`gravfm.sim.harness_inputs`).
+
+    Parameters
+    ----------
+    source, target : int
+        FPGA ``source``'s link port ``port_out`` feeds FPGA ``target``'s port ``port_in``.
+    port_out, port_in : int
+    item_bits : int
+        Bits an item costs on the link (its counters count them).
+    barrier_bit : int
+        Bit of a link word that marks a barrier (counted apart).
+    """
+
+    source: int
+    target: int
+    port_out: int
+    port_in: int
+    item_bits: int
+    barrier_bit: int
 
 
 @dataclass(frozen=True)
 class LinkParams:
-    """Fields of ``gravfm::LinkParams`` (``link_model.h``), in its order.
+    """The C++ link model's parameters.
+
+    ``gravfm::LinkParams`` of ``link_model.h`` is generated from this (:mod:`gravfm.sim.harness_inputs`).
 
     Parameters
     ----------
@@ -66,10 +93,6 @@ class LinkParams:
     dead: int
     dead_after: int
     payload_bits: int
-
-    def values(self):
-        """The fields' values in ``gravfm::LinkParams``'s order."""
-        return astuple(self)
 
     def cpp_initializer(self):
         """C++17 aggregate initializer of ``gravfm::LinkParams``, e.g. ``{/*rate_fixed*/ 0, ...}``."""
