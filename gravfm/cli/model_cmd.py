@@ -4,10 +4,10 @@ import dataclasses
 import math
 from pathlib import Path
 
+from ..architectures import ARCH_HELP, ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError, SpecError
 from .common import check_output_file, write_json
 
-ARCH_NAMES = {"gravfm": "GraVF-M (update broadcast)", "gravf": "GraVF (unicast messages)"}
 
 
 def register(subparsers):
@@ -30,8 +30,7 @@ def register(subparsers):
     parser.add_argument("--edges", type=int, metavar="M", help="|E| instead of --graph")
     parser.add_argument("--fpgas", type=int, metavar="N", help="number of FPGAs (default: chosen by the model)")
     parser.add_argument("--pes", type=int, metavar="P", help="PEs per FPGA (default: chosen by the model)")
-    parser.add_argument("--arch", choices=["gravfm", "gravf"], default="gravfm",
-                        help="gravfm: update broadcast (default); gravf: unicast messages")
+    parser.add_argument("--arch", choices=ARCHITECTURES, default=DEFAULT_ARCHITECTURE, help=ARCH_HELP)
     parser.add_argument("--memory-model", choices=["simple", "granular", "layout"], default="simple",
                         help="memory limit: equation (2) (default), worst-case access granularity, or the "
                              "words this implementation's layout reads (estimated for uniformly random "
@@ -156,7 +155,7 @@ def _print_prediction(prediction, platform, params):
           f"m_message {params.m_message}, m_edge {params.m_edge} bits; CPE {prediction.cpe}")
     print(f"  graph      |V| = {prediction.vertices:,}  |E| = {prediction.edges:,}  "
           f"|E|/|V| = {prediction.degree:.2f}")
-    print(f"  arch       {ARCH_NAMES[prediction.arch]}; memory model: {prediction.memory_model}")
+    print(f"  arch       {architecture_info(prediction.arch).label}; memory model: {prediction.memory_model}")
     how = "chosen by the model" if prediction.chosen else "as given"
     fits = "fits" if prediction.fits else "DOES NOT FIT"
     print(f"  config     {prediction.fpgas} FPGA(s) x {prediction.pes} PEs per FPGA ({how}); "
@@ -194,8 +193,8 @@ def _print_sweep(predictions, max_fpgas):
 
 
 def _print_supersteps(result):
-    work = "work, network time from the updates," if result.updates is not None and result.steady.arch == "gravfm" \
-        else "work at T_sys"
+    network_work = result.updates is not None and architecture_info(result.steady.arch).broadcasts
+    work = "work, network time from the updates," if network_work else "work at T_sys"
     print(f"SUPERSTEP-AWARE PREDICTION ({result.combine} of {work} and synchronization latency)")
     print(f"  {len(result.messages)} supersteps, {result.total_messages:,} traversed edges; latency "
           f"{result.latency_cycles} cycles per superstep; {result.latency_bound_supersteps} superstep(s) "
@@ -219,7 +218,7 @@ def run(args):
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
     params = _model_params(args, algorithm, vertices, edges)
     if args.link_check != "off":
-        item_bits = params.m_update if args.arch == "gravfm" else params.m_message
+        item_bits = architecture_info(args.arch).model_item_bits(m_update=params.m_update, m_message=params.m_message)
         overhead = model.link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
                                             item_bits=item_bits)
         params = model.with_link_overhead(params, overhead)

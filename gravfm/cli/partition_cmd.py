@@ -2,6 +2,7 @@
 
 import time
 
+from ..architectures import ARCHITECTURES, architecture_info
 from ..errors import ConfigError
 from .common import check_output_file, write_json
 
@@ -41,8 +42,7 @@ def register(subparsers):
 def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bits=None):
     """Partition ``graph`` and gather every figure the command prints, as a plain dict."""
     from ..partition import (
-        gravf_edge_stores,
-        gravfm_edge_stores,
+        edge_stores,
         neighbor_filter,
         partition,
         partition_report,
@@ -62,8 +62,7 @@ def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bit
     figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
                "local_bits": local_bits}
     figures["memory_bits"] = {
-        "gravfm": gravfm_edge_stores(graph, parts, local_bits).footprint().to_dict(),
-        "gravf": gravf_edge_stores(graph, parts, local_bits).footprint().to_dict(),
+        **{arch: edge_stores(graph, parts, local_bits, layout=arch).footprint().to_dict() for arch in ARCHITECTURES},
         "filter": neighbor_filter(graph, parts).footprint_bits if fpgas > 1 else 0,
     }
     return figures
@@ -107,8 +106,8 @@ def format_report(figures):
     ]
     memory = f["memory_bits"]
     lines.append(f"edge stores with local_bits={f['local_bits']}: "
-                 f"GraVF-M {_size(memory['gravfm']['total_bits'])}, "
-                 f"GraVF {_size(memory['gravf']['total_bits'])}, "
+                 + "".join(f"{architecture_info(arch).title} {_size(memory[arch]['total_bits'])}, "
+                           for arch in ARCHITECTURES) +
                  f"neighbour filter {_size(memory['filter'])}")
     return lines
 

@@ -2,6 +2,7 @@
 
 import math
 
+from ..architectures import ARCH_HELP, ARCHITECTURES, DEFAULT_ARCHITECTURE
 from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
 from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
@@ -38,9 +39,7 @@ def add_run_arguments(parser):
     parser.add_argument("--platform", default="ac510x4", metavar="FILE|NAME",
                         help="platform for the clock, the most FPGAs and PEs per FPGA, the graph memory "
                              "and the model's prediction (default ac510x4)")
-    parser.add_argument("--arch", choices=("gravfm", "gravf"), default="gravfm",
-                        help="gravfm (default: broadcast updates) or gravf (the GraVF baseline: unicast "
-                             "messages, sender-side scatter, one per edge)")
+    parser.add_argument("--arch", choices=ARCHITECTURES, default=DEFAULT_ARCHITECTURE, help=ARCH_HELP)
     parser.add_argument("--update-lanes", type=int, choices=(1, 2), default=None, metavar="N",
                         help="updates a GraVF-M PE takes per cycle, 1 or 2 (default: 2 with 8 PEs or "
                              "more in the system, else 1)")

@@ -11,6 +11,7 @@ rules (tests size tiny builds; benchmarks share one build across graphs). Synthe
 import math
 from dataclasses import dataclass, field
 
+from ..architectures import DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
 
 __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capacities", "stated_capacity",
@@ -64,7 +65,7 @@ def default_update_lanes(arch, fpgas, pes_per_fpga):
     taking one update per cycle idles its edge pipeline. (A structural rule, so that the build
     does not depend on the graph.)
     """
-    return 2 if arch == "gravfm" and fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1
+    return min(architecture_info(arch).max_update_lanes, 2 if fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1)
 
 
 def default_network_fifo_depth(fpgas, pes_per_fpga):
@@ -111,7 +112,7 @@ def choose_capacities(partition, edges_needed, *, local_bits=None, edges_per_pe=
     return int(local_bits), int(edges_per_pe)
 
 
-def graph_capacities(graph, partition, *, arch="gravfm", local_bits=None, edges_per_pe=None, offchip=False):
+def graph_capacities(graph, partition, *, arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None, offchip=False):
     """:func:`choose_capacities` for ``graph`` placed by ``partition``, and the edge stores.
 
     Edges per PE depend on the layout: GraVF-M stores edges at their destination's PE, the GraVF
@@ -149,7 +150,7 @@ def stated_vertexid_bits(vertices, edges, total_pes):
     return bits_for_count(total_pes) + local_bits
 
 
-def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="gravfm", update_lanes=None,
+def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAULT_ARCHITECTURE, update_lanes=None,
                   gather_forwarding=True, edge_memory=None, **hardware):
     """The :class:`~gravfm.hw.SystemConfig` of these capacities, with the structural defaults.
 
@@ -179,7 +180,7 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="grav
                            gather_forwarding=gather_forwarding, **edge_memory, **hardware)
 
 
-def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_bits=None, edges_per_pe=None,
+def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None,
          update_lanes=None, gather_forwarding=True, edge_memory=None, **hardware):
     """Partition the prepared graph and size the hardware for it.
 
@@ -192,7 +193,7 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
         Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``), or a
         partition of the prepared graph over ``fpgas`` x ``pes`` PEs (e.g. to choose the order
         of the hardware ids, :func:`gravfm.algorithms.check_partition_independence`).
-    arch : {"gravfm", "gravf"}
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
     local_bits, edges_per_pe : int, optional
         Capacities of a PE (checked against the graph); by default :func:`graph_capacities`.
     update_lanes : int, optional

@@ -1,6 +1,6 @@
 """The analytical performance model of GraVF-M (paper §5; gravfm/model/README.md), its platforms and parameters.
 
-``predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm")``
+``predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE)``
 returns a :class:`Prediction`: every throughput limit, T_sys, the bottleneck and, when not given,
 the number of FPGAs and PEs per FPGA chosen by the model. Platforms are TOML files
 (:func:`load_platform`); algorithm sizes come from named defaults (:func:`algorithm_params`) or

@@ -15,6 +15,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from ..architectures import DEFAULT_ARCHITECTURE
 from ..errors import ConfigError, SpecError
 from . import limits as L
 from .algorithm_params import AlgorithmParams, algorithm_params
@@ -50,7 +51,7 @@ class Prediction:
     Attributes
     ----------
     platform, algorithm, arch : str
-        Platform name, algorithm name, ``"gravfm"`` (update broadcast) or ``"gravf"`` (unicast).
+        Platform name, algorithm name, architecture name (:data:`gravfm.architectures.ARCHITECTURES`).
     vertices, edges : int
         |V| and |E| of the graph.
     fpgas, pes : int
@@ -155,7 +156,7 @@ def _check_graph(vertices, edges):
     _check_count("edges", edges)
 
 
-def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="gravfm",
+def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DEFAULT_ARCHITECTURE,
              memory_model="simple", layout_words=None):
     """Every limit and T_sys for one given configuration (nothing is chosen).
 
@@ -269,7 +270,7 @@ def check_fit(platform, algorithm_params, vertices, fpgas):
                           f"{platform.memory.capacity_mib:g}{where}), {fpgas} asked")
 
 
-def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm",
+def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE,
             memory_model="simple", layout_words=None):
     """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
 
@@ -285,7 +286,7 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
         n_FPGA and PEs per FPGA. A missing one is chosen by the model: n maximizes T_sys over
         1..max_fpgas (the fewest FPGAs among equals, and only n for which the graph fits when
         some n does); p is the least that keeps T_sys.
-    arch : {"gravfm", "gravf"}
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
         Update broadcast (GraVF-M) or unicast messages (GraVF).
     memory_model : {"simple", "granular", "layout"}
         Which memory limit enters T_sys (all are in ``details``): equation (2), its worst case
@@ -327,7 +328,7 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     return dataclasses.replace(best, chosen=chosen)
 
 
-def sweep(platform, algorithm_params, vertices, edges, fpgas_range, pes=None, arch="gravfm",
+def sweep(platform, algorithm_params, vertices, edges, fpgas_range, pes=None, arch=DEFAULT_ARCHITECTURE,
           memory_model="simple"):
     """Predictions for each n in ``fpgas_range`` with ``pes`` (default: the most) PEs per FPGA."""
     platform, params = _resolve(platform, algorithm_params)

@@ -6,6 +6,7 @@ legend entry labelled "measured" or "predicted".
 Only verified points are drawn (failed ones are listed in REPORT.md).
 """
 
+from ..architectures import architecture_info
 from .claims import degree, good
 
 __all__ = ["plot"]
@@ -85,13 +86,18 @@ def _limit(name, *, hardware_sizes=False):
 
 
 def _arch(point):
-    return "GraVF-M" if point["arch"] == "gravfm" else "GraVF"
+    return architecture_info(point["arch"]).title
+
+
+def _broadcasts(point):
+    """GraVF-M's points (update broadcast), not GraVF's."""
+    return architecture_info(point["arch"]).broadcasts
 
 
 def plot_fig7(experiment, results, path):
     _panels(experiment, results, path, x=lambda r: r["point"]["fpgas"], xlabel="Number of FPGAs", series=_arch,
-            lines=[("computation limit L_PE", lambda p: p["arch"] == "gravfm", _limit("L_PE"), {"color": "black"}),
-                   ("network interface limit for GraVF L_if (hardware's item sizes)", lambda p: p["arch"] == "gravf",
+            lines=[("computation limit L_PE", _broadcasts, _limit("L_PE"), {"color": "black"}),
+                   ("network interface limit for GraVF L_if (hardware's item sizes)", lambda p: not _broadcasts(p),
                     _limit("L_if", hardware_sizes=True), {"color": "tab:red"})])
 
 
@@ -99,7 +105,7 @@ def plot_fig8(experiment, results, path):
     memory = {"offchip": "HMC", "onchip": "BRAM"}
     _panels(experiment, results, path, x=lambda r: r["point"]["pes"], xlabel="Number of PEs",
             series=lambda p: f"{_arch(p)} with {memory[p['edge_memory']]}",
-            lines=[("computation limit L_PE", lambda p: p["arch"] == "gravfm" and p["edge_memory"] == "onchip",
+            lines=[("computation limit L_PE", lambda p: _broadcasts(p) and p["edge_memory"] == "onchip",
                     _limit("L_PE"), {"color": "black"})])
 
 

@@ -15,6 +15,8 @@ import time
 import traceback
 from dataclasses import dataclass
 
+from ..architectures import DEFAULT_ARCHITECTURE
+
 __all__ = ["Point", "run_point", "point_root", "scaled_network", "POINT_SCHEMA"]
 
 #: Bumped when the meaning of a cached result changes, so old results are not reused.
@@ -33,7 +35,7 @@ class Point:
         A graph spec (:mod:`gravfm.graph.spec`), e.g. ``uniform:n=1024,deg=16,seed=1``.
     fpgas, pes : int
         FPGAs and PEs per FPGA.
-    arch : {"gravfm", "gravf"}
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
     partition : str
         ``greedy``, ``round_robin``, ``metis`` ...
     edge_memory : {"onchip", "offchip"}
@@ -54,7 +56,7 @@ class Point:
     graph: str
     fpgas: int = 1
     pes: int = 1
-    arch: str = "gravfm"
+    arch: str = DEFAULT_ARCHITECTURE
     partition: str = "greedy"
     edge_memory: str = "offchip"
     platform: str = "ac510x4"

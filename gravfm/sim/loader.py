@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..architectures import architecture_info
 from ..algorithms.base import VERTEXID
 from ..errors import ConfigError
 from ..hw.protocol import FpgaRegister, HostMem, PeRegister, split_words, write_load_file
@@ -169,7 +170,7 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     """
     from ..partition import gravf_edge_stores, gravfm_edge_stores
 
-    gravf = getattr(config, "arch", "gravfm") == "gravf"
+    gravf = not architecture_info(config.arch).broadcasts   # GraVF: each PE holds its own vertices' lists
     params = algorithm.params(params)
     if partition.num_pes != config.total_pes:
         raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")

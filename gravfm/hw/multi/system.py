@@ -18,7 +18,7 @@ With the link check on (``LinkConfig.check``) the FPGAs' link ends frame every i
 (:mod:`gravfm.hw.link_check`); an item then costs the frame's added bits too, and a link error
 raises ``done`` (the host reads the error words and reports the run as failed).
 
-With ``config.arch == "gravf"`` the FPGAs are GraVF-baseline FPGAs: a link carries one message
+With the GraVF architecture (``config.arch``) the FPGAs are GraVF-baseline FPGAs: a link carries one message
 per edge whose destination lives on the peer (``m_message`` bits: destination id, sender id,
 message), no neighbor filter.
 """
