@@ -18,6 +18,7 @@ from gravfm.hw.pe import HazardUnit
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
 from conftest import insert_addresses, run_dut as run
+from gravfm.hw.unused import silence_unused
 
 
 class _Kernel:
@@ -164,7 +165,7 @@ def test_gather_unit_rejects_a_bad_write_latency():
     config = SystemConfig.of(algorithm=WCC, local_bits=5)
     layouts = KernelLayouts(WCC, config)
     kernel = build_kernels(WCC, layouts)["gather"]
-    kernel._MustUse__silence = True  # never elaborated: the gather unit is refused
+    silence_unused(kernel)  # never elaborated: the gather unit is refused
     with pytest.raises(TypeError, match="write latency"):
         GatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=2)
 

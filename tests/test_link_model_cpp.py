@@ -29,6 +29,7 @@ from gravfm.hw.link.config import mixed_seed
 from gravfm.sim.harness_inputs import cpp_sources, inputs_header
 from gravfm.sim.link_params import link_params
 from gravfm.sim.verilator_build import VERILATOR_FLAGS, export_verilog, verilator_command, verilator_version
+from gravfm.hw.unused import silence_unused
 
 TOP = "link_tb"
 EXECUTABLE = "link_model_tb"
@@ -251,7 +252,7 @@ def test_params_are_the_gateware_values():
     assert mixed_seed(ZERO_MIX_SEED) == 1
     for seed in (0, 1, 65, 4097, ZERO_MIX_SEED, 3 * 64 + 6):
         link = LinkModel(shape=8, config=LinkConfig(), item_bits=8, seed=seed)
-        link._MustUse__silence = True  # built to read its seed, never elaborated
+        silence_unused(link)  # built to read its seed, never elaborated
         assert mixed_seed(seed) == link._seed
     params = link_params(LinkConfig(bits_per_cycle=5.3, stall_probability=0.3), item_bits=40, seed=1, payload_bits=8)
     cost = 40 << link_config_module.FRACTION_BITS

@@ -29,6 +29,7 @@ from gravfm.sim.named_fields import named_line
 from gravfm.sim.memory_bench import memory_testbench
 from gravfm.sim.memory_params import MemoryLoad, MemoryParams
 from gravfm.sim.verilator import HostWrites, ReadRegion, build_simulator, run_simulator
+from gravfm.hw.unused import silence_unused
 
 BEATS, WORD_BYTES, PORTS_PER_FPGA, FPGAS = 4, 16, 2, 2
 PARAMS = MemoryParams(word_bytes=WORD_BYTES, bytes_per_cycle=9.5, latency=6, jitter=3, banks=2, bank_depth=2,
@@ -142,7 +143,7 @@ def run_harness(top, cache, **options):
 
 def _unelaborated(probe):
     """A probe built only to read its signature (never elaborated: no "created but never used")."""
-    probe._MustUse__silence = True
+    silence_unused(probe)
     return probe
 
 

@@ -28,6 +28,7 @@ from amaranth.lib import wiring
 
 from ..errors import ConfigError
 from ..hw.kernels import apply_signature, gather_signature, scatter_signature
+from ..hw.unused import silence_unused
 
 __all__ = ["ConditionalGather", "ExtremumGather", "EmitIfActiveApply", "MapScatter"]
 
@@ -46,7 +47,7 @@ class _Block(wiring.Component):
     def _fail(self, message):
         # A block refused at construction is never elaborated: silence Amaranth's
         # "created but never used" warning, which would only bury the error.
-        self._MustUse__silence = True
+        silence_unused(self)
         raise ConfigError(f"{type(self).__name__}: {message}")
 
     def _call(self, function, *args):
@@ -54,7 +55,7 @@ class _Block(wiring.Component):
         try:
             return function(*args)
         except Exception:
-            self._MustUse__silence = True
+            silence_unused(self)
             raise
 
     def _check_flag(self, name, value):

@@ -4,8 +4,17 @@ import dataclasses
 import math
 from pathlib import Path
 
-from ..architectures import ARCH_HELP, ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
+from .. import model
+from ..algorithms import REGISTRY
+from ..algorithms.loading import resolve_algorithm
+from ..algorithms.params import internal_params
+from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError, SpecError
+from ..flow.planning import stated_vertexid_bits
+from ..graph import load_graph
+from ..hw.link_check import link_overhead_bits  # no Amaranth (a description)
+from ..model import LIMIT_DESCRIPTIONS
+from ..model.plot import plot_sweep
 from .common import check_output_file, write_json
 
 
@@ -85,9 +94,6 @@ def _parse_counts(text, option):
 def _algorithm(text):
     """The Algorithm object named by ``--algorithm`` (registered, or ``FILE.py:NAME``), or None
     for a name known to the model only by its parameters."""
-    from ..algorithms import REGISTRY
-    from ..algorithms.loading import resolve_algorithm
-
     if text in REGISTRY or text.endswith(".py") or ".py:" in text:
         return resolve_algorithm(text)
     return None
@@ -96,9 +102,6 @@ def _algorithm(text):
 def _prepared(args, algorithm):
     """(graph as the algorithm runs on it, its parameters) for ``--graph``; ``--root`` is the
     file's own id of the root, as in ``gravfm run``."""
-    from ..algorithms.params import internal_params
-    from ..graph import load_graph
-
     graph = load_graph(args.graph)
     if algorithm is None:
         return graph, {}
@@ -131,9 +134,6 @@ def _model_params(args, algorithm, vertices, edges):
     """The model's sizes: named defaults of a built-in algorithm, or the layouts of a user's
     algorithm with vertex ids as wide as a run of --fpgas x --pes (1 x 1 when not given)
     makes them, as ``gravfm run`` takes them; --m-* options override."""
-    from .. import model
-    from ..flow.planning import stated_vertexid_bits
-
     overrides = {name: getattr(args, name) for name in ("m_vertex", "m_update", "m_message", "m_edge")}
     if algorithm is None:
         return model.algorithm_params(args.algorithm, **overrides)
@@ -147,8 +147,6 @@ def _fmt_mteps(edges_per_s):
 
 
 def _print_prediction(prediction, platform, params):
-    from ..model import LIMIT_DESCRIPTIONS
-
     print("PREDICTION of the analytical performance model (not a measurement)")
     print(f"  platform   {platform.name}: {platform.description}")
     print(f"  algorithm  {params.name}: m_vertex {params.m_vertex}, m_update {params.m_update}, "
@@ -179,8 +177,6 @@ def _print_prediction(prediction, platform, params):
 
 
 def _print_sweep(predictions, max_fpgas):
-    from ..model import LIMIT_DESCRIPTIONS
-
     names = [name for name in LIMIT_DESCRIPTIONS if any(name in p.limits for p in predictions)]
     print(f"PREDICTED limits against the number of FPGAs (MTEPS, {predictions[0].pes} PEs per FPGA)")
     print("  n_FPGA" + "".join(f"{name:>12}" for name in names) + f"{'T_sys':>12}  bottleneck")
@@ -206,8 +202,6 @@ def _print_supersteps(result):
 
 
 def run(args):
-    from .. import model
-
     if args.list_platforms:
         for name in model.builtin_platforms():
             print(f"{name:<16} {model.load_platform(name).description}")
@@ -219,7 +213,7 @@ def run(args):
     params = _model_params(args, algorithm, vertices, edges)
     if args.link_check != "off":
         item_bits = architecture_info(args.arch).model_item_bits(m_update=params.m_update, m_message=params.m_message)
-        overhead = model.link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
+        overhead = link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
                                             item_bits=item_bits)
         params = model.with_link_overhead(params, overhead)
     options = {"arch": args.arch, "memory_model": args.memory_model}
@@ -235,7 +229,6 @@ def run(args):
         print()
         _print_sweep(predictions, platform.network.max_fpgas)
         plot_path = Path(args.plot or "model-sweep.png")
-        from ..model.plot import plot_sweep
 
         plot_sweep(predictions, plot_path, max_fpgas=platform.network.max_fpgas)
         print(f"plot of the predicted limits written to {plot_path}")

@@ -4,6 +4,8 @@ import time
 
 from ..architectures import ARCHITECTURES, architecture_info
 from ..errors import ConfigError
+from ..graph import load_graph
+from ..partition import METHODS, edge_stores, neighbor_filter, partition, partition_report
 from .common import check_output_file, write_json
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
@@ -13,8 +15,6 @@ _MAX_PE_ROWS = 64
 
 
 def register(subparsers):
-    from ..partition import METHODS
-
     parser = subparsers.add_parser(
         "partition",
         help="partition a graph over FPGAs and PEs and report load balance and traffic",
@@ -41,13 +41,6 @@ def register(subparsers):
 
 def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bits=None):
     """Partition ``graph`` and gather every figure the command prints, as a plain dict."""
-    from ..partition import (
-        edge_stores,
-        neighbor_filter,
-        partition,
-        partition_report,
-    )
-
     options = {"ufactor": ufactor, "seed": seed} if method == "metis" else {}
     started = time.perf_counter()
     parts = partition(graph, fpgas, pes, method=method, **options)
@@ -113,8 +106,6 @@ def format_report(figures):
 
 
 def run(args):
-    from ..graph import load_graph
-
     check_output_file(args.json)
     graph = load_graph(args.graph)
     figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,

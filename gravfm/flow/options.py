@@ -1,9 +1,15 @@
 """What to run: :class:`RunOptions`, checked when made."""
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
+from ..sim.build_cache import check_cache_root
+from ..sim.trace import TraceRequest
+from .memory import EDGE_MEMORIES, check_memory_options
+from .planning import HARDWARE_OPTIONS
+from .simulation import BACKENDS
 
 __all__ = ["RunOptions", "DEFAULT_PLATFORM", "ARCHITECTURES", "GRAPH_OPTIONS"]
 
@@ -117,10 +123,6 @@ class RunOptions:
     trace: object = None
 
     def __post_init__(self):
-        from .memory import EDGE_MEMORIES, check_memory_options
-        from .planning import HARDWARE_OPTIONS
-        from .simulation import BACKENDS
-
         _positive("fpgas", self.fpgas)
         if not isinstance(self.check_kernels, bool):
             raise ConfigError(f"check_kernels must be true or false, not {self.check_kernels!r}")
@@ -135,7 +137,6 @@ class RunOptions:
         if not isinstance(self.backend, str) and not hasattr(self.backend, "simulate"):
             raise ConfigError(f"backend must be a name or have a simulate method, not {self.backend!r}")
         if self.backend == "verilator":
-            from ..sim.build_cache import check_cache_root
             check_cache_root(self.cache_dir)  # before any work: an unusable cache is one line, not a lost run
         _positive("edges_per_pe", self.edges_per_pe, optional=True)
         _positive("local_bits", self.local_bits, optional=True, zero=True)
@@ -153,14 +154,12 @@ class RunOptions:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
         self._check_link_options()
         if self.trace is not None:
-            from ..sim.trace import TraceRequest
             if not isinstance(self.trace, TraceRequest):
                 raise ConfigError(f"trace must be a TraceRequest, not {self.trace!r}")
 
     def _check_link_options(self):
         """Link options that make no link, or no sense, refused before any work."""
-        import dataclasses
-
+        # deferred: Amaranth (heavy)
         from ..hw.link.config import LinkConfig
 
         if not self.link_options:

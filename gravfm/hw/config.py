@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 
 from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
+from ..model.offchip_layout import INDEX_ENTRY_BITS
 from ..validate import check_fields, check_flag
 
 __all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES", "EDGE_MEMORIES"]
@@ -30,8 +31,6 @@ __all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES", "EDGE_M
 UPDATE_LANES = (1, 2)
 #: Where a PE keeps its edge index and edge lists (:class:`PeConfig`).
 EDGE_MEMORIES = ("onchip", "offchip")
-#: Bits of one edge-index entry in off-chip memory: u32 first word of the list, u32 edge count.
-INDEX_ENTRY_BITS = 64
 #: Off-chip: the longest read burst, 8 words of 128 bits (the HMC's largest request, 128 bytes).
 MAX_BURST_WORDS = 8
 #: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.

@@ -15,6 +15,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..errors import ConfigError
+from .unused import silence_unused
 
 __all__ = ["gather_signature", "apply_signature", "scatter_signature", "combiner_signature", "build_kernels",
            "KERNEL_PORTS"]
@@ -110,7 +111,7 @@ def build_kernels(algorithm, layouts):
         # Built for checking; whether it is ever elaborated is the caller's business, so
         # Amaranth's "created but never used" warning would only be noise here.
         if isinstance(component, wiring.Component):
-            component._MustUse__silence = True
+            silence_unused(component)
         check_kernel(kind, component, layouts, algorithm.name)
         kernels[kind] = component
     return kernels

@@ -14,7 +14,6 @@ from .algorithm_params import (
     builtin_algorithm_params,
     model_params,
     params_for_algorithm,
-    link_overhead_bits,
     params_from_layouts,
     with_link_overhead,
 )
@@ -63,7 +62,6 @@ __all__ = [
     "evaluate",
     "fpgas_needed",
     "interface_limit",
-    "link_overhead_bits",
     "load_platform",
     "memory_limit",
     "memory_limit_granular",

@@ -10,8 +10,10 @@ message (m_message bits) per edge, of which the fraction (n-1)/n crosses to anot
 
 import math
 
+
 from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
+from .offchip_layout import inline_edges
 
 __all__ = [
     "ARCHITECTURES",
@@ -112,7 +114,7 @@ def in_flight_limit(pes, requests_in_flight, round_trip_cycles, f_clk_hz, edges_
 def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch=DEFAULT_ARCHITECTURE):
     """Expected memory words one all-active pass reads per FPGA, from |V| and |E| alone.
 
-    The layout of this implementation (:mod:`gravfm.hw.offchip_layout`): every PE holds one edge
+    The layout of this implementation (:mod:`gravfm.model.offchip_layout`): every PE holds one edge
     list per sender (GraVF-M: every vertex of the graph, its edges whose destinations live on
     this PE; GraVF: its own vertices, all their edges); a non-empty list costs one index word,
     which carries its first K = (m_memword - 64) // m_edge edges beside the 64-bit header, and
@@ -123,9 +125,7 @@ def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arc
     (GraVF), as for uniformly random destinations; skewed graphs (RMAT) have fewer, longer
     lists. Returns words per FPGA (a float).
     """
-    from scipy.stats import poisson
-
-    from ..hw.offchip_layout import inline_edges
+    from scipy.stats import poisson  # deferred: scipy.stats (heavy; only this estimate needs it)
 
     degree = edges / vertices
     lists, mean = ((vertices, degree / (fpgas * pes)) if _broadcasts(arch)

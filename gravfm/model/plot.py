@@ -47,10 +47,10 @@ def plot_sweep(predictions, path, *, title=None, max_fpgas=None):
     max_fpgas : int, optional
         FPGAs the platform has; larger n are shaded as extrapolation.
     """
-    import matplotlib
+    import matplotlib  # deferred: matplotlib (only when plotting)
 
     matplotlib.use("Agg")  # files only: never open a window, works without a display
-    from matplotlib import pyplot as plt
+    from matplotlib import pyplot as plt  # deferred: matplotlib (only when plotting)
 
     fpgas = [prediction.fpgas for prediction in predictions]
     t_sys = [prediction.t_sys_mteps for prediction in predictions]

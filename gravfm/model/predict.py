@@ -19,6 +19,7 @@ from ..architectures import DEFAULT_ARCHITECTURE
 from ..errors import ConfigError, SpecError
 from . import limits as L
 from .algorithm_params import AlgorithmParams, algorithm_params
+from .offchip_layout import edge_slot_bits
 from .platform import Platform, load_platform
 from .units import gib_per_s_to_bits_per_s, to_mteps
 
@@ -246,13 +247,11 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
 def _layout_words(params, memory, vertices, edges, fpgas, pes, arch, given):
     """Words per FPGA one all-active pass reads: ``given`` (from the partition) or the estimate
     for uniformly random destinations, an edge taking its slot in the layout (m_edge rounded up to
-    a power of two, at least 8 bits: :func:`gravfm.hw.offchip_layout.edge_slot_bits`)."""
+    a power of two, at least 8 bits: :func:`gravfm.model.offchip_layout.edge_slot_bits`)."""
     if given is not None:
         if len(given) != fpgas:
             raise ConfigError(f"layout_words must give one word count per FPGA ({fpgas}), not {len(given)}")
         return tuple(given), "partition"
-    from ..hw.offchip_layout import edge_slot_bits
-
     slot = edge_slot_bits(params.m_edge)
     estimate = L.layout_words_per_pass(vertices, edges, fpgas, pes, slot, memory.word_bits, arch=arch)
     return (estimate,) * fpgas, "estimate (uniformly random destinations)"

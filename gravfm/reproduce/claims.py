@@ -10,6 +10,8 @@ import statistics
 from dataclasses import dataclass
 
 from ..architectures import GRAVF, GRAVFM
+from ..graph.spec import parse_spec
+from ..model import algorithm_params, load_platform, predict
 
 __all__ = ["Claim", "check"]
 
@@ -107,8 +109,6 @@ def _gravf_links(results, n, algorithms):
 def _paper_ratio(results, algorithm, n):
     """The model's GraVF-M / GraVF for the paper's system (9 PEs per FPGA, the platform's links,
     the paper's sizes) on the measured graph: a prediction."""
-    from ..model import algorithm_params, load_platform, predict
-
     r = good(results, algorithm=algorithm, fpgas=n)[0]
     platform, params = load_platform(r["point"]["platform"]), algorithm_params(algorithm)
     vertices, edges = r["measured"]["vertices"], r["measured"]["edges"]
@@ -200,8 +200,6 @@ def check_fig11(experiment, results):
 
 def spec_fields(spec):
     """Integer fields of a generator spec (``uniform:n=1024,deg=16`` -> n, deg), {} for a file."""
-    from ..graph.spec import parse_spec
-
     parsed = parse_spec(spec)
     return {k: int(v) for k, v in parsed[1].items() if v.isdigit()} if parsed else {}
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..architectures import ARCHITECTURES, GRAVF
 from ..errors import ConfigError
+from .plan import needs
 from .points import Point
 
 __all__ = ["Experiment", "Sizes", "SIZES", "EXPERIMENTS", "ALGORITHMS", "select", "points_of", "scaling_points"]
@@ -246,8 +247,6 @@ def shared_capacities(mode):
     """``{structure: {"local_bits": ., "edges_per_pe": ., "max_rounds": .}}``: the largest needs of the points of
     every experiment in ``mode`` with that structure, so that one build serves all of them
     whichever experiments are run (the same points, the same keys)."""
-    from .plan import needs
-
     capacity = {}
     for experiment in EXPERIMENTS.values():
         for point in experiment.points(SIZES[mode]):

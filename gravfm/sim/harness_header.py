@@ -83,7 +83,7 @@ class HostInterface:
     @classmethod
     def from_component(cls, top):
         """Read the widths from an Amaranth component's signature; fail on a missing port."""
-        from amaranth.hdl import Shape, Value
+        from amaranth.hdl import Shape, Value  # deferred: Amaranth (heavy)
 
         members = top.signature.members
         missing = [name for name in HOST_PORTS if name not in members]
@@ -108,7 +108,7 @@ AXI_READ_MEMBERS = ("araddr", "arid", "arlen", "arsize", "arburst", "arvalid", "
 
 def _memory_widths(members):
     """``mem_*`` fields of :class:`HostInterface` from a top's ``mem`` member (an array of AXI read ports)."""
-    from amaranth.hdl import Shape
+    from amaranth.hdl import Shape  # deferred: Amaranth (heavy)
 
     if "mem" not in members:
         return {}

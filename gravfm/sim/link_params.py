@@ -119,8 +119,9 @@ def link_params(config, *, item_bits, seed, payload_bits, dead_after=None, time_
         Width of the cycle counter; default the gateware's ``TIME_BITS`` (other values only for
         tests of the wrap-around).
     """
+    # deferred: Amaranth (heavy)
     from ..hw.link.config import FRACTION_BITS, credit_bits, fault_seed, mixed_seed
-    from ..hw.link.model import TIME_BITS
+    from ..hw.link.model import TIME_BITS  # deferred: Amaranth (heavy)
 
     if not isinstance(item_bits, int) or item_bits < 1:
         raise TypeError(f"item_bits must be a positive integer, not {item_bits!r}")

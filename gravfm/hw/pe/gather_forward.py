@@ -49,6 +49,7 @@ from amaranth.hdl import C, Mux, Signal
 
 from ..stream_fifo import StreamFIFO
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
+from ..unused import silence_unused
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
@@ -94,7 +95,7 @@ class ForwardingGatherUnit(GatherStage):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if not is_combinational(kernel):
-            self._MustUse__silence = True
+            silence_unused(self)
             raise TypeError(f"{type(kernel).__name__} is not a combinational gather kernel "
                             "(combinational = True); use GatherUnit")
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency,

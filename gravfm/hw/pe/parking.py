@@ -27,6 +27,7 @@ from amaranth.lib.fifo import SyncFIFO
 
 from ..kernels import check_kernel
 from .hazard import any_of
+from ..unused import silence_unused
 
 __all__ = ["COMBINING_SLOTS", "ParkingSlots", "parking_for"]
 
@@ -46,7 +47,7 @@ def parking_for(layouts, config):
     check_kernel("combiner", combiner, layouts, name)
     latency = getattr(combiner, "latency", 0)
     if not isinstance(latency, int) or isinstance(latency, bool) or latency < 1:
-        combiner._MustUse__silence = True
+        silence_unused(combiner)
         raise TypeError(f"algorithm {name!r}: the combiner must declare a latency of at least 1 cycle "
                         f"(its result's slot is looked up behind it), not {latency!r}")
     return combiner, COMBINING_SLOTS
