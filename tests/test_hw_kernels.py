@@ -27,7 +27,7 @@ class Delayed(wiring.Component):
         self._port = port
         self._stages = stages
         self._stall_period = stall_period
-        super().__init__(inner.signature)
+        super().__init__(wiring.Signature(dict(inner.signature.members)))   # no traits: it adds delay
 
     def elaborate(self, platform):
         m = Module()

@@ -84,12 +84,10 @@ def _gather(layouts):
                              "rank": 32, "degree": 32})
 
     class PageRankGather(wiring.Component):
-        """``sum += message`` in a pipelined binary32 adder (latency :attr:`latency`)."""
-
-        latency = FPAdder.latency
+        """``sum += message`` in a pipelined binary32 adder (its latency on the signature)."""
 
         def __init__(self):
-            super().__init__(gather_signature(layouts))
+            super().__init__(gather_signature(layouts, latency=FPAdder.latency))
 
         def elaborate(self, platform):
             m = Module()
@@ -125,12 +123,10 @@ def _combiner(layouts):
     from ..hw.kernels import combiner_signature
 
     class PageRankCombiner(wiring.Component):
-        """Two contributions to one vertex added into one (latency :attr:`latency`)."""
-
-        latency = FPAdder.latency
+        """Two contributions to one vertex added into one (its latency on the signature)."""
 
         def __init__(self):
-            super().__init__(combiner_signature(layouts))
+            super().__init__(combiner_signature(layouts, latency=FPAdder.latency))
 
         def elaborate(self, platform):
             m = Module()
@@ -174,10 +170,9 @@ def _apply_factory(supersteps, damping):
             last vertex, which keeps write-backs and updates in order.
             """
 
-            latency = FPMultiplier.latency + FPAdder.latency + FPDivider.latency
-
             def __init__(self):
-                super().__init__(apply_signature(layouts))
+                super().__init__(apply_signature(
+                    layouts, latency=FPMultiplier.latency + FPAdder.latency + FPDivider.latency))
 
             def elaborate(self, platform):
                 m = Module()

@@ -30,6 +30,7 @@ from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
 from .parking import ParkingSlots, parking_for
 from ..unused import silence_unused
+from ..kernels import kernel_traits
 
 __all__ = ["GatherStage", "GatherUnit", "hazard_slots_for", "kernel_inputs"]
 
@@ -42,9 +43,7 @@ def hazard_slots_for(configured, kernel):
     combinational kernel) and the write-back register (one cycle) until it is written; with
     fewer slots than ``latency + 3`` even messages to distinct vertices stall on a full CAM.
     """
-    latency = getattr(kernel, "latency", 0)
-    if not isinstance(latency, int) or isinstance(latency, bool) or latency < 0:
-        raise TypeError(f"gather kernel latency must be a non-negative integer, not {latency!r}")
+    latency = kernel_traits(kernel)[0] or 0   # checked by KernelSignature
     return max(configured, latency + 3)
 
 

@@ -50,6 +50,7 @@ from amaranth.hdl import C, Mux, Signal
 from ..stream_fifo import StreamFIFO
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
 from ..unused import silence_unused
+from ..kernels import kernel_traits
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
@@ -68,8 +69,8 @@ def retry_depth(config):
 
 
 def is_combinational(kernel):
-    """Whether the gather ``kernel`` declares ``combinational = True``."""
-    return getattr(kernel, "combinational", False) is True
+    """Whether the gather ``kernel`` declares itself combinational on its signature."""
+    return kernel_traits(kernel)[1]
 
 
 def forwards(config, kernel):
