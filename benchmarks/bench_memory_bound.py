@@ -45,7 +45,7 @@ from gravfm.flow.memory import memory_hardware, platform_for_run, words_per_pass
 from gravfm.flow.planning import plan
 from gravfm.flow.preparation import prepare
 from gravfm.hw.arch import architecture
-from gravfm.hw.offchip_layout import edge_slot_bits
+from gravfm.model.offchip_layout import edge_slot_bits
 from gravfm.model import load_platform, model_params
 from gravfm.model import limits as L
 from gravfm.model.predict import evaluate

@@ -6,7 +6,7 @@ algorithm is the one the README's "Your own algorithm" section builds, step by s
 
 * layouts, with an 8-bit ``capacity`` per edge (:func:`edge_data`);
 * apply and scatter, each one call of a building block (:mod:`gravfm.algorithms.blocks`);
-* gather written by hand in Amaranth: a two-stage pipeline that declares ``latency = 2``;
+* gather written by hand in Amaranth: a two-stage pipeline that declares ``latency=2`` on its signature;
 * the software reference: the same three steps in numpy, run by
   :func:`gravfm.algorithms.engine.run_supersteps`, which counts the messages of every superstep
   as the hardware does.
@@ -34,10 +34,9 @@ def gather(layouts):
     from gravfm.hw.kernels import gather_signature
 
     class PipelinedMaxGather(wiring.Component):
-        latency = 2  # cycles from an input's handshake to its output's (checked before each build)
-
         def __init__(self):
-            super().__init__(gather_signature(layouts))
+            # latency: cycles from an input's handshake to its output's (checked before each build)
+            super().__init__(gather_signature(layouts, latency=2))
 
         def elaborate(self, platform):
             m = Module()

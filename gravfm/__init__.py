@@ -12,8 +12,7 @@ from .errors import ConfigError, GraphFormatError, GravfmError, SpecError
 from .graph import Graph, load_graph, tiny_graph
 from .model import load_platform, predict
 from .partition import gravfm_edge_stores, partition, partition_report
-
-__version__ = "0.1.0"
+from .version import __version__
 
 # Names served lazily from modules that import Amaranth, so `import gravfm` stays light.
 _LAZY = {"RunOptions": "gravfm.flow", "run": "gravfm.flow", "FpgaTop": "gravfm.hw",

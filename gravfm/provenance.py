@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .version import __version__
+
 __all__ = ["provenance", "git_state", "machine", "arguments", "json_safe", "write_results"]
 
 #: The folder holding the ``gravfm`` package (a checkout's top folder, or site-packages).
@@ -127,8 +129,6 @@ def provenance():
         :func:`git_state`) of the checkout the imported ``gravfm`` package lives in,
         ``gravfm_version``, ``date`` (UTC, ISO 8601) and ``machine`` (:func:`machine`).
     """
-    from gravfm import __version__
-
     return {**git_state(PACKAGE_PARENT), "gravfm_version": __version__,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": machine()}

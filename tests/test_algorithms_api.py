@@ -14,6 +14,7 @@ from gravfm.graph.tiny import tiny_graph
 from gravfm.hw import FpgaTop, KernelLayouts, SystemConfig, build_kernels
 from gravfm.hw.config import NetworkConfig, PeConfig
 from conftest import check_run, run_flow
+from gravfm.hw.unused import silence_unused
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
@@ -71,7 +72,7 @@ class _WrongGather(wiring.Component):
 
     def __init__(self, members):
         super().__init__(members)
-        self._MustUse__silence = True  # rejected before elaboration, by design
+        silence_unused(self)  # rejected before elaboration, by design
 
     def elaborate(self, platform):
         return Module()

@@ -17,6 +17,7 @@ from gravfm.hw.pe import ForwardingGatherUnit, GatherUnit
 from gravfm.hw.pe.gather_forward import build_gather_unit
 from conftest import run_dut, run_flow
 from test_hw_system import check_run  # the suite's run checks with the cycle bound (tests/ is on sys.path)
+from gravfm.hw.unused import silence_unused
 
 VERTICES = 4
 INITIAL_LABEL = 60
@@ -126,7 +127,7 @@ def test_a_run_of_messages_to_one_vertex_takes_one_cycle_each(write_latency):
 def chosen_unit(**arguments):
     """The gather stage build_gather_unit picks (never elaborated: silence Amaranth's warning)."""
     unit = build_gather_unit(**arguments)
-    unit._MustUse__silence = True
+    silence_unused(unit)
     return unit
 
 

@@ -12,6 +12,7 @@ from gravfm.algorithms import BFS, WCC
 from gravfm.graph.tiny import tiny_graph
 from conftest import check_run, run_dut, run_flow
 from test_hw_system import random_graphs  # the suite's random graph strategy (tests/ is on sys.path)
+from gravfm.hw.unused import silence_unused
 
 
 class Delayed(wiring.Component):
@@ -22,11 +23,11 @@ class Delayed(wiring.Component):
         self._inner = inner
         # Elaborated by this wrapper's elaborate: a wrapper that is only inspected must not
         # leave its inner kernel reported as unused.
-        inner._MustUse__silence = True
+        silence_unused(inner)
         self._port = port
         self._stages = stages
         self._stall_period = stall_period
-        super().__init__(inner.signature)
+        super().__init__(wiring.Signature(dict(inner.signature.members)))   # no traits: it adds delay
 
     def elaborate(self, platform):
         m = Module()

@@ -10,6 +10,7 @@ from gravfm.hw import FpgaTop, SystemConfig
 from gravfm.hw.link import LinkConfig
 from gravfm.hw.multi import MultiFpgaSystem, build_system
 from gravfm.flow import RunOptions, run
+from gravfm.hw.unused import silence_unused
 
 
 def test_run_on_two_fpgas_with_the_amaranth_backend():
@@ -52,7 +53,7 @@ def test_every_fpga_of_a_system_has_the_same_top(arch):
 
     config = SystemConfig.of(algorithm=WCC, fpgas=3, pes_per_fpga=2, local_bits=2, edges_per_pe=8, arch=arch)
     system = MultiFpgaSystem(config)
-    system._MustUse__silence = True   # only its tops are exported
+    silence_unused(system)   # only its tops are exported
     texts = {verilog.convert(top, name="fpga_top", emit_src=False) for top in (*system.tops, FpgaTop(config))}
     assert len(texts) == 1
 

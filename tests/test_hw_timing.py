@@ -15,14 +15,18 @@ from gravfm.hw.layouts import KernelLayouts
 from gravfm.hw.network import Endpoint, RoundMerger
 from gravfm.hw.network.merge import round_robin_grant, round_robin_next
 from gravfm.hw.pe import HazardUnit
+from gravfm.hw.kernels import KernelSignature
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
 from gravfm.hw.skid_buffer import SkidBuffer
 from conftest import insert_addresses, run_dut as run
+from gravfm.hw.unused import silence_unused
 
 
 class _Kernel:
+    """Stands for a gather kernel: only its signature's latency is read."""
+
     def __init__(self, latency):
-        self.latency = latency
+        self.signature = KernelSignature({}, latency=latency)
 
 
 @pytest.mark.parametrize(("configured", "latency", "expected"), [(4, 0, 4), (4, 1, 4), (4, 2, 5), (4, 4, 7),
@@ -164,7 +168,7 @@ def test_gather_unit_rejects_a_bad_write_latency():
     config = SystemConfig.of(algorithm=WCC, local_bits=5)
     layouts = KernelLayouts(WCC, config)
     kernel = build_kernels(WCC, layouts)["gather"]
-    kernel._MustUse__silence = True  # never elaborated: the gather unit is refused
+    silence_unused(kernel)  # never elaborated: the gather unit is refused
     with pytest.raises(TypeError, match="write latency"):
         GatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=2)
 

@@ -20,6 +20,7 @@ from gravfm.hw.verilog import (
     verilog_sources,
 )
 from conftest import check_run, run_flow
+from gravfm.hw.unused import silence_unused
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "verilog_wcc" / "wcc_verilog.py"
 
@@ -172,7 +173,7 @@ def test_exact_ports_pass_and_system_parameters_are_set():
       output [15:0] round_out, output barrier_out, output valid_out, input message_ack);
     endmodule"""
     kernel = VerilogKernel(kind="scatter", verilog_module=parse_verilog_module(text), layouts=layouts)
-    kernel._MustUse__silence = True  # built to inspect, never elaborated
+    silence_unused(kernel)  # built to inspect, never elaborated
     assert kernel.parameters == {"VERTEXID_BITS": 4, "NUM_NEIGHBORS_BITS": 5}
     assert kernel.module == "s" and kernel.verilog_source == text
 

@@ -38,8 +38,8 @@ def _smaller_label(i):
 class PipelinedMinGather(wiring.Component):
     """WCC's gather through ``depth`` pipeline registers (``i.ready = ~o.valid | o.ready``)."""
 
-    def __init__(self, layouts, depth):
-        super().__init__(gather_signature(layouts))
+    def __init__(self, layouts, depth, **traits):
+        super().__init__(gather_signature(layouts, **traits))
         self._layouts, self._depth = layouts, depth
 
     def elaborate(self, platform):
@@ -59,12 +59,9 @@ class PipelinedMinGather(wiring.Component):
 
 
 def pipelined_gather(depth, **declared):
-    """Factory of a :class:`PipelinedMinGather` carrying the attributes ``declared``."""
+    """Factory of a :class:`PipelinedMinGather` whose signature declares the traits ``declared``."""
     def build(layouts):
-        kernel = PipelinedMinGather(layouts, depth)
-        for name, value in declared.items():
-            setattr(kernel, name, value)
-        return kernel
+        return PipelinedMinGather(layouts, depth, **declared)
     return build
 
 

@@ -26,8 +26,10 @@ from gravfm.hw.link import config as link_config_module
 from gravfm.hw.link import model as link_model_module
 from gravfm.sim.build_cache import BuildCache, build_key
 from gravfm.hw.link.config import mixed_seed
+from gravfm.sim.harness_inputs import cpp_sources, inputs_header
 from gravfm.sim.link_params import link_params
 from gravfm.sim.verilator_build import VERILATOR_FLAGS, export_verilog, verilator_command, verilator_version
+from gravfm.hw.unused import silence_unused
 
 TOP = "link_tb"
 EXECUTABLE = "link_model_tb"
@@ -198,7 +200,7 @@ def build_bench(cases, cache_dir):
     """Compile the bench of ``cases`` (cached by its sources); return the executable's path."""
     package = resources.files("gravfm.sim")
     sources = {f"{TOP}.v": export_verilog(LinkBench(cases), name=TOP), "link_tb_links.h": links_header(cases),
-               **{name: package.joinpath(name).read_text() for name in ("link_model.h", "splitmix.h")},
+               **cpp_sources("link_model.h", "splitmix.h"),
                "link_model_tb.cpp": package.joinpath("link_model_tb.cpp").read_text()}
     key = build_key({**sources, "flags": "\0".join(VERILATOR_FLAGS), "verilator": verilator_version()})
 
@@ -250,7 +252,7 @@ def test_params_are_the_gateware_values():
     assert mixed_seed(ZERO_MIX_SEED) == 1
     for seed in (0, 1, 65, 4097, ZERO_MIX_SEED, 3 * 64 + 6):
         link = LinkModel(shape=8, config=LinkConfig(), item_bits=8, seed=seed)
-        link._MustUse__silence = True  # built to read its seed, never elaborated
+        silence_unused(link)  # built to read its seed, never elaborated
         assert mixed_seed(seed) == link._seed
     params = link_params(LinkConfig(bits_per_cycle=5.3, stall_probability=0.3), item_bits=40, seed=1, payload_bits=8)
     cost = 40 << link_config_module.FRACTION_BITS
@@ -259,9 +261,10 @@ def test_params_are_the_gateware_values():
     unlimited = link_params(LinkConfig(), item_bits=40, seed=1, payload_bits=8)
     assert (unlimited.rate_fixed, unlimited.credit_bits) == (0, 0)
     assert params.cpp_initializer().startswith("{/*rate_fixed*/ 1357u, /*cost*/ 10240u, ")
-    header = resources.files("gravfm.sim").joinpath("link_model.h").read_text()
+    header = inputs_header()   # the struct link_model.h uses, generated from the dataclass
     struct = re.search(r"struct LinkParams \{(.*?)\};", header, re.S).group(1)
     assert re.findall(r"uint32_t (\w+);", struct) == [field.name for field in fields(params)]
+    assert "struct LinkParams" not in resources.files("gravfm.sim").joinpath("link_model.h").read_text()
     with pytest.raises(TypeError, match="item_bits must be a positive integer, not 0"):
         link_params(LinkConfig(), item_bits=0, seed=1, payload_bits=8)
 
@@ -297,8 +300,8 @@ def compile_plain_bench(folder, name):
     """gravfm/sim/NAME.cpp with the link headers, compiled with the C++ compiler Verilator uses."""
     compiler = shutil.which(os.environ.get("CXX", "c++"))
     assert compiler, "no C++ compiler (c++ or $CXX) on PATH"
-    for source in ("link_model.h", "link_split.h", f"{name}.cpp"):
-        (folder / source).write_text(resources.files("gravfm.sim").joinpath(source).read_text())
+    for source, text in cpp_sources("link_model.h", "link_split.h", f"{name}.cpp").items():
+        (folder / source).write_text(text)
     command = [compiler, "-O2", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-o", str(folder / name),
                str(folder / f"{name}.cpp")]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=600)

@@ -104,7 +104,7 @@ def test_estimate_matches_a_uniform_graphs_partition():
     stores = edge_stores(prepared.graph, hardware.partition, config.pe.local_bits, layout=config.arch)
     exact = words_per_pass(stores, config)
     from gravfm.hw.arch import architecture
-    from gravfm.hw.offchip_layout import edge_slot_bits
+    from gravfm.model.offchip_layout import edge_slot_bits
     slot = edge_slot_bits(architecture(config.arch).layouts(config.algorithm, config).edge_word.size)
     graph = prepared.graph
     estimate = L.layout_words_per_pass(graph.num_vertices, graph.num_edges, 2, 4, slot, 128)

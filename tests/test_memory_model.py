@@ -5,6 +5,7 @@ memory_model.h's header is checked on directed traffic: bandwidth, latency, bank
 round-robin, AXI ID order under reordering, responses, the stuck fault and registered outputs.
 """
 
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -174,7 +175,7 @@ def test_params_fixed_point_and_description():
     assert MemoryParams(bytes_per_cycle=5.3).rate_fixed == 347341
     assert MemoryParams(bytes_per_cycle=1e-9).rate_fixed == 1
     params = MemoryParams(jitter=3, reorder=True)
-    assert params.values() == (16, 16 << 16, 20, 3, 8, 4, 1, 1, 0)
+    assert astuple(params.model_params()) == (16, 16 << 16, 20, 3, 8, 4, 1, 1, 0)
     assert params.describe() == "16 B words, 16 B/cycle, latency 20+0..3 cycles, 8 banks x 4, seed 1, reorder"
 
 
@@ -182,7 +183,8 @@ def test_memory_file_and_load(tmp_path):
     params = MemoryParams(word_bytes=4, stuck=True)
     load = MemoryLoad(params, [np.zeros(8, np.uint8), np.arange(4, dtype=np.uint8)], ports_per_memory=3)
     spec = load.write(tmp_path)
-    assert spec.read_text() == (f"params 4 {16 << 16} 20 0 8 4 1 0 1\nports 3\n"
+    assert spec.read_text() == (f"params word_bytes=4 rate_fixed={16 << 16} latency=20 jitter=0 banks=8 bank_depth=4 "
+                                f"seed=1 reorder=0 stuck=1\nports 3\n"
                                 f"image 0 {tmp_path / 'memory0.bin'}\nimage 1 {tmp_path / 'memory1.bin'}\n")
     assert Path(tmp_path / "memory1.bin").read_bytes() == bytes([0, 1, 2, 3])
     with pytest.raises(ConfigError, match="multiple of word_bytes=4"):

@@ -13,12 +13,12 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 import pytest
 
 from gravfm.sim.build_cache import BuildCache, build_key
+from gravfm.sim.harness_inputs import cpp_sources
 from gravfm.sim.memory_model import MemoryModel, PortOutputs
 from gravfm.sim.memory_params import MemoryParams, memory_file
 
@@ -64,8 +64,7 @@ def build_bench(cache_dir):
     """Compile the bench (cached by its sources and the compiler); return the executable's path."""
     compiler = os.environ.get("CXX", "c++")
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
-    package = resources.files("gravfm.sim")
-    sources = {name: package.joinpath(name).read_text() for name in SOURCES}
+    sources = cpp_sources(*SOURCES)
     key = build_key({**sources, "flags": "\0".join(CXX_FLAGS), "compiler": version})
 
     def compile_into(folder):

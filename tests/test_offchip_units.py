@@ -105,7 +105,7 @@ def test_memory_image_holds_every_list_word_aligned_at_its_index_entry(arch, alg
                              memory_word_bits=word_bits)
     stores = edge_stores(graph, parts, config.pe.local_bits, layout=arch)
     from gravfm.hw.arch import architecture
-    from gravfm.hw.offchip_layout import edge_slot_bits
+    from gravfm.model.offchip_layout import edge_slot_bits
     edge_bits = architecture(arch).layouts(config.algorithm, config).edge_word.size
     slot_bytes = edge_slot_bits(edge_bits) // 8
     assert (word_bits // 8 - 8) // slot_bytes == inline

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from conftest import run_flow
-from gravfm.algorithms import WCC, check_partition_independence
-from gravfm.algorithms.partition_check import probe_graph, reordering_partitions
+from gravfm.algorithms import WCC
+from gravfm.flow import check_partition_independence
+from gravfm.flow.partition_check import probe_graph, reordering_partitions
 from gravfm.errors import ConfigError
 
 # The mistake: WCC's label kept as a hardware id (the loader translates it), so gather's
@@ -47,7 +48,7 @@ def test_a_failed_run_of_a_users_algorithm_on_several_pes_points_at_the_check():
     report = run_flow(WCC_ON_HARDWARE_IDS, probe_graph(), pes=2, partition="round_robin")
     assert not report.verified
     assert report.check_detail.endswith("if it verifies on 1 PE, a kernel may compare hardware ids, which depend "
-                                        "on the partition: gravfm.algorithms.check_partition_independence"
+                                        "on the partition: gravfm.flow.check_partition_independence"
                                         "(algorithm) tells (docs/kernels.md)")
 
 

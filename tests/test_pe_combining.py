@@ -66,10 +66,20 @@ def test_a_combinational_combiner_is_refused():
     from gravfm.hw.layouts import KernelLayouts
     from gravfm.hw.pe.parking import parking_for
 
+    from amaranth.hdl import Module
+    from amaranth.lib import wiring
+
+    from gravfm.hw.kernels import combiner_signature
+
+    class Instant(wiring.Component):   # declares latency 0 on its signature
+        def __init__(self, layouts):
+            super().__init__(combiner_signature(layouts, latency=0))
+
+        def elaborate(self, platform):
+            return Module()
+
     def instant(layouts):
-        combiner = SHORT.combiner(layouts)
-        combiner.latency = 0
-        return combiner
+        return Instant(layouts)
 
     algorithm = dataclasses.replace(SHORT, combiner=instant)
     config = SystemConfig.of(algorithm, pes_per_fpga=2)

@@ -24,10 +24,12 @@ from gravfm.hw.protocol import HOST_READ_LATENCY
 from gravfm.hw.link import LinkConfig
 from gravfm.sim.amaranth_backend import host_read, host_writes, run_to_done
 from gravfm.sim.harness_header import HostInterface
-from gravfm.sim.link_params import link_params
+from gravfm.sim.link_params import LinkEnds, link_params
+from gravfm.sim.named_fields import named_line
 from gravfm.sim.memory_bench import memory_testbench
 from gravfm.sim.memory_params import MemoryLoad, MemoryParams
 from gravfm.sim.verilator import HostWrites, ReadRegion, build_simulator, run_simulator
+from gravfm.hw.unused import silence_unused
 
 BEATS, WORD_BYTES, PORTS_PER_FPGA, FPGAS = 4, 16, 2, 2
 PARAMS = MemoryParams(word_bytes=WORD_BYTES, bytes_per_cycle=9.5, latency=6, jitter=3, banks=2, bank_depth=2,
@@ -124,8 +126,9 @@ def run_amaranth():
 
 def system_text():
     """The SYSTEM file of two probe FPGAs whose (idle) link ports are joined by default links."""
-    params = link_params(LinkConfig(), item_bits=LINK_BITS, seed=1, payload_bits=LINK_BITS).values()
-    links = [f"link {a} {1 - a} 0 0 {LINK_BITS} 0 " + " ".join(str(v) for v in params) for a in range(FPGAS)]
+    params = link_params(LinkConfig(), item_bits=LINK_BITS, seed=1, payload_bits=LINK_BITS)
+    links = [named_line("link", LinkEnds(source=a, target=1 - a, port_out=0, port_in=0, item_bits=LINK_BITS,
+                                         barrier_bit=0), params) for a in range(FPGAS)]
     return "\n".join([f"fpgas {FPGAS}", f"pes {PORTS_PER_FPGA}", *links]) + "\n"
 
 
@@ -140,7 +143,7 @@ def run_harness(top, cache, **options):
 
 def _unelaborated(probe):
     """A probe built only to read its signature (never elaborated: no "created but never used")."""
-    probe._MustUse__silence = True
+    silence_unused(probe)
     return probe
 
 

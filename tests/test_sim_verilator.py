@@ -23,6 +23,7 @@ from gravfm.sim.verilator import (
     HostWrites, ReadRegion, SimulatorError, WatchItem, build_simulator, run_simulator,
     simulator_sources, write_plan,
 )
+from gravfm.hw.unused import silence_unused
 
 COUNTER_NAMES = ("messages", "busy", "wait_barrier")
 
@@ -322,7 +323,7 @@ def test_top_without_host_interface_is_refused():
             return Module()
 
     top = NotATop()
-    top._MustUse__silence = True  # refused before elaboration, on purpose
+    silence_unused(top)  # refused before elaboration, on purpose
     with pytest.raises(SimulatorError, match="lacks host-interface ports: host_wr_en"):
         simulator_sources(top)
 

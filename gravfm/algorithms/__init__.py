@@ -7,13 +7,12 @@ registered one is accepted (see ``examples/``). Importing this package does not 
 from ..errors import ConfigError
 from .base import VERTEXID, Algorithm
 from .bfs import BFS
-from .partition_check import check_partition_independence
 from .pagerank import PAGERANK, make_pagerank
 from .sssp import SSSP
 from .wcc import WCC
 
 __all__ = ["Algorithm", "VERTEXID", "REGISTRY", "get_algorithm", "WCC", "BFS", "PAGERANK", "SSSP",
-           "make_pagerank", "check_partition_independence"]
+           "make_pagerank"]
 
 #: Built-in algorithms by name.
 REGISTRY = {algorithm.name: algorithm for algorithm in (WCC, BFS, PAGERANK, SSSP)}

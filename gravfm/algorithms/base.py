@@ -19,11 +19,9 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..errors import ConfigError
+from ..widths import VERTEXID
 
 __all__ = ["Algorithm", "VERTEXID"]
-
-#: Symbolic width: the system's vertex-id width.
-VERTEXID = "vertexid"
 
 
 def _check_layout(algorithm_name, kind, layout, *, may_be_empty):

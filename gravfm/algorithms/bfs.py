@@ -36,12 +36,12 @@ def _initially_active(graph, params):
 
 
 def _reference(graph, params):
-    from .reference import bfs
+    from .reference import bfs  # deferred: scipy.sparse.csgraph (heavy), only to compute a reference
     return bfs(graph, _root(graph, params))
 
 
 def _check(graph, params, state, result):
-    from .reference import check_bfs_parent
+    from .reference import check_bfs_parent  # deferred: scipy.sparse.csgraph (heavy), only to compute a reference
     parent = np.where(np.asarray(state["visited"]) != 0, np.asarray(state["parent"]), -1)
     return check_bfs_parent(graph, _root(graph, params), parent)
 

@@ -28,6 +28,7 @@ from amaranth.lib import wiring
 
 from ..errors import ConfigError
 from ..hw.kernels import apply_signature, gather_signature, scatter_signature
+from ..hw.unused import silence_unused
 
 __all__ = ["ConditionalGather", "ExtremumGather", "EmitIfActiveApply", "MapScatter"]
 
@@ -46,7 +47,7 @@ class _Block(wiring.Component):
     def _fail(self, message):
         # A block refused at construction is never elaborated: silence Amaranth's
         # "created but never used" warning, which would only bury the error.
-        self._MustUse__silence = True
+        silence_unused(self)
         raise ConfigError(f"{type(self).__name__}: {message}")
 
     def _call(self, function, *args):
@@ -54,7 +55,7 @@ class _Block(wiring.Component):
         try:
             return function(*args)
         except Exception:
-            self._MustUse__silence = True
+            silence_unused(self)
             raise
 
     def _check_flag(self, name, value):
@@ -107,15 +108,18 @@ class _Block(wiring.Component):
 class _StateGather(_Block):
     """What both gathers share: ports, the active flag, and the state out in the input's cycle."""
 
-    combinational = True  # output in the cycle of the input: gather may forward results
-
     def __init__(self, layouts, *, active, combinational):
-        super().__init__(gather_signature(layouts))
         self._check_flag("combinational", combinational)
+        # output in the cycle of the input: the gather stage may forward results (on the signature)
+        super().__init__(gather_signature(layouts, combinational=combinational))
         if active is not None:
             self._check_field("active", active, layouts.vertex, "vertex", one_bit=True)
-        self.combinational = combinational
         self._fields, self._active = _names(layouts.vertex), active
+
+    @property
+    def combinational(self):
+        """What the signature declares (:class:`~gravfm.hw.kernels.KernelSignature`)."""
+        return self.signature.combinational
 
     def _replace(self, what, changes, taken):
         """Build ``state = changes ? taken : state`` (fields absent from ``taken`` kept)."""

@@ -36,8 +36,10 @@ import itertools
 import numpy as np
 
 from ..errors import ConfigError
-from .engine_inputs import (ApplyInput, Fields, GatherInput, ScatterInput, columns, described,
-                            read_only)
+from .checks import compare_close, compare_exact
+from .engine_inputs import ApplyInput, Fields, GatherInput, ScatterInput, columns, described, read_only
+from .reference.results import SuperstepResult
+from .reference.rounds import out_edges_of
 
 __all__ = ["run_supersteps", "state_check", "Fields", "ApplyInput", "ScatterInput", "GatherInput",
            "DEFAULT_MAX_SUPERSTEPS"]
@@ -94,8 +96,6 @@ def run_supersteps(graph, *, initial, gather, apply, scatter=None, edge=None, sp
         A malformed argument or return value (naming the function and the field), or no end
         within ``max_supersteps``.
     """
-    from .reference.results import SuperstepResult
-
     n = graph.num_vertices
     state = _initial_state(initial, n)
     dtypes = {name: values.dtype for name, values in state.items()}
@@ -182,8 +182,6 @@ def _apply_round(apply, state, applied, r, dtypes):
 
 def _scatter_round(scatter, graph, senders, update, edges, r):
     """Every message of round ``r``: ``(sender, neighbor, {field: values})``, ordered by sender."""
-    from .reference.rounds import out_edges_of
-
     edge_index, sender = out_edges_of(graph, senders)
     lengths = graph.offsets[senders + 1] - graph.offsets[senders]
     row = np.repeat(np.arange(senders.size), lengths)  # each message's row among the updates
@@ -237,8 +235,6 @@ def state_check(*fields, rtol=None, atol=0.0):
         ``result`` being a :func:`run_supersteps` result; the detail names the first vertex that
         differs, by the input's id.
     """
-    from .checks import compare_close, compare_exact
-
     if not fields or not all(isinstance(field, str) for field in fields):
         raise ConfigError(f"state_check: name the vertex fields to compare, not {fields!r}")
 

@@ -20,7 +20,7 @@ def block_kernel(block, **arguments):
         Its keyword arguments (callables among them run when the block is built).
     """
     def build(layouts):
-        from . import blocks
+        from . import blocks  # deferred: Amaranth (heavy)
         return getattr(blocks, block)(layouts, **arguments)
 
     build.__qualname__ = f"block_kernel({block!r})"

@@ -13,6 +13,7 @@ import traceback
 from pathlib import Path
 
 from ..errors import ConfigError, UserCodeError
+from . import REGISTRY, get_algorithm
 from .base import Algorithm
 
 __all__ = ["resolve_algorithm", "load_algorithm_file", "user_code_error"]
@@ -89,16 +90,12 @@ def resolve_algorithm(spec):
         return spec
     split = _split(spec)
     if split is None:
-        from . import get_algorithm
-
         return get_algorithm(spec)
     return load_algorithm_file(*split)
 
 
 def _algorithms_in(module):
     """Names of the Algorithm objects a module defines (the built-ins it imports left out)."""
-    from . import REGISTRY
-
     builtin = [id(algorithm) for algorithm in REGISTRY.values()]
     return [name for name, value in vars(module).items()
             if isinstance(value, Algorithm) and id(value) not in builtin and not name.startswith("_")]

@@ -53,6 +53,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import Algorithm
+from .checks import compare_close
 
 __all__ = ["PAGERANK", "make_pagerank", "RANK_RTOL", "float_bits", "bits_float"]
 
@@ -73,22 +74,20 @@ def bits_float(bits):
 
 
 def _gather(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import data, wiring
+    from amaranth.hdl import Module  # deferred: Amaranth (heavy)
+    from amaranth.lib import data, wiring  # deferred: Amaranth (heavy)
 
-    from ..hw.fp import FPAdder
-    from ..hw.kernels import gather_signature
+    from ..hw.fp import FPAdder  # deferred: Amaranth (heavy)
+    from ..hw.kernels import gather_signature  # deferred: Amaranth (heavy)
 
     tag = data.StructLayout({"nodeid": layouts.gather_out["nodeid"].shape,
                              "rank": 32, "degree": 32})
 
     class PageRankGather(wiring.Component):
-        """``sum += message`` in a pipelined binary32 adder (latency :attr:`latency`)."""
-
-        latency = FPAdder.latency
+        """``sum += message`` in a pipelined binary32 adder (its latency on the signature)."""
 
         def __init__(self):
-            super().__init__(gather_signature(layouts))
+            super().__init__(gather_signature(layouts, latency=FPAdder.latency))
 
         def elaborate(self, platform):
             m = Module()
@@ -116,19 +115,18 @@ def _gather(layouts):
 
 
 def _combiner(layouts):
-    from amaranth.hdl import Module
-    from amaranth.lib import wiring
+    from amaranth.hdl import Module  # deferred: Amaranth (heavy)
+    from amaranth.lib import wiring  # deferred: Amaranth (heavy)
 
-    from ..hw.fp import FPAdder
+    from ..hw.fp import FPAdder  # deferred: Amaranth (heavy)
+    # deferred: Amaranth (heavy)
     from ..hw.kernels import combiner_signature
 
     class PageRankCombiner(wiring.Component):
-        """Two contributions to one vertex added into one (latency :attr:`latency`)."""
-
-        latency = FPAdder.latency
+        """Two contributions to one vertex added into one (its latency on the signature)."""
 
         def __init__(self):
-            super().__init__(combiner_signature(layouts))
+            super().__init__(combiner_signature(layouts, latency=FPAdder.latency))
 
         def elaborate(self, platform):
             m = Module()
@@ -151,10 +149,13 @@ def _apply_factory(supersteps, damping):
     damping_bits = int(float_bits(damping))
 
     def _apply(layouts):
+        # deferred: Amaranth (heavy)
         from amaranth.hdl import Module, Mux, Signal
-        from amaranth.lib import data, wiring
+        from amaranth.lib import data, wiring  # deferred: Amaranth (heavy)
 
+        # deferred: Amaranth (heavy)
         from ..hw.fp import FPAdder, FPDivider, FPMultiplier
+        # deferred: Amaranth (heavy)
         from ..hw.kernels import apply_signature
 
         rnd = layouts.apply_in["round"].shape
@@ -169,10 +170,9 @@ def _apply_factory(supersteps, damping):
             last vertex, which keeps write-backs and updates in order.
             """
 
-            latency = FPMultiplier.latency + FPAdder.latency + FPDivider.latency
-
             def __init__(self):
-                super().__init__(apply_signature(layouts))
+                super().__init__(apply_signature(
+                    layouts, latency=FPMultiplier.latency + FPAdder.latency + FPDivider.latency))
 
             def elaborate(self, platform):
                 m = Module()
@@ -240,7 +240,7 @@ def _apply_factory(supersteps, damping):
 
 
 def _scatter(layouts):
-    from .blocks import MapScatter
+    from .blocks import MapScatter  # deferred: Amaranth (heavy)
     return MapScatter(layouts)  # the contribution, through one pipeline register
 
 
@@ -260,14 +260,13 @@ def _initial_state_factory(damping):
 
 def _reference_factory(supersteps, damping):
     def _reference(graph, params):
-        from .reference import pagerank
+        from .reference import pagerank  # deferred: scipy.sparse.csgraph (heavy), only to compute a reference
         return pagerank(graph, supersteps=supersteps, damping=damping, dtype=np.float32)
 
     return _reference
 
 
 def _check(graph, params, state, result):
-    from .checks import compare_close
     return compare_close("rank", bits_float(state["rank"]), result.rank, rtol=RANK_RTOL, graph=graph)
 
 

@@ -21,8 +21,9 @@ gets pseudo-random integer weights ``1 .. max_weight`` drawn with ``weight_seed`
 import numpy as np
 
 from ..errors import ConfigError
+from ..graph import Graph
 from .base import VERTEXID, Algorithm
-from .checks import vertex_label
+from .checks import compare_exact, vertex_label
 from .kernel_factories import block_kernel
 from .params import root_of
 
@@ -38,7 +39,7 @@ UNREACHED = (1 << DISTANCE_BITS) - 1
 
 def _saturated_message(i):
     """The scatter's message: ``distance + weight``, saturated at :data:`UNREACHED`."""
-    from amaranth.hdl import Mux
+    from amaranth.hdl import Mux  # deferred: Amaranth (heavy)
 
     # One bit wider than a distance, so the carry tells an overflow.
     total = i.update.distance + i.edge.weight
@@ -65,8 +66,6 @@ def attach_weights(graph, *, seed=1, max_weight=16):
     gravfm.errors.ConfigError
         Weights that are not non-negative integers below ``2**WEIGHT_BITS`` (naming the edge).
     """
-    from ..graph import Graph
-
     if graph.weights is None:
         if isinstance(max_weight, bool) or not isinstance(max_weight, (int, np.integer)) \
                 or not 1 <= max_weight < 1 << WEIGHT_BITS:
@@ -117,7 +116,7 @@ def _initial_state(graph, params):
 
 
 def _reference(graph, params):
-    from .reference import sssp
+    from .reference import sssp  # deferred: scipy.sparse.csgraph (heavy), only to compute a reference
     result = sssp(graph, _root(graph, params))
     longest = int(result.distance.max()) if result.distance.size else 0
     if longest >= UNREACHED:
@@ -134,7 +133,6 @@ def _edge_data(graph):
 
 
 def _check(graph, params, state, result):
-    from .checks import compare_exact
     distance = np.asarray(state["distance"], dtype=np.int64)
     distance = np.where(distance == UNREACHED, -1, distance)
     ok, detail = compare_exact("distance", distance, result.distance, graph=graph)

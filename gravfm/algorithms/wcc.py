@@ -25,7 +25,7 @@ def _prepare(graph, params):
 
 
 def _reference(graph, params):
-    from .reference import wcc
+    from .reference import wcc  # deferred: scipy.sparse.csgraph (heavy), only to compute a reference
     return wcc(graph)
 
 

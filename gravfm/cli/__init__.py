@@ -13,9 +13,9 @@ import argparse
 import importlib
 import signal
 import sys
-import threading
 
 from ..errors import GravfmError
+from ..stop_signals import STOP_SIGNALS, Stopped, install_stop_handlers
 
 # Modules under gravfm.cli that provide register(subparsers); each is imported lazily so a
 # missing optional part (e.g. the hardware stack) never breaks `gravfm graph info`.
@@ -48,45 +48,10 @@ def build_parser():
     return parser
 
 
-#: The signals that stop a command, and the line each prints.
-STOP_SIGNALS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)",
-                signal.SIGHUP: "hung up (SIGHUP)"}
-
-
-class Stopped(KeyboardInterrupt):
-    """A stop signal (:data:`STOP_SIGNALS`) turned into an exception; ``signum`` is its number."""
-
-    def __init__(self, signum):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _raise_stopped(signum, frame):
-    # Further stop signals are ignored while the first one's cleanup runs, so that it completes.
-    for number in STOP_SIGNALS:
-        signal.signal(number, signal.SIG_IGN)
-    raise Stopped(signum)
-
-
-def _install_stop_handlers():
-    """Route the stop signals to :func:`_raise_stopped`; return the previous handlers.
-
-    A signal ignored when gravfm starts (``nohup``, a background job's SIGINT) stays ignored.
-    Outside the main thread (an embedding program) nothing is changed.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
-    for number, handler in previous.items():
-        if handler is not signal.SIG_IGN:
-            signal.signal(number, _raise_stopped)
-    return previous
-
-
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    previous = _install_stop_handlers()
+    previous = install_stop_handlers()
     try:
         return args.handler(args) or 0
     except GravfmError as error:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from ..errors import ConfigError, GravfmError
 from ..files import can_create_in
+from ..graph import RELABEL_POLICIES
+from ..graph.readers import FORMATS
 
 __all__ = ["write_json", "check_output_file", "add_graph_input_arguments",
            "graph_load_options", "positive_int", "parse_params"]
@@ -48,9 +50,6 @@ def check_output_file(path, option="--json", *, stdout=False):
 
 def add_graph_input_arguments(parser):
     """The options that read and clean a graph (``graph info``, ``graph convert``, ``run``)."""
-    from ..graph import RELABEL_POLICIES
-    from ..graph.readers import FORMATS
-
     parser.add_argument("--input-format", choices=FORMATS, default=None,
                         help="input file format (default: from extension and contents)")
     parser.add_argument("--keep-self-loops", action="store_true", help="keep edges (v, v) (default: drop)")

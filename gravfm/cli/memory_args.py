@@ -1,5 +1,7 @@
 """The off-chip edge memory options of ``gravfm run`` (and ``demo``)."""
 
+from argparse import ArgumentTypeError
+
 from .common import positive_int
 
 __all__ = ["add_memory_arguments", "memory_overrides"]
@@ -7,7 +9,6 @@ __all__ = ["add_memory_arguments", "memory_overrides"]
 
 
 def _non_negative_int(text):
-    from argparse import ArgumentTypeError
     try:
         value = int(text)
     except ValueError:
@@ -18,7 +19,6 @@ def _non_negative_int(text):
 
 
 def _bandwidth(text):
-    from argparse import ArgumentTypeError
     try:
         value = float(text)
     except ValueError:

@@ -4,10 +4,19 @@ import dataclasses
 import math
 from pathlib import Path
 
+from .. import model
+from ..algorithms import REGISTRY
+from ..algorithms.loading import resolve_algorithm
+from ..algorithms.params import internal_params
+from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError, SpecError
+from ..flow.planning import stated_vertexid_bits
+from ..graph import load_graph
+from ..hw.link_check import link_overhead_bits  # no Amaranth (a description)
+from ..model import LIMIT_DESCRIPTIONS
+from ..model.plot import plot_sweep
 from .common import check_output_file, write_json
 
-ARCH_NAMES = {"gravfm": "GraVF-M (update broadcast)", "gravf": "GraVF (unicast messages)"}
 
 
 def register(subparsers):
@@ -30,8 +39,7 @@ def register(subparsers):
     parser.add_argument("--edges", type=int, metavar="M", help="|E| instead of --graph")
     parser.add_argument("--fpgas", type=int, metavar="N", help="number of FPGAs (default: chosen by the model)")
     parser.add_argument("--pes", type=int, metavar="P", help="PEs per FPGA (default: chosen by the model)")
-    parser.add_argument("--arch", choices=["gravfm", "gravf"], default="gravfm",
-                        help="gravfm: update broadcast (default); gravf: unicast messages")
+    parser.add_argument("--arch", choices=ARCHITECTURES, default=DEFAULT_ARCHITECTURE, help=ARCH_HELP)
     parser.add_argument("--memory-model", choices=["simple", "granular", "layout"], default="simple",
                         help="memory limit: equation (2) (default), worst-case access granularity, or the "
                              "words this implementation's layout reads (estimated for uniformly random "
@@ -86,9 +94,6 @@ def _parse_counts(text, option):
 def _algorithm(text):
     """The Algorithm object named by ``--algorithm`` (registered, or ``FILE.py:NAME``), or None
     for a name known to the model only by its parameters."""
-    from ..algorithms import REGISTRY
-    from ..algorithms.loading import resolve_algorithm
-
     if text in REGISTRY or text.endswith(".py") or ".py:" in text:
         return resolve_algorithm(text)
     return None
@@ -97,9 +102,6 @@ def _algorithm(text):
 def _prepared(args, algorithm):
     """(graph as the algorithm runs on it, its parameters) for ``--graph``; ``--root`` is the
     file's own id of the root, as in ``gravfm run``."""
-    from ..algorithms.params import internal_params
-    from ..graph import load_graph
-
     graph = load_graph(args.graph)
     if algorithm is None:
         return graph, {}
@@ -132,9 +134,6 @@ def _model_params(args, algorithm, vertices, edges):
     """The model's sizes: named defaults of a built-in algorithm, or the layouts of a user's
     algorithm with vertex ids as wide as a run of --fpgas x --pes (1 x 1 when not given)
     makes them, as ``gravfm run`` takes them; --m-* options override."""
-    from .. import model
-    from ..flow.planning import stated_vertexid_bits
-
     overrides = {name: getattr(args, name) for name in ("m_vertex", "m_update", "m_message", "m_edge")}
     if algorithm is None:
         return model.algorithm_params(args.algorithm, **overrides)
@@ -148,15 +147,13 @@ def _fmt_mteps(edges_per_s):
 
 
 def _print_prediction(prediction, platform, params):
-    from ..model import LIMIT_DESCRIPTIONS
-
     print("PREDICTION of the analytical performance model (not a measurement)")
     print(f"  platform   {platform.name}: {platform.description}")
     print(f"  algorithm  {params.name}: m_vertex {params.m_vertex}, m_update {params.m_update}, "
           f"m_message {params.m_message}, m_edge {params.m_edge} bits; CPE {prediction.cpe}")
     print(f"  graph      |V| = {prediction.vertices:,}  |E| = {prediction.edges:,}  "
           f"|E|/|V| = {prediction.degree:.2f}")
-    print(f"  arch       {ARCH_NAMES[prediction.arch]}; memory model: {prediction.memory_model}")
+    print(f"  arch       {architecture_info(prediction.arch).label}; memory model: {prediction.memory_model}")
     how = "chosen by the model" if prediction.chosen else "as given"
     fits = "fits" if prediction.fits else "DOES NOT FIT"
     print(f"  config     {prediction.fpgas} FPGA(s) x {prediction.pes} PEs per FPGA ({how}); "
@@ -180,8 +177,6 @@ def _print_prediction(prediction, platform, params):
 
 
 def _print_sweep(predictions, max_fpgas):
-    from ..model import LIMIT_DESCRIPTIONS
-
     names = [name for name in LIMIT_DESCRIPTIONS if any(name in p.limits for p in predictions)]
     print(f"PREDICTED limits against the number of FPGAs (MTEPS, {predictions[0].pes} PEs per FPGA)")
     print("  n_FPGA" + "".join(f"{name:>12}" for name in names) + f"{'T_sys':>12}  bottleneck")
@@ -194,8 +189,8 @@ def _print_sweep(predictions, max_fpgas):
 
 
 def _print_supersteps(result):
-    work = "work, network time from the updates," if result.updates is not None and result.steady.arch == "gravfm" \
-        else "work at T_sys"
+    network_work = result.updates is not None and architecture_info(result.steady.arch).broadcasts
+    work = "work, network time from the updates," if network_work else "work at T_sys"
     print(f"SUPERSTEP-AWARE PREDICTION ({result.combine} of {work} and synchronization latency)")
     print(f"  {len(result.messages)} supersteps, {result.total_messages:,} traversed edges; latency "
           f"{result.latency_cycles} cycles per superstep; {result.latency_bound_supersteps} superstep(s) "
@@ -207,8 +202,6 @@ def _print_supersteps(result):
 
 
 def run(args):
-    from .. import model
-
     if args.list_platforms:
         for name in model.builtin_platforms():
             print(f"{name:<16} {model.load_platform(name).description}")
@@ -219,8 +212,8 @@ def run(args):
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
     params = _model_params(args, algorithm, vertices, edges)
     if args.link_check != "off":
-        item_bits = params.m_update if args.arch == "gravfm" else params.m_message
-        overhead = model.link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
+        item_bits = architecture_info(args.arch).model_item_bits(m_update=params.m_update, m_message=params.m_message)
+        overhead = link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
                                             item_bits=item_bits)
         params = model.with_link_overhead(params, overhead)
     options = {"arch": args.arch, "memory_model": args.memory_model}
@@ -236,7 +229,6 @@ def run(args):
         print()
         _print_sweep(predictions, platform.network.max_fpgas)
         plot_path = Path(args.plot or "model-sweep.png")
-        from ..model.plot import plot_sweep
 
         plot_sweep(predictions, plot_path, max_fpgas=platform.network.max_fpgas)
         print(f"plot of the predicted limits written to {plot_path}")

@@ -2,7 +2,10 @@
 
 import time
 
+from ..architectures import ARCHITECTURES, architecture_info
 from ..errors import ConfigError
+from ..graph import load_graph
+from ..partition import METHODS, edge_stores, neighbor_filter, partition, partition_report
 from .common import check_output_file, write_json
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
@@ -12,8 +15,6 @@ _MAX_PE_ROWS = 64
 
 
 def register(subparsers):
-    from ..partition import METHODS
-
     parser = subparsers.add_parser(
         "partition",
         help="partition a graph over FPGAs and PEs and report load balance and traffic",
@@ -40,14 +41,6 @@ def register(subparsers):
 
 def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bits=None):
     """Partition ``graph`` and gather every figure the command prints, as a plain dict."""
-    from ..partition import (
-        gravf_edge_stores,
-        gravfm_edge_stores,
-        neighbor_filter,
-        partition,
-        partition_report,
-    )
-
     options = {"ufactor": ufactor, "seed": seed} if method == "metis" else {}
     started = time.perf_counter()
     parts = partition(graph, fpgas, pes, method=method, **options)
@@ -62,8 +55,7 @@ def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bit
     figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
                "local_bits": local_bits}
     figures["memory_bits"] = {
-        "gravfm": gravfm_edge_stores(graph, parts, local_bits).footprint().to_dict(),
-        "gravf": gravf_edge_stores(graph, parts, local_bits).footprint().to_dict(),
+        **{arch: edge_stores(graph, parts, local_bits, layout=arch).footprint().to_dict() for arch in ARCHITECTURES},
         "filter": neighbor_filter(graph, parts).footprint_bits if fpgas > 1 else 0,
     }
     return figures
@@ -107,15 +99,13 @@ def format_report(figures):
     ]
     memory = f["memory_bits"]
     lines.append(f"edge stores with local_bits={f['local_bits']}: "
-                 f"GraVF-M {_size(memory['gravfm']['total_bits'])}, "
-                 f"GraVF {_size(memory['gravf']['total_bits'])}, "
+                 + "".join(f"{architecture_info(arch).title} {_size(memory[arch]['total_bits'])}, "
+                           for arch in ARCHITECTURES) +
                  f"neighbour filter {_size(memory['filter'])}")
     return lines
 
 
 def run(args):
-    from ..graph import load_graph
-
     check_output_file(args.json)
     graph = load_graph(args.graph)
     figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,

@@ -3,13 +3,14 @@
 import shlex
 import sys
 
+from ..reproduce import chosen_points, reproduce
+from ..reproduce.experiments import EXPERIMENTS
+from ..reproduce.plan import format_plan, plan_points
 from .common import positive_int
 
 __all__ = ["register", "handle"]
 
 def register(subparsers):
-    from ..reproduce.experiments import EXPERIMENTS  # no Amaranth: the CLI stays fast
-
     parser = subparsers.add_parser(
         "reproduce", help="run the paper's experiments on a Dask cluster; write PNGs, results.json, REPORT.md",
         description="Run the GraVF-M paper's experiments (each point simulated, verified and beside the model) "
@@ -43,14 +44,9 @@ def register(subparsers):
 
 
 def handle(args):
-    from rich.console import Console
-
-    from ..reproduce import reproduce
+    from rich.console import Console  # deferred: rich (only when printing)
 
     if args.dry_run:
-        from ..reproduce import chosen_points
-        from ..reproduce.plan import format_plan, plan_points
-
         _, by_experiment = chosen_points(args.experiments, args.mode, args.points_limit)
         print(format_plan(*plan_points(by_experiment)))
         return 0

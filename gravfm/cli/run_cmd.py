@@ -3,12 +3,17 @@
 import math
 
 from ..algorithms.loading import resolve_algorithm
+from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
-from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
-                     positive_int, write_json)
-from .run_plot import check_plot_file, plot_run
-from .memory_args import add_memory_arguments, memory_overrides
+from ..flow import RunOptions, run
+from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
+from ..partition import METHODS
+from ..sim.trace import TraceRequest, parse_window
+from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params, positive_int,
+                     write_json)
 from .link_options import add_link_arguments, link_options_from_args
+from .memory_args import add_memory_arguments, memory_overrides
+from .run_plot import check_plot_file, plot_run
 
 __all__ = ["register", "handle", "print_report", "progress_display", "options_from_args", "execute", "result_line",
            "make_console", "trace_of"]
@@ -32,15 +37,11 @@ def register(subparsers):
 
 def add_run_arguments(parser):
     """Options shared by ``run`` and ``demo``."""
-    from ..partition import METHODS
-
     parser.add_argument("--fpgas", type=positive_int, default=1, help="number of FPGAs (default 1)")
     parser.add_argument("--platform", default="ac510x4", metavar="FILE|NAME",
                         help="platform for the clock, the most FPGAs and PEs per FPGA, the graph memory "
                              "and the model's prediction (default ac510x4)")
-    parser.add_argument("--arch", choices=("gravfm", "gravf"), default="gravfm",
-                        help="gravfm (default: broadcast updates) or gravf (the GraVF baseline: unicast "
-                             "messages, sender-side scatter, one per edge)")
+    parser.add_argument("--arch", choices=ARCHITECTURES, default=DEFAULT_ARCHITECTURE, help=ARCH_HELP)
     parser.add_argument("--update-lanes", type=int, choices=(1, 2), default=None, metavar="N",
                         help="updates a GraVF-M PE takes per cycle, 1 or 2 (default: 2 with 8 PEs or "
                              "more in the system, else 1)")
@@ -119,8 +120,6 @@ def check_paths(args):
 
 def trace_of(args):
     """The :class:`~gravfm.sim.trace.TraceRequest` of ``--trace`` and ``--trace-window``, or None."""
-    from ..sim.trace import TraceRequest, parse_window
-
     if args.trace is None:
         if args.trace_window is not None:
             raise ConfigError("--trace-window needs --trace FILE.vcd or FILE.fst")
@@ -145,8 +144,6 @@ def backend_of(args):
 
 def options_from_args(args, algorithm, graph, pes):
     """The :class:`~gravfm.flow.RunOptions` of parsed ``run`` (or ``demo``) arguments."""
-    from ..flow import RunOptions
-
     check_paths(args)
     return RunOptions(algorithm=resolve_algorithm(algorithm), graph=graph, fpgas=args.fpgas, pes=pes,
                       platform=args.platform, partition=args.partition,
@@ -170,6 +167,7 @@ class progress_display:
 
     def __enter__(self):
         if self.enabled:
+            # deferred: rich (only when printing)
             from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
             self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                       TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
@@ -209,9 +207,7 @@ def _figure(value, digits=3):
 
 def print_report(report, console):
     """The human-readable report of a :class:`gravfm.flow.RunReport`."""
-    from rich.table import Table
-
-    from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
+    from rich.table import Table  # deferred: rich (only when printing)
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
         else "[bold red]NOT VERIFIED[/]"
@@ -296,7 +292,7 @@ def print_report(report, console):
 
 def _print_links(links, console):
     """Inter-FPGA traffic: one row per link, then bytes per traversed edge beside the theory."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich (only when printing)
 
     check = f", link check {links['check']}" if "check" in links else ""
     table = Table(title=f"inter-FPGA links (simulated; {links['item_bits']}-bit items, "
@@ -323,7 +319,7 @@ def _print_links(links, console):
 
 def _print_memory(memory, console):
     """Off-chip edge memory: requests, words and the bandwidth the PEs drew (simulated)."""
-    from rich.table import Table
+    from rich.table import Table  # deferred: rich (only when printing)
 
     table = Table(title=f"off-chip edge memory (simulated; {memory['word_bits']}-bit words, "
                         f"{memory['requests_in_flight']} requests in flight per PE)", title_justify="left")
@@ -344,7 +340,7 @@ def result_line(report):
 def make_console():
     """The report's console. Piped or redirected output is not a terminal: rich would wrap it at
     80 columns, mid-sentence, so it gets no width limit worth the name and no soft wrapping."""
-    from rich.console import Console
+    from rich.console import Console  # deferred: rich (only when printing)
 
     console = Console()
     return console if console.is_terminal else Console(width=1000, soft_wrap=True)
@@ -353,8 +349,6 @@ def make_console():
 def execute(options, args):
     """Run with a progress display, print the report (or, ``--quiet``, its result line), write
     the JSON and the plot; exit status 1 unless verified."""
-    from ..flow import run
-
     console = make_console()
     with progress_display(console, enabled=not args.quiet) as display:
         report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)

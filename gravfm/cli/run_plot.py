@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..flow.reporting import superstep_cycles
 from .common import check_output_file
 
 __all__ = ["check_plot_file", "plot_run", "PLOT_FORMATS"]
@@ -27,12 +28,10 @@ def plot_run(report, path):
     :func:`~gravfm.flow.reporting.superstep_cycles`). Right: each cycle-breakdown counter as a
     share of the PEs' cycles (the categories overlap).
     """
-    import matplotlib
+    import matplotlib  # deferred: matplotlib (only when plotting)
 
     matplotlib.use("Agg")  # files only: never open a window, works without a display
-    from matplotlib import pyplot as plt
-
-    from ..flow.reporting import superstep_cycles
+    from matplotlib import pyplot as plt  # deferred: matplotlib (only when plotting)
 
     figure, (steps, stalls) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": (3, 2)})
     rounds = [row.round for row in report.rounds]

@@ -2,6 +2,9 @@
 
 from pathlib import Path
 
+from ..algorithms import get_algorithm
+from ..errors import ConfigError
+from ..provenance import provenance
 from ..synth.targets import NEXTPNR_ROUTERS, TARGETS
 from .common import write_json
 
@@ -48,9 +51,7 @@ def register(subparsers):
 
 
 def run(args):
-    from ..algorithms import get_algorithm
-    from ..errors import ConfigError
-    from ..provenance import provenance
+    # deferred: Amaranth (heavy)
     from ..synth.system_report import GraphCapacity, synth_system
 
     if args.pes < 1:

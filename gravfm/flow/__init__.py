@@ -13,31 +13,26 @@ report        :func:`report` (with the model's prediction)           :class:`Run
 ============  =====================================================  =========================
 
 :func:`run` chains them for a :class:`RunOptions`; the CLI, the tests, the benchmarks and
-synthesis (the plan stage only) call the same stages. Names load lazily, so that importing one
-stage (synthesis imports :mod:`gravfm.flow.planning`) does not import the others.
+synthesis (the plan stage only) call the same stages.
+:func:`check_partition_independence` runs the stages on two partitions of a probe graph.
 """
 
-import importlib
+from ..sim.readback import Readback, SuperstepRow
+from .elaboration import elaborate
+from .loading import load
+from .options import RunOptions
+from .partition_check import check_partition_independence
+from .pipeline import run
+from .planning import (HARDWARE_OPTIONS, LARGE_SYSTEM_PES, Plan, choose_capacities, default_link_fifo_depth,
+                       default_max_rounds, default_network_fifo_depth, default_update_lanes, graph_capacities,
+                       next_power_of_two, plan, stated_capacity, system_config)
+from .preparation import Prepared, prepare
+from .reporting import RunReport, report
+from .simulation import BACKENDS, make_backend, simulate
+from .verification import Verdict, verify
 
-_NAMES = {
-    "Prepared": "preparation", "prepare": "preparation",
-    **{name: "planning" for name in ("Plan", "plan", "system_config", "graph_capacities", "choose_capacities",
-                                     "stated_capacity", "next_power_of_two", "default_max_rounds",
-                                     "default_update_lanes", "default_network_fifo_depth",
-                                     "default_link_fifo_depth", "LARGE_SYSTEM_PES", "HARDWARE_OPTIONS")},
-    "elaborate": "elaboration", "load": "loading",
-    "simulate": "simulation", "make_backend": "simulation", "BACKENDS": "simulation",
-    "Verdict": "verification", "verify": "verification",
-    "RunReport": "reporting", "report": "reporting",
-    "RunOptions": "options", "run": "pipeline",
-}
-
-__all__ = sorted(_NAMES) + ["Readback", "SuperstepRow"]
-
-
-def __getattr__(name):
-    if name in ("Readback", "SuperstepRow"):
-        return getattr(importlib.import_module("gravfm.sim.readback"), name)
-    if name in _NAMES:
-        return getattr(importlib.import_module(f"gravfm.flow.{_NAMES[name]}"), name)
-    raise AttributeError(f"module 'gravfm.flow' has no attribute {name!r}")
+__all__ = ["BACKENDS", "HARDWARE_OPTIONS", "LARGE_SYSTEM_PES", "Plan", "Prepared", "Readback", "RunOptions",
+           "RunReport", "SuperstepRow", "Verdict", "check_partition_independence", "choose_capacities",
+           "default_link_fifo_depth", "default_max_rounds", "default_network_fifo_depth", "default_update_lanes",
+           "elaborate", "graph_capacities", "load", "make_backend", "next_power_of_two", "plan", "prepare", "report",
+           "run", "simulate", "stated_capacity", "system_config", "verify"]

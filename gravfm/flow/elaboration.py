@@ -5,7 +5,9 @@ import gc
 import time
 import warnings
 
-from ..errors import GravfmError
+from ..algorithms.loading import _is_library, user_code_error
+from ..errors import GravfmError, UserCodeError
+from ..hw.unused import silence_unused
 
 __all__ = ["elaborate", "check_kernels", "gather_latency"]
 
@@ -79,7 +81,7 @@ def check_kernels(config, *, contract=True, log=None):
     gravfm.errors.ConfigError
         Ports that do not match the layouts.
     """
-    from ..hw.arch import architecture
+    from ..hw.arch import architecture  # deferred: Amaranth (heavy)
 
     algorithm = config.algorithm
     layouts = architecture(config.arch).layouts(algorithm, config)
@@ -111,18 +113,19 @@ def check_kernels(config, *, contract=True, log=None):
 
 def _check_one(config, kind, layouts, contract):
     """Build, check the ports of and elaborate (bench) one kernel; ``(verdict, component)``."""
+    # deferred: Amaranth (heavy)
     from amaranth.hdl import Fragment, UnusedElaboratable
-    from amaranth.lib import wiring
+    from amaranth.lib import wiring  # deferred: Amaranth (heavy)
 
-    from ..algorithms.loading import user_code_error
+    # deferred: Amaranth (heavy)
     from ..hw.kernel_contract import check_kernel_contract
-    from ..hw.kernels import check_kernel
+    from ..hw.kernels import check_kernel  # deferred: Amaranth (heavy)
 
     algorithm = config.algorithm
     try:
         component = getattr(algorithm, kind)(layouts)
         if isinstance(component, wiring.Component):
-            component._MustUse__silence = True  # built to be checked, as hw.kernels does
+            silence_unused(component)  # built to be checked, as hw.kernels does
         check_kernel(kind, component, layouts, algorithm.name)
         if not contract:
             Fragment.get(component, None)
@@ -145,8 +148,6 @@ def _check_one(config, kind, layouts, contract):
 
 def _user_location(component, factory):
     """``"FILE:LINE: "`` of the kernel's ``elaborate``, or else of its factory, in the user's code."""
-    from ..algorithms.loading import _is_library
-
     for function in (getattr(type(component), "elaborate", None), factory):
         code = getattr(function, "__code__", None)
         if code is not None and not _is_library(code.co_filename):
@@ -155,8 +156,7 @@ def _user_location(component, factory):
 
 
 def _contract_error(algorithm, kind, component, verdict):
-    from ..errors import UserCodeError
-    from ..hw.kernel_contract import RULES
+    from ..hw.kernel_contract import RULES  # deferred: Amaranth (heavy)
 
     rule, detail = verdict.violations[0]
     return UserCodeError(f"{_user_location(component, getattr(algorithm, kind))}algorithm {algorithm.name!r}: "
@@ -174,17 +174,19 @@ def gather_latency(config):
     """``(declared, measured, hazard_slots)`` of ``config``'s gather kernel: its ``latency``
     attribute (None without one), the bench's measure (None when it was not benched in this
     process) and the vertices its hazard unit holds in flight."""
-    from amaranth.lib import wiring
+    from amaranth.lib import wiring  # deferred: Amaranth (heavy)
 
-    from ..hw.arch import architecture
+    from ..hw.arch import architecture  # deferred: Amaranth (heavy)
+    # deferred: Amaranth (heavy)
     from ..hw.kernel_contract import declared_latency
+    # deferred: Amaranth (heavy)
     from ..hw.pe.gather import hazard_slots_for
 
     algorithm = config.algorithm
     layouts = architecture(config.arch).layouts(algorithm, config)
     kernel = algorithm.gather(layouts)
     if isinstance(kernel, wiring.Component):
-        kernel._MustUse__silence = True  # built to read its attributes
+        silence_unused(kernel)  # built to read its attributes
     verdict = _VERDICTS.get(_cache_key(config, "gather", layouts))
     return (declared_latency(kernel), None if verdict is None else verdict.latency,
             hazard_slots_for(config.pe.hazard_slots, kernel))
@@ -212,7 +214,7 @@ def elaborate(plan, *, platform=None, link=None, use_filter=True, kernel_check=T
     link_options : dict, optional
         Link parameters that replace those of ``link`` or the platform's (``RunOptions.link_options``).
     """
-    from ..hw.multi import build_system
+    from ..hw.multi import build_system  # deferred: Amaranth (heavy)
 
     check_kernels(plan.config, contract=kernel_check, log=log)
     return build_system(plan.config, platform=platform, link=link, use_filter=use_filter, link_options=link_options)

@@ -5,9 +5,13 @@ Every figure comes from the platform file; :data:`MEMORY_OPTIONS` override them 
 (``gravfm run --memory-bandwidth ...``), e.g. to make a system memory-bound on purpose.
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import ConfigError
+from ..model.offchip_layout import OffchipLayout
+from ..sim.memory_params import MemoryLoad, MemoryParams
 
 __all__ = ["MEMORY_OPTIONS", "EDGE_MEMORIES", "edge_memory_of", "memory_hardware", "image_bytes",
            "check_memory_fit", "memory_load", "platform_for_run", "words_per_pass"]
@@ -47,8 +51,6 @@ def check_memory_options(overrides):
 def platform_for_run(platform, edge_memory, overrides=None):
     """``platform`` as this run uses it: its edges where the run keeps them, its memory bandwidth
     as overridden (the model then predicts for the machine simulated)."""
-    from dataclasses import replace
-
     overrides = overrides or {}
     memory = replace(platform.memory, edge_storage=edge_memory,
                      bandwidth_gib_s=overrides.get("bandwidth_gib_s", platform.memory.bandwidth_gib_s),
@@ -80,8 +82,7 @@ def image_bytes(stores, config):
 
 def _per_fpga(stores, config, per_pe):
     """``per_pe(list lengths, OffchipLayout)`` summed over each FPGA's PEs."""
-    from ..hw.arch import architecture
-    from ..hw.offchip_layout import OffchipLayout
+    from ..hw.arch import architecture  # deferred: Amaranth (heavy)
 
     layouts = architecture(config.arch).layouts(config.algorithm, config)
     layout = OffchipLayout.of(config.pe.memory_word_bits, layouts.edge_word.size)
@@ -103,7 +104,7 @@ def check_memory_fit(plan, platform):
                               f"{source} [memory] capacity_mib is {platform.memory.capacity_mib:,g}")
     block_ram = platform.fpga.block_ram_kib
     if block_ram:
-        from ..hw.arch import architecture
+        from ..hw.arch import architecture  # deferred: Amaranth (heavy)
         layouts = architecture(config.arch).layouts(config.algorithm, config)
         state_bits = config.pes_per_fpga * config.pe.vertices_per_pe * layouts.vertex_word.size
         if state_bits > block_ram * 8192:
@@ -115,8 +116,6 @@ def check_memory_fit(plan, platform):
 def memory_load(load_plan, platform, overrides=None, *, seed=1):
     """The :class:`~gravfm.sim.memory_params.MemoryLoad` the back-ends serve a run's memory ports
     from: the plan's images, the platform's figures (with ``overrides``) at its clock."""
-    from ..sim.memory_params import MemoryLoad, MemoryParams
-
     overrides = overrides or {}
     memory = platform.memory
     config = load_plan.config

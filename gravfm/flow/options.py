@@ -1,14 +1,19 @@
 """What to run: :class:`RunOptions`, checked when made."""
 
+import dataclasses
 from dataclasses import dataclass, field
 
+from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
+from ..sim.build_cache import check_cache_root
+from ..sim.trace import TraceRequest
+from .memory import EDGE_MEMORIES, check_memory_options
+from .planning import HARDWARE_OPTIONS
+from .simulation import BACKENDS
 
 __all__ = ["RunOptions", "DEFAULT_PLATFORM", "ARCHITECTURES", "GRAPH_OPTIONS"]
 
 DEFAULT_PLATFORM = "ac510x4"
-#: gravfm.hw.config.ARCHITECTURES, spelled here so that checking options imports no Amaranth.
-ARCHITECTURES = ("gravfm", "gravf")
 #: Keywords of gravfm.graph.load_graph that RunOptions.graph_options may set.
 GRAPH_OPTIONS = ("fmt", "self_loops", "duplicates", "relabel", "undirected")
 
@@ -55,7 +60,7 @@ class RunOptions:
     threads : int, optional
         Compiled simulation of several FPGAs: threads advancing the FPGA models (default: the
         machine's cores, at most the FPGAs); the results do not depend on it.
-    arch : {"gravfm", "gravf"}
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
         GraVF-M (broadcast updates) or the GraVF baseline (unicast messages, one per edge).
     update_lanes : int, optional
         Updates a GraVF-M PE takes per cycle (1 or 2); by default the plan's rule.
@@ -104,7 +109,7 @@ class RunOptions:
     watchdog_cycles: int = 1 << 20
     cache_dir: str | None = None
     threads: int | None = None
-    arch: str = "gravfm"
+    arch: str = DEFAULT_ARCHITECTURE
     update_lanes: int | None = None
     gather_forwarding: bool = True
     hardware: dict = field(default_factory=dict)
@@ -118,26 +123,20 @@ class RunOptions:
     trace: object = None
 
     def __post_init__(self):
-        from .memory import EDGE_MEMORIES, check_memory_options
-        from .planning import HARDWARE_OPTIONS
-        from .simulation import BACKENDS
-
         _positive("fpgas", self.fpgas)
         if not isinstance(self.check_kernels, bool):
             raise ConfigError(f"check_kernels must be true or false, not {self.check_kernels!r}")
         _positive("pes", self.pes)
-        if self.arch not in ARCHITECTURES:
-            raise ConfigError(f"unknown architecture {self.arch!r} (known: {', '.join(ARCHITECTURES)})")
-        if self.update_lanes is not None and (self.update_lanes not in (1, 2) or
-                                              (self.update_lanes > 1 and self.arch != "gravfm")):
-            raise ConfigError(f"update_lanes must be 1 or 2 (2 only with the gravfm architecture), "
+        lanes = architecture_info(self.arch).max_update_lanes   # an unknown name: one line naming the known
+        if self.update_lanes is not None and (isinstance(self.update_lanes, bool) or
+                                              self.update_lanes not in range(1, lanes + 1)):
+            raise ConfigError(f"update_lanes must be 1 .. {lanes} with the {self.arch} architecture, "
                               f"not {self.update_lanes!r}")
         if isinstance(self.backend, str) and self.backend not in BACKENDS:
             raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
         if not isinstance(self.backend, str) and not hasattr(self.backend, "simulate"):
             raise ConfigError(f"backend must be a name or have a simulate method, not {self.backend!r}")
         if self.backend == "verilator":
-            from ..sim.build_cache import check_cache_root
             check_cache_root(self.cache_dir)  # before any work: an unusable cache is one line, not a lost run
         _positive("edges_per_pe", self.edges_per_pe, optional=True)
         _positive("local_bits", self.local_bits, optional=True, zero=True)
@@ -155,14 +154,12 @@ class RunOptions:
             raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
         self._check_link_options()
         if self.trace is not None:
-            from ..sim.trace import TraceRequest
             if not isinstance(self.trace, TraceRequest):
                 raise ConfigError(f"trace must be a TraceRequest, not {self.trace!r}")
 
     def _check_link_options(self):
         """Link options that make no link, or no sense, refused before any work."""
-        import dataclasses
-
+        # deferred: Amaranth (heavy)
         from ..hw.link.config import LinkConfig
 
         if not self.link_options:

@@ -3,6 +3,9 @@ load -> simulate -> verify -> report."""
 
 from dataclasses import replace
 
+from ..algorithms.loading import resolve_algorithm
+from ..model import check_fit, model_params
+from ..model.platform import load_platform
 from .elaboration import elaborate
 from .loading import load
 from .memory import check_memory_fit, edge_memory_of, memory_hardware, memory_load, platform_for_run
@@ -31,10 +34,6 @@ def run(options, *, log=None, on_progress=None, on_stage=None):
         ``generating`` (plan, kernel check, hardware, load), then the back-end's ``building``,
         ``loading`` and ``simulating``, and ``verifying``.
     """
-    from ..algorithms.loading import resolve_algorithm
-    from ..model import check_fit, model_params
-    from ..model.platform import load_platform
-
     log = log or (lambda message: None)
     stage = on_stage or (lambda name, detail="": None)
     # Inputs first, each refused with one line before any work: the algorithm, its back-end,

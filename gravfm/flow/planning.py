@@ -11,7 +11,11 @@ rules (tests size tiny builds; benchmarks share one build across graphs). Synthe
 import math
 from dataclasses import dataclass, field
 
+from ..architectures import DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
+from ..hw import SystemConfig
+from ..partition import Partition, bits_for_count, edge_stores, partition as make_partition
+from .memory import image_bytes, words_per_pass
 
 __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capacities", "stated_capacity",
            "stated_vertexid_bits",
@@ -64,7 +68,7 @@ def default_update_lanes(arch, fpgas, pes_per_fpga):
     taking one update per cycle idles its edge pipeline. (A structural rule, so that the build
     does not depend on the graph.)
     """
-    return 2 if arch == "gravfm" and fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1
+    return min(architecture_info(arch).max_update_lanes, 2 if fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1)
 
 
 def default_network_fifo_depth(fpgas, pes_per_fpga):
@@ -111,7 +115,7 @@ def choose_capacities(partition, edges_needed, *, local_bits=None, edges_per_pe=
     return int(local_bits), int(edges_per_pe)
 
 
-def graph_capacities(graph, partition, *, arch="gravfm", local_bits=None, edges_per_pe=None, offchip=False):
+def graph_capacities(graph, partition, *, arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None, offchip=False):
     """:func:`choose_capacities` for ``graph`` placed by ``partition``, and the edge stores.
 
     Edges per PE depend on the layout: GraVF-M stores edges at their destination's PE, the GraVF
@@ -122,8 +126,6 @@ def graph_capacities(graph, partition, *, arch="gravfm", local_bits=None, edges_
     -------
     (local_bits, edges_per_pe, stores)
     """
-    from ..partition import edge_stores
-
     bits = partition.min_local_bits if local_bits is None else max(local_bits, partition.min_local_bits)
     stores = edge_stores(graph, partition, bits, layout=arch)
     if offchip:
@@ -143,13 +145,11 @@ def stated_capacity(vertices, edges, total_pes):
 def stated_vertexid_bits(vertices, edges, total_pes):
     """Width of a hardware vertex id for a graph that is stated, not held (:func:`stated_capacity`):
     PE index bits and local index bits, as :class:`~gravfm.hw.SystemConfig` adds them."""
-    from ..partition import bits_for_count
-
     local_bits, _ = stated_capacity(vertices, edges, total_pes)
     return bits_for_count(total_pes) + local_bits
 
 
-def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="gravfm", update_lanes=None,
+def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAULT_ARCHITECTURE, update_lanes=None,
                   gather_forwarding=True, edge_memory=None, **hardware):
     """The :class:`~gravfm.hw.SystemConfig` of these capacities, with the structural defaults.
 
@@ -163,8 +163,6 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="grav
         Further fields (:data:`HARDWARE_OPTIONS`); the FIFO depths default to
         :func:`default_network_fifo_depth` and :func:`default_link_fifo_depth`.
     """
-    from ..hw import SystemConfig
-
     unknown = sorted(set(hardware) - set(HARDWARE_OPTIONS))
     if unknown:
         raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
@@ -179,7 +177,7 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch="grav
                            gather_forwarding=gather_forwarding, **edge_memory, **hardware)
 
 
-def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_bits=None, edges_per_pe=None,
+def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None,
          update_lanes=None, gather_forwarding=True, edge_memory=None, **hardware):
     """Partition the prepared graph and size the hardware for it.
 
@@ -191,8 +189,8 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
     partition : str or gravfm.partition.Partition
         Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``), or a
         partition of the prepared graph over ``fpgas`` x ``pes`` PEs (e.g. to choose the order
-        of the hardware ids, :func:`gravfm.algorithms.check_partition_independence`).
-    arch : {"gravfm", "gravf"}
+        of the hardware ids, :func:`gravfm.flow.check_partition_independence`).
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
     local_bits, edges_per_pe : int, optional
         Capacities of a PE (checked against the graph); by default :func:`graph_capacities`.
     update_lanes : int, optional
@@ -208,9 +206,6 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
     -------
     Plan
     """
-    from ..partition import Partition
-    from ..partition import partition as make_partition
-
     if isinstance(partition, Partition):
         parts = partition
         if (parts.fpgas, parts.pes_per_fpga, parts.num_vertices) != (fpgas, pes, prepared.graph.num_vertices):
@@ -228,7 +223,6 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch="gravfm", local_b
                            gather_forwarding=gather_forwarding, edge_memory=edge_memory, **hardware)
     if not offchip:
         return Plan(partition=parts, config=config)
-    from .memory import image_bytes, words_per_pass
     return Plan(partition=parts, config=config, memory_bytes=image_bytes(stores, config),
                 memory_words_per_pass=words_per_pass(stores, config))
 

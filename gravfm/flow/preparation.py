@@ -2,7 +2,10 @@
 
 from dataclasses import dataclass, field
 
+from ..algorithms.loading import resolve_algorithm, user_code_error
+from ..algorithms.params import internal_params, original_params
 from ..errors import GraphFormatError, GravfmError
+from ..graph import Graph, load_graph
 
 __all__ = ["Prepared", "prepare"]
 
@@ -48,8 +51,6 @@ class Prepared:
     @property
     def given_params(self):
         """``params`` as a user gives them: vertex parameters in the input's ids."""
-        from ..algorithms.params import original_params
-
         return original_params(self.graph if self.loaded is None else self.loaded, self.params)
 
 
@@ -81,10 +82,6 @@ def prepare(algorithm, graph, *, params=None, graph_options=None):
     gravfm.errors.UserCodeError
         A user's algorithm code raised (``FILE:LINE: message``).
     """
-    from ..algorithms.loading import resolve_algorithm, user_code_error
-    from ..algorithms.params import internal_params
-    from ..graph import Graph, load_graph
-
     algorithm = resolve_algorithm(algorithm)
     given = dict(params or {})
     defaults = algorithm.params(given)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import GravfmError
+from ..model.supersteps import design_overhead_cycles
+from .elaboration import gather_latency
 
 __all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
            "SUPERSTEP_CYCLES_NOTE", "superstep_overhead"]
@@ -192,6 +194,7 @@ def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_word
 
 def _link_figures(prepared, plan, top, readback):
     """Measured link figures beside the bytes per traversed edge the model expects."""
+    # deferred: Amaranth (heavy)
     from ..hw.multi.link_report import bytes_per_edge_theory, crossing_fraction, link_figures
 
     config, graph = plan.config, prepared.graph
@@ -312,7 +315,6 @@ def _predicted_overhead(report):
     """The model's cycles above the message bound for this run (one FPGA), or None."""
     if report.fpgas != 1 or report.prepared is None or report.plan is None:
         return None
-    from ..model.supersteps import design_overhead_cycles
 
     prepared, partition = report.prepared, report.plan.partition
     pe_of_vertex = partition.pe_of_vertex
@@ -338,8 +340,6 @@ def hazard_stall_note(report):
         return None
     line = f"hazard stalls: gather waited {stalled:,} PE cycles ({100 * stalled / pe_cycles:.1f}% of them)"
     if report.plan is not None:
-        from .elaboration import gather_latency
-
         declared, measured, slots = gather_latency(report.plan.config)
         line += (f"; the gather kernel declares {'no latency (0)' if declared is None else f'latency {declared}'}"
                  f"{'' if measured is None else f' (measured {measured})'}, so its hazard unit holds {slots} "

@@ -9,6 +9,7 @@ simulator). :data:`BACKENDS` names them for the command line.
 import importlib
 
 from ..errors import ConfigError
+from ..sim.readback import with_link_faults
 
 __all__ = ["simulate", "make_backend", "check_backend", "BACKENDS", "VERILOG_BACKENDS"]
 
@@ -31,6 +32,7 @@ def check_backend(algorithm, backend):
     name = backend if isinstance(backend, str) else getattr(backend, "name", type(backend).__name__)
     if name in VERILOG_BACKENDS:
         return
+    # deferred: Amaranth (heavy)
     from ..hw.verilog import VerilogKernelFactory
 
     verilog = [f"{kind} ({factory.verilog_module.name})" for kind in ("gather", "apply", "scatter")
@@ -77,8 +79,6 @@ def simulate(top, load, backend, *, log=None, on_progress=None, total_messages=0
     on_stage : callable, optional
         ``on_stage(name, detail)`` as the back-end begins to build, load and simulate.
     """
-    from ..sim.readback import with_link_faults
-
     readback = backend.simulate(top, load, log=log, on_progress=on_progress, total_messages=total_messages,
                                 on_stage=on_stage)
     if top.config.fpgas == 1:

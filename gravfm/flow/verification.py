@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from ..algorithms import REGISTRY
+
 __all__ = ["Verdict", "verify"]
 
 
@@ -19,7 +21,7 @@ def verify(prepared, readback, *, partition_hint=True):
     """Judge ``readback`` (a :class:`~gravfm.sim.readback.Readback`) against ``prepared``'s reference.
 
     ``partition_hint``: a user's algorithm failing on several PEs gets a pointer to
-    :func:`gravfm.algorithms.check_partition_independence` (which itself does without it).
+    :func:`gravfm.flow.check_partition_independence` (which itself does without it).
     """
     if readback.status == "link_error":
         return Verdict(False, f"link error: {readback.diagnosis[0]}")
@@ -31,13 +33,11 @@ def verify(prepared, readback, *, partition_hint=True):
                              f"reference sends {prepared.reference_messages}")
     if not ok and partition_hint and _users_algorithm_on_several_pes(prepared, readback):
         hint = ("if it verifies on 1 PE, a kernel may compare hardware ids, which depend on the partition: "
-                "gravfm.algorithms.check_partition_independence(algorithm) tells (docs/kernels.md)")
+                "gravfm.flow.check_partition_independence(algorithm) tells (docs/kernels.md)")
         detail = f"{detail}; {hint}" if detail else hint
     return Verdict(bool(ok), detail)
 
 
 def _users_algorithm_on_several_pes(prepared, readback):
     """A user's algorithm (not a built-in) run on several PEs: its hardware ids depend on the partition."""
-    from ..algorithms import REGISTRY
-
     return prepared.algorithm not in REGISTRY.values() and len(readback.counters["messages"]) > 1

@@ -1,11 +1,15 @@
-"""The architectures: what differs between GraVF-M and the GraVF baseline, one object each.
+"""The architectures' gateware: what differs between GraVF-M and the GraVF baseline, one object each.
 
 An :class:`Architecture` gives the payload layouts, the on-chip network, the PE's dataflow core
 and what an item on a link costs. Everything else (the FPGA top, the PE shell, the link ends,
 the host interface) is the same for both, so the two compare one micro-architecture for one.
-``SystemConfig.arch`` names one; :func:`architecture` is the only place that reads the name.
+``SystemConfig.arch`` names one; each is built on its :class:`~gravfm.architectures.ArchitectureInfo`
+(name, traits, formulas: no Amaranth, for the model and the CLI), and :func:`architecture` finds
+it by that name.
 """
 
+from ..architectures import GRAVF, GRAVFM, ArchitectureInfo, architecture_info
+from .gravf import GravfLayouts, GravfNetwork
 from .layouts import KernelLayouts
 from .network import Network
 from .pe.cores import ReceiverScatter, SenderScatter
@@ -14,11 +18,18 @@ __all__ = ["Architecture", "GravfmArchitecture", "GravfArchitecture", "architect
 
 
 class Architecture:
-    """Interface of an architecture (see the two below)."""
+    """Interface of an architecture's gateware (see the two below); ``info`` is what it is."""
 
-    name = ""
-    #: The neighbor filter drops an update for a peer FPGA that hosts no neighbour of its sender.
-    filters_links = False
+    info: ArchitectureInfo
+
+    @property
+    def name(self):
+        return self.info.name
+
+    @property
+    def filters_links(self):
+        """The neighbor filter drops an update for a peer FPGA that hosts no neighbour of its sender."""
+        return self.info.filters_links
 
     def layouts(self, algorithm, config):
         """Payload layouts of ``algorithm`` under ``config``."""
@@ -30,7 +41,8 @@ class Architecture:
 
     def item_bits(self, config, layouts):
         """Bits one item costs on a link (the model's m_update or m_message)."""
-        raise NotImplementedError
+        return self.info.item_bits(config.vertexid_bits, update_bits=layouts.update.size,
+                                   message_bits=layouts.message.size)
 
     def network(self, *, config, layouts, fpga_index):
         """The on-chip network of an FPGA (with one remote port per peer FPGA); ``fpga_index``
@@ -45,17 +57,13 @@ class Architecture:
 class GravfmArchitecture(Architecture):
     """GraVF-M: PEs broadcast updates; each PE scatters the updates it receives (receiver side)."""
 
-    name = "gravfm"
-    filters_links = True
+    info = GRAVFM
 
     def layouts(self, algorithm, config):
         return KernelLayouts(algorithm, config)
 
     def network_item(self, layouts):
         return layouts.net_update
-
-    def item_bits(self, config, layouts):
-        return config.vertexid_bits + layouts.update.size   # sender id + update
 
     def network(self, *, config, layouts, fpga_index):
         return Network(layout=layouts.net_update, pes=config.pes_per_fpga, remotes=config.fpgas - 1,
@@ -69,20 +77,15 @@ class GravfmArchitecture(Architecture):
 class GravfArchitecture(Architecture):
     """The GraVF baseline: each PE scatters its own updates; messages are routed to their PE."""
 
-    name = "gravf"
+    info = GRAVF
 
     def layouts(self, algorithm, config):
-        from .gravf import GravfLayouts
         return GravfLayouts(algorithm, config)
 
     def network_item(self, layouts):
         return layouts.net_message
 
-    def item_bits(self, config, layouts):
-        return 2 * config.vertexid_bits + layouts.message.size   # destination id + sender id + message
-
     def network(self, *, config, layouts, fpga_index):
-        from .gravf import GravfNetwork
         return GravfNetwork(layout=layouts.net_message, pes=config.pes_per_fpga, local_bits=config.pe.local_bits,
                             fifo_depth=config.network.fifo_depth, link_fifo_depth=config.network.link_fifo_depth,
                             fpga_index=fpga_index, fpgas=config.fpgas)
@@ -91,12 +94,10 @@ class GravfArchitecture(Architecture):
         return SenderScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)
 
 
-_ARCHITECTURES = {arch.name: arch for arch in (GravfmArchitecture(), GravfArchitecture())}
+_GATEWARE = {arch.info: arch for arch in (GravfmArchitecture(), GravfArchitecture())}
 
 
 def architecture(name):
-    """The :class:`Architecture` called ``name`` (``SystemConfig.arch``)."""
-    try:
-        return _ARCHITECTURES[name]
-    except KeyError:
-        raise ValueError(f"unknown architecture {name!r} (known: {', '.join(_ARCHITECTURES)})") from None
+    """The :class:`Architecture` called ``name`` (``SystemConfig.arch``); an unknown name is a
+    :class:`~gravfm.errors.ConfigError` naming the known ones."""
+    return _GATEWARE[architecture_info(name)]

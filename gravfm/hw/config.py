@@ -21,18 +21,16 @@ Derived widths (all in bits):
 
 from dataclasses import dataclass, field, fields
 
+from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
+from ..model.offchip_layout import INDEX_ENTRY_BITS
 from ..validate import check_fields, check_flag
 
 __all__ = ["PeConfig", "NetworkConfig", "SystemConfig", "ARCHITECTURES", "EDGE_MEMORIES"]
 
-#: Architectures a configuration can build: GraVF-M, and the GraVF baseline (:mod:`gravfm.hw.arch`).
-ARCHITECTURES = ("gravfm", "gravf")
 UPDATE_LANES = (1, 2)
 #: Where a PE keeps its edge index and edge lists (:class:`PeConfig`).
 EDGE_MEMORIES = ("onchip", "offchip")
-#: Bits of one edge-index entry in off-chip memory: u32 first word of the list, u32 edge count.
-INDEX_ENTRY_BITS = 64
 #: Off-chip: the longest read burst, 8 words of 128 bits (the HMC's largest request, 128 bytes).
 MAX_BURST_WORDS = 8
 #: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.
@@ -206,8 +204,8 @@ class SystemConfig:
     algorithm : gravfm.algorithms.Algorithm
         The algorithm whose kernels the PEs run.
     arch : str
-        ``"gravfm"`` (broadcast updates, receiver-side scatter) or ``"gravf"`` (the GraVF
-        baseline: unicast messages, sender-side scatter).
+        One of :data:`gravfm.architectures.ARCHITECTURES`: GraVF-M (broadcast updates,
+        receiver-side scatter) or the GraVF baseline (unicast messages, sender-side scatter).
     fpgas : int
         Number of FPGAs.
     pes_per_fpga : int
@@ -219,7 +217,7 @@ class SystemConfig:
     """
 
     algorithm: object
-    arch: str = "gravfm"
+    arch: str = DEFAULT_ARCHITECTURE
     fpgas: int = 1
     pes_per_fpga: int = 1
     pe: PeConfig = field(default_factory=PeConfig)
@@ -232,9 +230,10 @@ class SystemConfig:
         for name, kind in (("pe", PeConfig), ("network", NetworkConfig)):
             if not isinstance(getattr(self, name), kind):
                 raise ConfigError(f"SystemConfig.{name} must be a {kind.__name__}, not {getattr(self, name)!r}")
-        if self.pe.update_lanes > 1 and self.arch != "gravfm":
-            raise ConfigError(f"PeConfig.update_lanes = {self.pe.update_lanes}: only the gravfm architecture "
-                              f"has update lanes (GraVF delivers messages, one per cycle)")
+        if self.pe.update_lanes > architecture_info(self.arch).max_update_lanes:
+            raise ConfigError(f"PeConfig.update_lanes = {self.pe.update_lanes}: the {self.arch} architecture "
+                              f"has at most {architecture_info(self.arch).max_update_lanes} (messages arrive one "
+                              f"per cycle)")
         for name in ("vertex", "update", "message", "edge", "name", "gather", "apply", "scatter"):
             if not hasattr(self.algorithm, name):
                 raise ConfigError(f"SystemConfig.algorithm has no attribute {name!r}; "

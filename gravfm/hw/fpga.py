@@ -32,6 +32,7 @@ from .memory_ports import NO_READ_DURING_WRITE
 from .pe import ProcessingElement
 from .pe.gather_forward import forwards
 from .protocol import HOST_READ_LATENCY, FpgaRegister, HostMem
+from .unused import silence_unused
 
 __all__ = ["FpgaTop"]
 
@@ -75,7 +76,7 @@ class FpgaTop(wiring.Component):
 
     def __init__(self, config, *, receiver_depth=None, use_filter=True, link_check=None):
         # A top that failed to construct must not also warn that it was never used.
-        self._MustUse__silence = True
+        silence_unused(self)
         if not isinstance(config, SystemConfig):
             raise TypeError(f"FpgaTop needs a SystemConfig, not {type(config).__name__}")
         self.config = config
@@ -100,7 +101,7 @@ class FpgaTop(wiring.Component):
         if config.pe.offchip:
             members["mem"] = Out(memory_port_signature(config.pe)).array(config.pes_per_fpga)
         super().__init__(members)
-        self._MustUse__silence = False
+        silence_unused(self, False)
 
     @property
     def gather_forwarding(self):

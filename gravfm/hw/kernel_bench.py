@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass, field
 
 from amaranth.hdl import ClockDomain, Fragment, Instance, Module
+from amaranth.sim import Simulator
 
 __all__ = ["Segment", "SegmentRecord", "NotSimulable", "bench_kernel", "bench_segments",
            "field_value", "with_fields", "OUTPUT_PORTS", "PATIENCE"]
@@ -171,8 +172,6 @@ def bench_kernel(kind, component, layouts, *, patience=PATIENCE, seed=SEED):
     NotSimulable
         The kernel instantiates a Verilog module.
     """
-    from amaranth.sim import Simulator
-
     m = Module()
     m.domains.sync = ClockDomain()  # a combinational kernel has no clocked logic of its own
     m.submodules.kernel = component

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from amaranth.hdl import Fragment
 
 from .kernel_bench import PATIENCE, NotSimulable, bench_kernel, field_value
+from .kernels import kernel_traits
 
 __all__ = ["KernelVerdict", "check_kernel_contract", "declared_latency", "RULES"]
 
@@ -94,8 +95,9 @@ class KernelVerdict:
 
 
 def declared_latency(kernel):
-    """The kernel's ``latency`` attribute, or None when it declares none."""
-    return getattr(kernel, "latency", None)
+    """The latency ``kernel`` declares on its signature (:class:`~gravfm.hw.kernels.KernelSignature`),
+    or None when it declares none."""
+    return kernel_traits(kernel)[0]
 
 
 def _is_latency(value):
@@ -308,7 +310,7 @@ def _latency_rules(kind, component, records, latency, declared, hazard_slots):
     name = type(component).__name__
     if latency is None:  # nothing came out: the rules above say why
         return [], []
-    if kind == "gather" and getattr(component, "combinational", False) is True:
+    if kind == "gather" and kernel_traits(component)[1]:
         problems = []
         if latency > 0:
             problems.append(("combinational", f"it declares combinational = True, but its output comes "

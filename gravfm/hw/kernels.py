@@ -15,36 +15,96 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..errors import ConfigError
+from .unused import silence_unused
 
-__all__ = ["gather_signature", "apply_signature", "scatter_signature", "combiner_signature", "build_kernels",
-           "KERNEL_PORTS"]
+__all__ = ["KernelSignature", "gather_signature", "apply_signature", "scatter_signature", "combiner_signature",
+           "build_kernels", "kernel_traits", "KERNEL_PORTS"]
 
 
-def gather_signature(layouts):
+class KernelSignature(wiring.Signature):
+    """The ports of a kernel and its timing traits, as ``stream.Signature`` carries ``always_valid``.
+
+    Parameters
+    ----------
+    members : dict
+        The ports (:func:`gather_signature` and its siblings build them).
+    latency : int or None
+        Cycles from an input's handshake to its output's; None: declared none (0 for the PE's
+        sizing). The kernel contract (:mod:`gravfm.hw.kernel_contract`) measures it.
+    combinational : bool
+        A gather whose output comes in its input's cycle and which is ready when its output is:
+        the PE may forward its results (:mod:`gravfm.hw.pe.gather_forward`).
+    """
+
+    def __init__(self, members, *, latency=None, combinational=False):
+        if latency is not None and (not isinstance(latency, int) or isinstance(latency, bool) or latency < 0):
+            raise TypeError(f"Kernel latency must be None or a non-negative integer, not {latency!r}")
+        if not isinstance(combinational, bool):
+            raise TypeError(f"Kernel combinational must be True or False, not {combinational!r}")
+        self._latency, self._combinational = latency, combinational
+        super().__init__(members)
+
+    @property
+    def latency(self):
+        return self._latency
+
+    @property
+    def combinational(self):
+        return self._combinational
+
+    def __eq__(self, other):
+        return (isinstance(other, KernelSignature) and self.members == other.members
+                and (self.latency, self.combinational) == (other.latency, other.combinational))
+
+    def __repr__(self):
+        return f"KernelSignature({dict(self.members)!r}, latency={self.latency!r}, combinational={self.combinational!r})"
+
+
+def kernel_traits(component):
+    """``(latency, combinational)`` a kernel declares on its signature (``(None, False)`` for a
+    plain ``wiring.Signature``)."""
+    signature = getattr(component, "signature", None)   # any object: one without a signature declares nothing
+    if isinstance(signature, KernelSignature):
+        return signature.latency, signature.combinational
+    return None, False
+
+
+def _attribute(component, name):
+    """Whether ``component`` sets ``name`` as a plain attribute (a property is not one)."""
+    if name in vars(component):
+        return True
+    for klass in type(component).__mro__:
+        if name in vars(klass):
+            return not isinstance(vars(klass)[name], property)
+    return False
+
+
+def gather_signature(layouts, *, latency=None, combinational=False):
     """Ports of a gather kernel: ``i`` (In stream gather_in), ``o`` (Out stream gather_out)."""
-    return wiring.Signature({"i": In(stream.Signature(layouts.gather_in)),
-                             "o": Out(stream.Signature(layouts.gather_out))})
+    return KernelSignature({"i": In(stream.Signature(layouts.gather_in)),
+                            "o": Out(stream.Signature(layouts.gather_out))},
+                           latency=latency, combinational=combinational)
 
 
-def apply_signature(layouts):
+def apply_signature(layouts, *, latency=None):
     """Ports of an apply kernel: ``i``, ``state_o`` (always ready), ``update_o``."""
-    return wiring.Signature({"i": In(stream.Signature(layouts.apply_in)),
-                             "state_o": Out(stream.Signature(layouts.apply_state, always_ready=True)),
-                             "update_o": Out(stream.Signature(layouts.apply_update))})
+    return KernelSignature({"i": In(stream.Signature(layouts.apply_in)),
+                            "state_o": Out(stream.Signature(layouts.apply_state, always_ready=True)),
+                            "update_o": Out(stream.Signature(layouts.apply_update))}, latency=latency)
 
 
-def scatter_signature(layouts):
+def scatter_signature(layouts, *, latency=None):
     """Ports of a scatter kernel: ``i`` (In stream scatter_in), ``o`` (Out stream scatter_out)."""
-    return wiring.Signature({"i": In(stream.Signature(layouts.scatter_in)),
-                             "o": Out(stream.Signature(layouts.scatter_out))})
+    return KernelSignature({"i": In(stream.Signature(layouts.scatter_in)),
+                            "o": Out(stream.Signature(layouts.scatter_out))}, latency=latency)
 
 
-def combiner_signature(layouts):
+def combiner_signature(layouts, *, latency=None):
     """Ports of an optional combiner kernel: ``i`` (In stream of ``{a, b}``, two messages to one
     vertex), ``o`` (Out stream of the one message they amount to)."""
     pair = data.StructLayout({"a": layouts.message, "b": layouts.message})
-    return wiring.Signature({"i": In(stream.Signature(pair)),
-                             "o": Out(stream.Signature(layouts.message))})
+    return KernelSignature({"i": In(stream.Signature(pair)),
+                            "o": Out(stream.Signature(layouts.message))}, latency=latency)
 
 
 KERNEL_PORTS = {"gather": gather_signature, "apply": apply_signature, "scatter": scatter_signature,
@@ -85,6 +145,11 @@ def check_kernel(kind, component, layouts, algorithm_name):
                           f"{type(component).__name__}, expected an amaranth wiring.Component")
     expected = KERNEL_PORTS[kind](layouts)
     members = component.signature.members
+    for trait in ("latency", "combinational"):
+        # Traits are read from the signature only: an attribute of that name would be ignored.
+        if _attribute(component, trait):
+            raise ConfigError(f"algorithm {algorithm_name!r}: {kind} kernel declares {trait} as an attribute; "
+                              f"declare it on its signature: {kind}_signature(layouts, {trait}=...)")
     for name, member in expected.members.items():
         where = f"algorithm {algorithm_name!r}: {kind} kernel port {name!r}"
         if name not in members:
@@ -110,7 +175,7 @@ def build_kernels(algorithm, layouts):
         # Built for checking; whether it is ever elaborated is the caller's business, so
         # Amaranth's "created but never used" warning would only be noise here.
         if isinstance(component, wiring.Component):
-            component._MustUse__silence = True
+            silence_unused(component)
         check_kernel(kind, component, layouts, algorithm.name)
         kernels[kind] = component
     return kernels

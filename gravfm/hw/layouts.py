@@ -29,7 +29,7 @@ store holds, per PE, only the edges whose destination lives there).
 from amaranth.hdl import Cat, Const, Value, unsigned
 from amaranth.lib import data
 
-from ..algorithms.base import VERTEXID
+from ..widths import VERTEXID
 
 __all__ = ["KernelLayouts", "hardware_id", "lanes_layout", "resolve_layout"]
 

@@ -32,8 +32,9 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..model.units import mhz_to_hz
 
-__all__ = ["MODES", "LinkCheck", "ERROR_KINDS", "crc_polynomial", "crc_masks", "crc", "decode_error",
+__all__ = ["MODES", "LinkCheck", "link_overhead_bits", "ERROR_KINDS", "crc_polynomial", "crc_masks", "crc", "decode_error",
            "error_word"]
 
 MODES = ("off", "detect", "retransmit")
@@ -190,3 +191,17 @@ def decode_error(word):
     fields = {name: int(word) >> offset & ((1 << width) - 1) for name, (offset, width) in ERROR_FIELDS.items()}
     fields["kind"] = ERROR_KINDS.get(fields["kind"], f"kind {fields['kind']}") if fields["kind"] else None
     return fields
+
+
+def link_overhead_bits(platform, fpgas, mode, *, item_bits):
+    """Bits the link check in ``mode`` adds to an item of ``item_bits`` on ``platform``'s links
+    between ``fpgas`` FPGAs (as ``gravfm run`` builds them: :meth:`LinkConfig.from_platform`); the
+    model adds them to its item sizes (:func:`gravfm.model.algorithm_params.with_link_overhead`)."""
+    link = platform.network.link
+    bits_per_cycle = None
+    if fpgas > 1:
+        peers = fpgas - 1
+        bits_per_cycle = platform.network.interface_bits_per_s(peers) / peers / mhz_to_hz(platform.fpga.f_clk_mhz)
+    check = LinkCheck.plan(mode, latency_cycles=link.latency_cycles, bits_per_cycle=bits_per_cycle,
+                           fifo_depth=link.latency_cycles + 16, stall_probability=0.0, item_bits=item_bits)
+    return check.overhead_bits

@@ -1,6 +1,6 @@
 """The analytical performance model of GraVF-M (paper §5; gravfm/model/README.md), its platforms and parameters.
 
-``predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm")``
+``predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE)``
 returns a :class:`Prediction`: every throughput limit, T_sys, the bottleneck and, when not given,
 the number of FPGAs and PEs per FPGA chosen by the model. Platforms are TOML files
 (:func:`load_platform`); algorithm sizes come from named defaults (:func:`algorithm_params`) or
@@ -14,7 +14,6 @@ from .algorithm_params import (
     builtin_algorithm_params,
     model_params,
     params_for_algorithm,
-    link_overhead_bits,
     params_from_layouts,
     with_link_overhead,
 )
@@ -63,7 +62,6 @@ __all__ = [
     "evaluate",
     "fpgas_needed",
     "interface_limit",
-    "link_overhead_bits",
     "load_platform",
     "memory_limit",
     "memory_limit_granular",

@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..algorithms.base import VERTEXID
+from ..widths import VERTEXID
 from ..errors import ConfigError, SpecError
 from .schema import FromDict
 
@@ -24,7 +24,6 @@ __all__ = [
     "params_for_algorithm",
     "params_from_layouts",
     "with_link_overhead",
-    "link_overhead_bits",
 ]
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "algorithm_params.toml"
@@ -184,19 +183,3 @@ def with_link_overhead(params, bits):
     if bits == 0:
         return params
     return dataclasses.replace(params, m_update=params.m_update + bits, m_message=params.m_message + bits)
-
-
-def link_overhead_bits(platform, fpgas, mode, *, item_bits):
-    """Bits the link check in ``mode`` adds to an item of ``item_bits`` on ``platform``'s links
-    between ``fpgas`` FPGAs (as ``gravfm run`` builds them: :meth:`LinkConfig.from_platform`)."""
-    from ..hw.link_check import LinkCheck
-    from .units import mhz_to_hz
-
-    link = platform.network.link
-    bits_per_cycle = None
-    if fpgas > 1:
-        peers = fpgas - 1
-        bits_per_cycle = platform.network.interface_bits_per_s(peers) / peers / mhz_to_hz(platform.fpga.f_clk_mhz)
-    check = LinkCheck.plan(mode, latency_cycles=link.latency_cycles, bits_per_cycle=bits_per_cycle,
-                           fifo_depth=link.latency_cycles + 16, stall_probability=0.0, item_bits=item_bits)
-    return check.overhead_bits

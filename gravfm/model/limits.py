@@ -10,6 +10,11 @@ message (m_message bits) per edge, of which the fraction (n-1)/n crosses to anot
 
 import math
 
+
+from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
+from ..errors import ConfigError
+from .offchip_layout import inline_edges
+
 __all__ = [
     "ARCHITECTURES",
     "fpgas_needed",
@@ -27,12 +32,15 @@ __all__ = [
     "pes_needed",
 ]
 
-ARCHITECTURES = ("gravfm", "gravf")
 
 
-def _check_arch(arch):
-    if arch not in ARCHITECTURES:
-        raise ValueError(f"arch must be one of {', '.join(ARCHITECTURES)}, not {arch!r}")
+def _broadcasts(arch):
+    """Whether the architecture called ``arch`` broadcasts updates (GraVF-M) rather than sending
+    messages (GraVF); ``ValueError`` naming the known architectures otherwise."""
+    try:
+        return architecture_info(arch).broadcasts
+    except ConfigError as error:
+        raise ValueError(f"arch: {error}") from None
 
 
 def fpgas_needed(vertices, m_vertex, memory_bits):
@@ -103,10 +111,10 @@ def in_flight_limit(pes, requests_in_flight, round_trip_cycles, f_clk_hz, edges_
     return pes * requests_in_flight / round_trip_cycles * f_clk_hz * edges_per_pass / max(words_per_pass)
 
 
-def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch="gravfm"):
+def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch=DEFAULT_ARCHITECTURE):
     """Expected memory words one all-active pass reads per FPGA, from |V| and |E| alone.
 
-    The layout of this implementation (:mod:`gravfm.hw.offchip_layout`): every PE holds one edge
+    The layout of this implementation (:mod:`gravfm.model.offchip_layout`): every PE holds one edge
     list per sender (GraVF-M: every vertex of the graph, its edges whose destinations live on
     this PE; GraVF: its own vertices, all their edges); a non-empty list costs one index word,
     which carries its first K = (m_memword - 64) // m_edge edges beside the 64-bit header, and
@@ -117,13 +125,10 @@ def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arc
     (GraVF), as for uniformly random destinations; skewed graphs (RMAT) have fewer, longer
     lists. Returns words per FPGA (a float).
     """
-    from scipy.stats import poisson
+    from scipy.stats import poisson  # deferred: scipy.stats (heavy; only this estimate needs it)
 
-    from ..hw.offchip_layout import inline_edges
-
-    _check_arch(arch)
     degree = edges / vertices
-    lists, mean = ((vertices, degree / (fpgas * pes)) if arch == "gravfm"
+    lists, mean = ((vertices, degree / (fpgas * pes)) if _broadcasts(arch)
                    else (vertices / (fpgas * pes), degree))
     index_words = -math.expm1(-mean)             # P(k > 0): one index word per non-empty list
     if m_edge > m_memword:                       # an edge takes whole words: ceil(k/e) = k w
@@ -149,11 +154,11 @@ def interface_limit(fpgas, interface_bits_per_s, degree, *, arch, m_update, m_me
     ``group`` is the number of FPGAs that exchange data over this interface (default n; inside a
     node of a hierarchical network, the node's size).
     """
-    _check_arch(arch)
+    broadcasts = _broadcasts(arch)
     group = fpgas if group is None else group
     if group <= 1:
         return math.inf
-    if arch == "gravfm":
+    if broadcasts:
         return fpgas * interface_bits_per_s * degree / (m_update * (group - 1))
     return fpgas * fpgas * interface_bits_per_s / (m_message * (group - 1))
 
@@ -166,11 +171,11 @@ def network_limit(fpgas, network_bits_per_s, degree, *, arch, m_update, m_messag
     internal network): GraVF-M n BW_net degree / (g (g-1) m_update); GraVF n^2 BW_net /
     (g (g-1) m_message). Both reduce to (6) and (7) for g = n.
     """
-    _check_arch(arch)
+    broadcasts = _broadcasts(arch)
     group = fpgas if group is None else group
     if group <= 1:
         return math.inf
-    if arch == "gravfm":
+    if broadcasts:
         return fpgas * network_bits_per_s * degree / (group * (group - 1) * m_update)
     return fpgas * fpgas * network_bits_per_s / (group * (group - 1) * m_message)
 
@@ -189,11 +194,11 @@ def node_interface_limit(fpgas, fpgas_per_node, node_interface_bits_per_s, degre
     k T_FPGA m_update (N-1)/degree <= BW_node_if, which is equation (3) with N in place of n when
     every node is full), or the messages bound for other nodes (GraVF: k T_FPGA m_message (n-k)/n).
     """
-    _check_arch(arch)
+    broadcasts = _broadcasts(arch)
     group, nodes = _nodes(fpgas, fpgas_per_node)
     if nodes <= 1:
         return math.inf
-    if arch == "gravfm":
+    if broadcasts:
         return fpgas * node_interface_bits_per_s * degree / (group * m_update * (nodes - 1))
     return fpgas * fpgas * node_interface_bits_per_s / (group * m_message * (fpgas - group))
 
@@ -205,11 +210,11 @@ def node_network_limit(fpgas, fpgas_per_node, node_network_bits_per_s, degree, *
     GraVF-M: T_sys m_update (N-1)/degree <= BW_node_net (equation (6) with N nodes).
     GraVF: T_sys m_message (n-k)/n <= BW_node_net.
     """
-    _check_arch(arch)
+    broadcasts = _broadcasts(arch)
     group, nodes = _nodes(fpgas, fpgas_per_node)
     if nodes <= 1:
         return math.inf
-    if arch == "gravfm":
+    if broadcasts:
         return node_network_bits_per_s * degree / ((nodes - 1) * m_update)
     return fpgas * node_network_bits_per_s / ((fpgas - group) * m_message)
 

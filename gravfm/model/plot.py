@@ -2,6 +2,7 @@
 
 import math
 
+from ..architectures import architecture_info
 from .predict import LIMIT_DESCRIPTIONS
 from .units import to_mteps
 
@@ -46,10 +47,10 @@ def plot_sweep(predictions, path, *, title=None, max_fpgas=None):
     max_fpgas : int, optional
         FPGAs the platform has; larger n are shaded as extrapolation.
     """
-    import matplotlib
+    import matplotlib  # deferred: matplotlib (only when plotting)
 
     matplotlib.use("Agg")  # files only: never open a window, works without a display
-    from matplotlib import pyplot as plt
+    from matplotlib import pyplot as plt  # deferred: matplotlib (only when plotting)
 
     fpgas = [prediction.fpgas for prediction in predictions]
     t_sys = [prediction.t_sys_mteps for prediction in predictions]
@@ -80,7 +81,7 @@ def plot_sweep(predictions, path, *, title=None, max_fpgas=None):
     axes.set_ylabel("Predicted throughput (MTEPS)")
     first = predictions[0]
     axes.set_title(title or f"Model prediction: {first.platform}, {first.algorithm}, "
-                            f"{'GraVF-M' if first.arch == 'gravfm' else 'GraVF'}, {first.pes} PEs/FPGA")
+                            f"{architecture_info(first.arch).title}, {first.pes} PEs/FPGA")
     axes.grid(True, alpha=0.3)
     # Below the axes: inside, it would hide the curves it names.
     axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)

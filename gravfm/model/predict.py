@@ -15,9 +15,11 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from ..architectures import DEFAULT_ARCHITECTURE
 from ..errors import ConfigError, SpecError
 from . import limits as L
 from .algorithm_params import AlgorithmParams, algorithm_params
+from .offchip_layout import edge_slot_bits
 from .platform import Platform, load_platform
 from .units import gib_per_s_to_bits_per_s, to_mteps
 
@@ -50,7 +52,7 @@ class Prediction:
     Attributes
     ----------
     platform, algorithm, arch : str
-        Platform name, algorithm name, ``"gravfm"`` (update broadcast) or ``"gravf"`` (unicast).
+        Platform name, algorithm name, architecture name (:data:`gravfm.architectures.ARCHITECTURES`).
     vertices, edges : int
         |V| and |E| of the graph.
     fpgas, pes : int
@@ -155,7 +157,7 @@ def _check_graph(vertices, edges):
     _check_count("edges", edges)
 
 
-def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="gravfm",
+def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DEFAULT_ARCHITECTURE,
              memory_model="simple", layout_words=None):
     """Every limit and T_sys for one given configuration (nothing is chosen).
 
@@ -245,13 +247,11 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch="g
 def _layout_words(params, memory, vertices, edges, fpgas, pes, arch, given):
     """Words per FPGA one all-active pass reads: ``given`` (from the partition) or the estimate
     for uniformly random destinations, an edge taking its slot in the layout (m_edge rounded up to
-    a power of two, at least 8 bits: :func:`gravfm.hw.offchip_layout.edge_slot_bits`)."""
+    a power of two, at least 8 bits: :func:`gravfm.model.offchip_layout.edge_slot_bits`)."""
     if given is not None:
         if len(given) != fpgas:
             raise ConfigError(f"layout_words must give one word count per FPGA ({fpgas}), not {len(given)}")
         return tuple(given), "partition"
-    from ..hw.offchip_layout import edge_slot_bits
-
     slot = edge_slot_bits(params.m_edge)
     estimate = L.layout_words_per_pass(vertices, edges, fpgas, pes, slot, memory.word_bits, arch=arch)
     return (estimate,) * fpgas, "estimate (uniformly random destinations)"
@@ -269,7 +269,7 @@ def check_fit(platform, algorithm_params, vertices, fpgas):
                           f"{platform.memory.capacity_mib:g}{where}), {fpgas} asked")
 
 
-def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch="gravfm",
+def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE,
             memory_model="simple", layout_words=None):
     """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
 
@@ -285,7 +285,7 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
         n_FPGA and PEs per FPGA. A missing one is chosen by the model: n maximizes T_sys over
         1..max_fpgas (the fewest FPGAs among equals, and only n for which the graph fits when
         some n does); p is the least that keeps T_sys.
-    arch : {"gravfm", "gravf"}
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
         Update broadcast (GraVF-M) or unicast messages (GraVF).
     memory_model : {"simple", "granular", "layout"}
         Which memory limit enters T_sys (all are in ``details``): equation (2), its worst case
@@ -327,7 +327,7 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     return dataclasses.replace(best, chosen=chosen)
 
 
-def sweep(platform, algorithm_params, vertices, edges, fpgas_range, pes=None, arch="gravfm",
+def sweep(platform, algorithm_params, vertices, edges, fpgas_range, pes=None, arch=DEFAULT_ARCHITECTURE,
           memory_model="simple"):
     """Predictions for each n in ``fpgas_range`` with ``pes`` (default: the most) PEs per FPGA."""
     platform, params = _resolve(platform, algorithm_params)

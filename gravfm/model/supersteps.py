@@ -30,6 +30,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
+from ..architectures import DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
 from .predict import Prediction, _resolve, predict
 from .units import to_mteps
@@ -174,7 +175,7 @@ def _counts(values, name):
 
 def _work_time(steady, messages, updates):
     """Seconds of work for one superstep at the steady-state limits."""
-    if updates is None or steady.arch != "gravfm":
+    if updates is None or not architecture_info(steady.arch).broadcasts:
         return messages / steady.t_sys
     degree = steady.edges / steady.vertices
     return max((updates * degree if name in NETWORK_LIMITS else messages) / limit
@@ -182,7 +183,7 @@ def _work_time(steady, messages, updates):
 
 
 def predict_supersteps(platform, algorithm_params, vertices, edges, messages_per_superstep, fpgas=None,
-                       pes=None, arch="gravfm", memory_model="simple", combine="max",
+                       pes=None, arch=DEFAULT_ARCHITECTURE, memory_model="simple", combine="max",
                        updates_per_superstep=None):
     """Superstep-aware prediction from the message counts of a software reference run.
 

@@ -1,12 +1,13 @@
 """The edge arrays the hardware loads, and the neighbour filter.
 
-Two layouts (paper Fig. 4):
+Two layouts (paper Fig. 4), named after the architecture that reads them
+(:mod:`gravfm.architectures`):
 
-- **GraVF-M** (delayed scatter, ``layout="gravfm"``): PE ``g`` stores, for EVERY vertex of the
+- **GraVF-M** (delayed scatter; architectures that broadcast updates): PE ``g`` stores, for EVERY vertex of the
   graph, the out-edges whose destination lives on ``g``. Its index has one ``(start, length)``
   entry per hardware vertex id of the whole system (``num_pes << local_bits`` entries, addressed by
   the sender's hw id of the incoming update); its edge array holds destination LOCAL indices.
-- **GraVF** (``layout="gravf"``): PE ``g`` stores its own vertices' full out-edge lists. Its index
+- **GraVF** (architectures that send messages): PE ``g`` stores its own vertices' full out-edge lists. Its index
   has ``1 << local_bits`` entries addressed by local index; destinations are hardware ids.
 
 Within an edge list, edges keep CSR order (increasing destination id). Entries of hw ids that
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, GRAVF, GRAVFM, architecture_info
 from ..errors import ConfigError
 
 __all__ = [
@@ -32,7 +34,8 @@ __all__ = [
     "neighbor_filter",
 ]
 
-LAYOUTS = ("gravfm", "gravf")
+#: A layout is named after its architecture.
+LAYOUTS = ARCHITECTURES
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,7 +46,8 @@ class EdgeStore:
     ----------
     pe : int
         Global PE index.
-    layout : {"gravfm", "gravf"}
+    layout : str
+        The architecture's name (:data:`LAYOUTS`).
     start, length : np.ndarray of int64
         Index: the edge list of entry ``i`` is ``destination[start[i] : start[i] + length[i]]``.
         Entry ``i`` is a sender hw id (GraVF-M) or a local index (GraVF).
@@ -110,7 +114,8 @@ class EdgeStores:
 
     Attributes
     ----------
-    layout : {"gravfm", "gravf"}
+    layout : str
+        The architecture's name (:data:`LAYOUTS`).
     local_bits : int
     num_pes : int
     index_entries : int
@@ -274,7 +279,7 @@ def gravfm_edge_stores(graph, partition, local_bits, weights=None):
     by_owner = np.argsort(owner, kind="stable")
     edge_index = edge_index[by_owner]
     return EdgeStores(
-        layout="gravfm",
+        layout=GRAVFM.name,
         local_bits=local_bits,
         num_pes=partition.num_pes,
         index_entries=partition.num_pes << local_bits,
@@ -301,7 +306,7 @@ def gravf_edge_stores(graph, partition, local_bits, weights=None):
     # In sender hw id order, each PE's own vertices' lists are already contiguous.
     edge_index, sender = _edges_in_sender_hw_order(graph, partition)
     return EdgeStores(
-        layout="gravf",
+        layout=GRAVF.name,
         local_bits=local_bits,
         num_pes=partition.num_pes,
         index_entries=1 << local_bits,
@@ -318,12 +323,14 @@ def _edge_offsets(owner, num_pes):
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
 
-def edge_stores(graph, partition, local_bits, layout="gravfm", weights=None):
-    """Edge stores in the named layout (``"gravfm"`` or ``"gravf"``)."""
-    builders = {"gravfm": gravfm_edge_stores, "gravf": gravf_edge_stores}
-    if layout not in builders:
-        raise ConfigError(f"edge store: unknown layout {layout!r}; choose gravfm or gravf")
-    return builders[layout](graph, partition, local_bits, weights=weights)
+def edge_stores(graph, partition, local_bits, layout=DEFAULT_ARCHITECTURE, weights=None):
+    """Edge stores in the layout of the architecture called ``layout`` (:data:`LAYOUTS`)."""
+    try:
+        broadcasts = architecture_info(layout).broadcasts
+    except ConfigError:
+        raise ConfigError(f"edge store: unknown layout {layout!r}; choose {' or '.join(LAYOUTS)}") from None
+    build = gravfm_edge_stores if broadcasts else gravf_edge_stores
+    return build(graph, partition, local_bits, weights=weights)
 
 
 @dataclass(frozen=True, eq=False)

@@ -140,7 +140,7 @@ def metis(graph, fpgas, pes_per_fpga, ufactor=1, seed=0):
     if fpgas == 1:
         fpga = np.zeros(graph.num_vertices, dtype=np.int64)
     else:
-        import pymetis  # a compiled extension: loaded only when METIS is asked for
+        import pymetis  # deferred: a compiled extension, loaded only when METIS is asked for
 
         xadj, adjncy = _symmetric_adjacency(graph)
         # METIS cannot balance a total weight of zero; an edgeless graph balances vertex counts.

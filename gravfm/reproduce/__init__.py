@@ -12,6 +12,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from .experiments import EXPERIMENTS, SIZES, Experiment, points_of, select
 from .points import Point, run_point
+from .report import write_outputs
 from .runner import PointStore, run_points
 
 __all__ = ["EXPERIMENTS", "SIZES", "Experiment", "Point", "PointStore", "check_out", "chosen_points", "points_of",
@@ -48,8 +49,6 @@ def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, worke
     experiment (a smoke test of the framework); the report says which points ran. ``report_only``
     writes the outputs from the points already stored in ``out`` and runs nothing.
     """
-    from .report import write_outputs
-
     experiments, by_experiment = chosen_points(names, mode, points_limit)
     out = check_out(out)
     unique = list(dict.fromkeys(p for points in by_experiment.values() for p in points))

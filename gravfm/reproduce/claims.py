@@ -9,6 +9,10 @@ Only verified points count.
 import statistics
 from dataclasses import dataclass
 
+from ..architectures import GRAVF, GRAVFM
+from ..graph.spec import parse_spec
+from ..model import algorithm_params, load_platform, predict
+
 __all__ = ["Claim", "check"]
 
 
@@ -63,12 +67,12 @@ def check_fig7(experiment, results):
     n = max((r["point"]["fpgas"] for r in good(results)), default=None)
     if n is None or n == 1:
         return _missing(experiment, "several FPGAs")
-    ratios = _ratios(experiment, results, "arch", "gravfm", "gravf", fpgas=n)
+    ratios = _ratios(experiment, results, "arch", GRAVFM.name, GRAVF.name, fpgas=n)
     if not ratios:
         return _missing(experiment, f"both architectures on {n} FPGAs")
     predicted, sized = {}, set()
     for algorithm in ratios:
-        pair = [good(results, algorithm=algorithm, fpgas=n, arch=arch)[0]["model"] for arch in ("gravfm", "gravf")]
+        pair = [good(results, algorithm=algorithm, fpgas=n, arch=arch)[0]["model"] for arch in (GRAVFM.name, GRAVF.name)]
         if all(model.get("hardware_sizes") for model in pair):  # the simulated machine's own item sizes
             pair = [model["hardware_sizes"] for model in pair]
             sized.add(algorithm)
@@ -93,7 +97,7 @@ def _gravf_links(results, n, algorithms):
     """What GraVF's links did on ``n`` FPGAs (measured): the share of link-cycles stopped by the
     bandwidth and the bytes per traversed edge."""
     parts = []
-    for r in good(results, arch="gravf", fpgas=n):
+    for r in good(results, arch=GRAVF.name, fpgas=n):
         link, cycles = r["measured"].get("link"), r["measured"].get("cycles")
         if link and cycles and r["point"]["algorithm"] in algorithms:
             links = n * (n - 1)
@@ -105,12 +109,10 @@ def _gravf_links(results, n, algorithms):
 def _paper_ratio(results, algorithm, n):
     """The model's GraVF-M / GraVF for the paper's system (9 PEs per FPGA, the platform's links,
     the paper's sizes) on the measured graph: a prediction."""
-    from ..model import algorithm_params, load_platform, predict
-
     r = good(results, algorithm=algorithm, fpgas=n)[0]
     platform, params = load_platform(r["point"]["platform"]), algorithm_params(algorithm)
     vertices, edges = r["measured"]["vertices"], r["measured"]["edges"]
-    m, f = (predict(platform, params, vertices, edges, fpgas=n, pes=9, arch=arch).t_sys for arch in ("gravfm", "gravf"))
+    m, f = (predict(platform, params, vertices, edges, fpgas=n, pes=9, arch=arch).t_sys for arch in (GRAVFM.name, GRAVF.name))
     return m / f
 
 
@@ -118,8 +120,8 @@ def check_fig8(experiment, results):
     p = max((r["point"]["pes"] for r in good(results, fpgas=1)), default=None)
     if p is None:
         return _missing(experiment, "one FPGA")
-    bram = _ratios(experiment, results, "arch", "gravfm", "gravf", fpgas=1, pes=p, edge_memory="onchip")
-    hmc = _ratios(experiment, results, "arch", "gravfm", "gravf", fpgas=1, pes=p, edge_memory="offchip")
+    bram = _ratios(experiment, results, "arch", GRAVFM.name, GRAVF.name, fpgas=1, pes=p, edge_memory="onchip")
+    hmc = _ratios(experiment, results, "arch", GRAVFM.name, GRAVF.name, fpgas=1, pes=p, edge_memory="offchip")
     if not bram or not hmc:
         return _missing(experiment, f"both architectures with both edge memories at {p} PEs")
     slower = all(v < 1.0 for v in bram.values())
@@ -129,7 +131,7 @@ def check_fig8(experiment, results):
              ("; the HMC ratio is at least the BRAM ratio" if regains else "; HMC does not regain the gap here")
     if not slower:
         # The paper's cost: every GraVF-M PE looks at every update for the few edges it holds.
-        m = good(results, fpgas=1, pes=p, arch="gravfm", edge_memory="onchip")[0]["measured"]
+        m = good(results, fpgas=1, pes=p, arch=GRAVFM.name, edge_memory="onchip")[0]["measured"]
         reason += (f" (the paper's cost is a GraVF-M PE taking every update of the system for its share of the "
                    f"edges, here {m['edges'] / m['vertices'] / p:.1f} per update and PE (the paper's: 32 / 8 = 4); "
                    "the simulated GraVF-M PE does not pay it measurably)")
@@ -198,8 +200,6 @@ def check_fig11(experiment, results):
 
 def spec_fields(spec):
     """Integer fields of a generator spec (``uniform:n=1024,deg=16`` -> n, deg), {} for a file."""
-    from ..graph.spec import parse_spec
-
     parsed = parse_spec(spec)
     return {k: int(v) for k, v in parsed[1].items() if v.isdigit()} if parsed else {}
 

@@ -10,7 +10,9 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
+from ..architectures import ARCHITECTURES, GRAVF
 from ..errors import ConfigError
+from .plan import needs
 from .points import Point
 
 __all__ = ["Experiment", "Sizes", "SIZES", "EXPERIMENTS", "ALGORITHMS", "select", "points_of", "scaling_points"]
@@ -108,7 +110,7 @@ class Experiment:
         object.__setattr__(self, "paper", self.paper or {})
 
 
-def scaling_points(*, graphs, algorithms=ALGORITHMS, archs=("gravfm", "gravf"), fpgas, pes, link_scale=1.0,
+def scaling_points(*, graphs, algorithms=ALGORITHMS, archs=ARCHITECTURES, fpgas, pes, link_scale=1.0,
                    edge_memory="offchip", partition="greedy", platform="ac510x4"):
     """The scaling study: every algorithm x architecture x FPGA count x graph (fig7's points, and
     ``benchmarks/bench_scaling.py``'s at its scale, PEs, platform and edge memory); the links of
@@ -124,7 +126,7 @@ def _fig7(s):
 
 def _fig8(s):
     return [Point(a, s.uniform(s.fig8_degree), fpgas=1, pes=p, arch=arch, edge_memory=memory) for a in ALGORITHMS
-            for arch in ("gravfm", "gravf") for memory in ("offchip", "onchip") for p in s.pe_counts]
+            for arch in ARCHITECTURES for memory in ("offchip", "onchip") for p in s.pe_counts]
 
 
 def _fig9(s):
@@ -161,7 +163,7 @@ def _table2(s):
     # 2n PEs per FPGA, so that each FPGA makes ~1.4 messages per cycle for each of its n-1 links
     # (CPE 1.42, (n-1)/n of the edges cross): the links, not the PEs, are the limit. Links at
     # the platform's bandwidth, and at a quarter of it (the rate gate binds, not the item rate).
-    return [Point("pagerank", TABLE2_GRAPH, fpgas=n, pes=2 * n, arch="gravf", link_scale=scale)
+    return [Point("pagerank", TABLE2_GRAPH, fpgas=n, pes=2 * n, arch=GRAVF.name, link_scale=scale)
             for scale in (1.0, 0.25) for n in (2, 3, 4)]
 
 
@@ -245,8 +247,6 @@ def shared_capacities(mode):
     """``{structure: {"local_bits": ., "edges_per_pe": ., "max_rounds": .}}``: the largest needs of the points of
     every experiment in ``mode`` with that structure, so that one build serves all of them
     whichever experiments are run (the same points, the same keys)."""
-    from .plan import needs
-
     capacity = {}
     for experiment in EXPERIMENTS.values():
         for point in experiment.points(SIZES[mode]):

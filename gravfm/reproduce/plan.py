@@ -9,17 +9,18 @@ unless two configurations happen to make the same text.
 """
 
 from collections import Counter
+from dataclasses import replace
+
+from ..algorithms import get_algorithm
+from ..flow import plan, prepare
+from ..flow.memory import edge_memory_of, memory_hardware, platform_for_run
+from .points import point_root
 
 __all__ = ["design_of", "needs", "plan_points", "format_plan"]
 
 
 def _config(point):
     """The :class:`~gravfm.hw.SystemConfig` the pipeline plans for ``point`` (prepare and plan only)."""
-    from ..algorithms import get_algorithm
-    from ..flow import plan, prepare
-    from ..flow.memory import edge_memory_of, memory_hardware, platform_for_run
-    from .points import point_root
-
     algorithm = get_algorithm(point.algorithm)
     root = point_root(point, algorithm)
     prepared = prepare(algorithm, point.graph, params={} if root is None else {"root": root})
@@ -42,8 +43,6 @@ def design_of(point):
 def needs(point):
     """``{local_bits, edges_per_pe, max_rounds}``: the PE capacities ``point`` needs (rounded up as
     the plan does)."""
-    from dataclasses import replace
-
     pe = _config(replace(point, local_bits=None, edges_per_pe=None, max_rounds=None)).pe
     return {"local_bits": pe.local_bits, "edges_per_pe": pe.edges_per_pe, "max_rounds": pe.max_rounds}
 

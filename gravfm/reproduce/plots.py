@@ -6,7 +6,8 @@ legend entry labelled "measured" or "predicted".
 Only verified points are drawn (failed ones are listed in REPORT.md).
 """
 
-from .claims import degree, good
+from ..architectures import architecture_info
+from .claims import _wd, degree, good
 
 __all__ = ["plot"]
 
@@ -16,14 +17,14 @@ MTEPS = "System throughput (MTEPS)"
 
 def plot(experiment, results, path):
     """Write the PNG of ``experiment`` to ``path``."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib (only when plotting)
 
     matplotlib.use("Agg")  # files only, no display needed
     globals()[f"plot_{experiment.plot}"](experiment, results, path)
 
 
 def _figure(panels, title):
-    from matplotlib import pyplot as plt
+    from matplotlib import pyplot as plt  # deferred: matplotlib (only when plotting)
 
     figure, axes = plt.subplots(1, len(panels), figsize=(max(6.4, 4.6 * len(panels)), 4.2), squeeze=False)
     figure.suptitle(title, fontsize="medium")
@@ -31,7 +32,7 @@ def _figure(panels, title):
 
 
 def _save(figure, axes, path):
-    from matplotlib import pyplot as plt
+    from matplotlib import pyplot as plt  # deferred: matplotlib (only when plotting)
 
     for ax in axes:
         ax.grid(True, alpha=0.3)
@@ -85,13 +86,18 @@ def _limit(name, *, hardware_sizes=False):
 
 
 def _arch(point):
-    return "GraVF-M" if point["arch"] == "gravfm" else "GraVF"
+    return architecture_info(point["arch"]).title
+
+
+def _broadcasts(point):
+    """GraVF-M's points (update broadcast), not GraVF's."""
+    return architecture_info(point["arch"]).broadcasts
 
 
 def plot_fig7(experiment, results, path):
     _panels(experiment, results, path, x=lambda r: r["point"]["fpgas"], xlabel="Number of FPGAs", series=_arch,
-            lines=[("computation limit L_PE", lambda p: p["arch"] == "gravfm", _limit("L_PE"), {"color": "black"}),
-                   ("network interface limit for GraVF L_if (hardware's item sizes)", lambda p: p["arch"] == "gravf",
+            lines=[("computation limit L_PE", _broadcasts, _limit("L_PE"), {"color": "black"}),
+                   ("network interface limit for GraVF L_if (hardware's item sizes)", lambda p: not _broadcasts(p),
                     _limit("L_if", hardware_sizes=True), {"color": "tab:red"})])
 
 
@@ -99,7 +105,7 @@ def plot_fig8(experiment, results, path):
     memory = {"offchip": "HMC", "onchip": "BRAM"}
     _panels(experiment, results, path, x=lambda r: r["point"]["pes"], xlabel="Number of PEs",
             series=lambda p: f"{_arch(p)} with {memory[p['edge_memory']]}",
-            lines=[("computation limit L_PE", lambda p: p["arch"] == "gravfm" and p["edge_memory"] == "onchip",
+            lines=[("computation limit L_PE", lambda p: _broadcasts(p) and p["edge_memory"] == "onchip",
                     _limit("L_PE"), {"color": "black"})])
 
 
@@ -116,8 +122,6 @@ def plot_road(experiment, results, path):
 
 
 def plot_fig11(experiment, results, path):
-    from .claims import _wd
-
     _panels(experiment, results, path, x=lambda r: _wd(r["point"]["graph"])[0],
             xlabel="w: active vertices per superstep (w x d constant)", series=lambda p: "GraVF-M BFS", xlog=True,
             lines=[("superstep-aware model", lambda p: True,
@@ -176,7 +180,7 @@ def plot_table3(experiment, results, path):
 
 def _bars(experiment, results, path, *, xlabel, paper, paper_label, other=None, other_label=None):
     """Measured and predicted MTEPS per algorithm beside the paper's figures."""
-    from matplotlib import pyplot as plt
+    from matplotlib import pyplot as plt  # deferred: matplotlib (only when plotting)
 
     ok = {PANELS[r["point"]["algorithm"]]: r for r in good(results)}
     names = [n for n in PANELS.values() if n in paper]

@@ -15,6 +15,17 @@ import time
 import traceback
 from dataclasses import dataclass
 
+from ..algorithms import get_algorithm
+from ..architectures import DEFAULT_ARCHITECTURE
+from ..errors import GravfmError
+from ..flow import RunOptions, run
+from ..flow.memory import edge_memory_of, platform_for_run
+from ..graph import load_graph
+from ..model import load_platform, model_params, predict, predict_supersteps
+from ..model.algorithm_params import params_for_algorithm
+from ..model.units import mhz_to_hz
+from ..provenance import PACKAGE_PARENT, git_state
+
 __all__ = ["Point", "run_point", "point_root", "scaled_network", "POINT_SCHEMA"]
 
 #: Bumped when the meaning of a cached result changes, so old results are not reused.
@@ -33,7 +44,7 @@ class Point:
         A graph spec (:mod:`gravfm.graph.spec`), e.g. ``uniform:n=1024,deg=16,seed=1``.
     fpgas, pes : int
         FPGAs and PEs per FPGA.
-    arch : {"gravfm", "gravf"}
+    arch : str (one of gravfm.architectures.ARCHITECTURES)
     partition : str
         ``greedy``, ``round_robin``, ``metis`` ...
     edge_memory : {"onchip", "offchip"}
@@ -54,7 +65,7 @@ class Point:
     graph: str
     fpgas: int = 1
     pes: int = 1
-    arch: str = "gravfm"
+    arch: str = DEFAULT_ARCHITECTURE
     partition: str = "greedy"
     edge_memory: str = "offchip"
     platform: str = "ac510x4"
@@ -90,8 +101,6 @@ class Point:
 
     def platform_object(self):
         """The platform of the point, its links scaled by ``link_scale``."""
-        from ..model import load_platform
-
         return scaled_network(load_platform(self.platform), self.link_scale)
 
 
@@ -115,7 +124,6 @@ def point_root(point, algorithm):
         return None
     if point.root is not None:
         return point.root
-    from ..graph import load_graph
 
     return load_graph(point.graph).hub()
 
@@ -123,8 +131,6 @@ def point_root(point, algorithm):
 def _superstep_model(report, platform):
     """The superstep-aware prediction (gravfm.model.supersteps) for the run's message counts, in
     MTEPS, with the per-superstep latency in cycles; None when there is nothing to predict."""
-    from ..model import model_params, predict_supersteps
-
     messages = [row.messages for row in report.rounds]
     if sum(messages) == 0:
         return None
@@ -147,8 +153,6 @@ def run_point(point, *, cache_dir=None, threads=1):
         ``build_key`` and ``run`` (the run's full report, :meth:`RunReport.to_dict`); when failed
         ``error`` (one line) and ``traceback``.
     """
-    from ..provenance import git_state, PACKAGE_PARENT
-
     start = time.monotonic()
     result = {"key": point.key(), "point": point.to_dict(), **git_state(PACKAGE_PARENT)}
     try:
@@ -162,10 +166,6 @@ def run_point(point, *, cache_dir=None, threads=1):
 
 
 def _measure(point, *, cache_dir, threads):
-    from ..algorithms import get_algorithm
-    from ..flow import RunOptions, run
-    from ..flow.memory import edge_memory_of, platform_for_run
-
     algorithm = get_algorithm(point.algorithm)
     root = point_root(point, algorithm)
     platform = point.platform_object()
@@ -193,10 +193,6 @@ def _hardware_sized_model(report, platform):
     """The model's prediction with the simulated hardware's own sizes (its vertex ids, not the
     paper's 32 bits) in m_update and m_message, on the same platform: what the model expects of
     the machine simulated."""
-    from ..errors import GravfmError
-    from ..model import predict
-    from ..model.algorithm_params import params_for_algorithm
-
     config = report.plan.config
     params = params_for_algorithm(report.prepared.algorithm, vertexid_bits=config.vertexid_bits)
     if not report.vertices or not report.edges:
@@ -215,8 +211,7 @@ def _link_summary(report, platform):
     """Measured link figures: bytes sent and received by each FPGA and GiB/s over the run, beside
     the two limits of a simulated link (its bandwidth setting, from the platform file, and its
     one item per cycle), each per FPGA: ``(n-1)`` links."""
-    from ..hw.link import LinkConfig
-    from ..model.units import mhz_to_hz
+    from ..hw.link import LinkConfig  # deferred: Amaranth (heavy)
 
     links = report.links
     if not links:

@@ -9,7 +9,7 @@ point is marked "not yet" with the reason.
 
 import datetime
 
-from ..provenance import json_safe, write_results
+from ..provenance import json_safe, provenance, write_results
 from .claims import check
 from .plots import plot
 
@@ -55,8 +55,6 @@ def _holds(claim):
 
 
 def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *, sizes, command):
-    from ..provenance import provenance
-
     code = provenance()
     lines = [
         "# GraVF-M reproduction report", "",

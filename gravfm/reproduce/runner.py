@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .points import Point
+from .task import run_point_isolated
 
 __all__ = ["PointStore", "RunStats", "run_points", "connect", "CONNECT_TIMEOUT_S"]
 
@@ -79,7 +80,7 @@ def connect(scheduler=None, *, workers=None, processes=True):
     :class:`~gravfm.errors.ConfigError` after :data:`CONNECT_TIMEOUT_S`. Otherwise a local cluster
     of ``workers`` (default: the machine's cores) single-threaded workers.
     """
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster  # deferred: dask.distributed (only for a cluster)
 
     if scheduler:
         try:
@@ -110,8 +111,6 @@ def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, d
     KeyboardInterrupt (Ctrl-C) cancels what is left and closes the cluster before it propagates.
     ``function`` replaces :func:`~gravfm.reproduce.task.run_point_isolated` (tests).
     """
-    from .task import run_point_isolated
-
     function = function or run_point_isolated
     start = time.monotonic()
     stats = RunStats(total=len(points))
@@ -141,7 +140,7 @@ def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, d
 
 
 def _compute(client, todo, store, results, stats, *, cache_dir, display, function, console):
-    from distributed import as_completed
+    from distributed import as_completed  # deferred: dask.distributed (only for a cluster)
 
     futures = {client.submit(function, point, cache_dir=cache_dir, key=f"gravfm-point-{point.key()}", pure=False):
                point for point in todo}
@@ -194,7 +193,7 @@ class _Display:
     def __enter__(self):
         if self.enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-                TimeRemainingColumn
+                TimeRemainingColumn  # deferred: rich (only when printing)
 
             self.progress = Progress(TextColumn("points"), BarColumn(), MofNCompleteColumn(),
                                      TextColumn("{task.fields[state]}"), TimeElapsedColumn(), TextColumn("ETA"),

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 
+from ..stop_signals import install_stop_handlers
 from .points import Point, run_point
 
 __all__ = ["run_point_isolated"]
@@ -43,10 +44,8 @@ def run_point_isolated(point, *, cache_dir=None):
 
 
 def main():
-    from ..cli import _install_stop_handlers
-
     _die_with_parent()
-    _install_stop_handlers()  # SIGTERM from the dying worker -> KeyboardInterrupt -> cleanup
+    install_stop_handlers()  # SIGTERM from the dying worker -> KeyboardInterrupt -> cleanup
     request = json.loads(sys.stdin.read())
     result_fd = os.dup(1)
     os.dup2(2, 1)  # anything the run (or a tool it starts) prints goes to stderr, not into the result

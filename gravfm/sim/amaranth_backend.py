@@ -113,7 +113,7 @@ def drive(top, load, *, max_cycles):
         and ``log`` (arrays as in :class:`~gravfm.sim.readback.Readback`), ``links`` (link
         counters by name, flat, FPGA by FPGA).
     """
-    from amaranth.sim import Simulator
+    from amaranth.sim import Simulator  # deferred: Amaranth (heavy)
 
     config = top.config
     if load.data_bits > len(top.host_wr_data):

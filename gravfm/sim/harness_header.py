@@ -8,13 +8,42 @@ memory models (``memory_model.h``).
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 from ..errors import SimulatorError
 
-__all__ = ["HOST_PORTS", "HostInterface", "port_header", "words"]
+__all__ = ["HOST_PORTS", "HostInterface", "port_header", "verilator_name", "words"]
 
 HOST_PORTS = ("host_wr_en", "host_wr_pe", "host_wr_mem", "host_wr_addr", "host_wr_data",
               "host_rd_pe", "host_rd_mem", "host_rd_addr", "host_rd_data", "start", "done", "superstep")
+
+
+def verilator_name(name):
+    """The C++ name Verilator gives the Verilog identifier ``name`` (its ``AstNode::encodeName``).
+
+    Letters, digits and single underscores stay (a digit not first); a double underscore becomes
+    ``___05F`` (one ``_`` kept, the second escaped as ``__05F``: ``"__"`` is reserved in C++);
+    any other character, or a leading digit, becomes ``__0`` and its two hex digits.
+    """
+    out, i = [], 0
+    while i < len(name):
+        char = name[i]
+        if char.isascii() and (char.isalpha() or (i and char.isdigit())):
+            out.append(char)
+        elif char == "_" and name[i + 1:i + 2] == "_":
+            out.append("___05F")
+            i += 1
+        elif char == "_":
+            out.append(char)
+        else:
+            out.append(f"__0{ord(char):02X}")
+        i += 1
+    return "".join(out)
+
+
+def _port(array, k, member):
+    """C++ name of ``member`` of element ``k`` of the port array ``array`` (``array__k__member``)."""
+    return verilator_name(f"{array}__{k}__{member}")
 
 
 def words(bits):
@@ -54,7 +83,7 @@ class HostInterface:
     @classmethod
     def from_component(cls, top):
         """Read the widths from an Amaranth component's signature; fail on a missing port."""
-        from amaranth.hdl import Shape, Value
+        from amaranth.hdl import Shape, Value  # deferred: Amaranth (heavy)
 
         members = top.signature.members
         missing = [name for name in HOST_PORTS if name not in members]
@@ -79,7 +108,7 @@ AXI_READ_MEMBERS = ("araddr", "arid", "arlen", "arsize", "arburst", "arvalid", "
 
 def _memory_widths(members):
     """``mem_*`` fields of :class:`HostInterface` from a top's ``mem`` member (an array of AXI read ports)."""
-    from amaranth.hdl import Shape
+    from amaranth.hdl import Shape  # deferred: Amaranth (heavy)
 
     if "mem" not in members:
         return {}
@@ -130,28 +159,27 @@ def _link_accessors(interface):
     if not interface.link_ports:
         return ""
     bits = interface.link_bits
-    # Verilator's C++ names escape a double underscore as "___05F".
-    out, into = "link_out___05F{k}___05F", "link_in___05F{k}___05F"
+    out, into = (lambda k, m: _port("link_out", k, m)), (lambda k, m: _port("link_in", k, m))
     return f"""
 // Link port k (to the k-th other FPGA in increasing order): this FPGA's output stream...
 static inline bool gravfm_link_out_valid(TOP_CLASS* top, int k) {{
     bool v = false;
-{_per_link(interface, lambda k: f"v = top->{out.format(k=k)}valid;")}
+{_per_link(interface, lambda k: f"v = top->{out(k, 'valid')};")}
     return v;
 }}
 static inline void gravfm_link_out_payload(TOP_CLASS* top, int k, uint32_t* w) {{
-{_per_link(interface, lambda k: _getter(out.format(k=k) + "payload", bits))}
+{_per_link(interface, lambda k: _getter(out(k, "payload"), bits))}
 }}
 static inline void gravfm_set_link_out_ready(TOP_CLASS* top, int k, bool ready) {{
-{_per_link(interface, lambda k: f"top->{out.format(k=k)}ready = ready;")}
+{_per_link(interface, lambda k: f"top->{out(k, 'ready')} = ready;")}
 }}
 // ... and its input stream.
 static inline void gravfm_set_link_in(TOP_CLASS* top, int k, bool valid, const uint32_t* w) {{
-{_per_link(interface, lambda k: f"top->{into.format(k=k)}valid = valid; " + _setter(into.format(k=k) + "payload", bits))}
+{_per_link(interface, lambda k: f"top->{into(k, 'valid')} = valid; " + _setter(into(k, "payload"), bits))}
 }}
 static inline bool gravfm_link_in_ready(TOP_CLASS* top, int k) {{
     bool r = false;
-{_per_link(interface, lambda k: f"r = top->{into.format(k=k)}ready;")}
+{_per_link(interface, lambda k: f"r = top->{into(k, 'ready')};")}
     return r;
 }}
 """
@@ -160,19 +188,18 @@ static inline bool gravfm_link_in_ready(TOP_CLASS* top, int k) {{
 def _memory_accessors(interface):
     if not interface.mem_ports:
         return ""
-    port = "mem___05F{k}___05F"   # Verilator's C++ name of mem__K__...
-
     def sample(k):
-        p = port.format(k=k)
-        return (f"in.arvalid = top->{p}arvalid; in.araddr = top->{p}araddr; in.arid = top->{p}arid; "
-                f"in.arlen = top->{p}arlen; in.arsize = top->{p}arsize; in.arburst = top->{p}arburst; "
-                f"in.rready = top->{p}rready;")
+        p = partial(_port, "mem", k)
+        return (f"in.arvalid = top->{p('arvalid')}; in.araddr = top->{p('araddr')}; in.arid = top->{p('arid')}; "
+                f"in.arlen = top->{p('arlen')}; in.arsize = top->{p('arsize')}; in.arburst = top->{p('arburst')}; "
+                f"in.rready = top->{p('rready')};")
 
     def drive(k):
-        p = port.format(k=k)
-        return (f"top->{p}arready = model.ar_ready(j); top->{p}rvalid = model.r_valid(j); "
-                + _setter(p + "rdata", interface.mem_word_bits, source="d")
-                + f" top->{p}rid = model.r_id(j); top->{p}rresp = model.r_resp(j); top->{p}rlast = model.r_last(j);")
+        p = partial(_port, "mem", k)
+        return (f"top->{p('arready')} = model.ar_ready(j); top->{p('rvalid')} = model.r_valid(j); "
+                + _setter(p("rdata"), interface.mem_word_bits, source="d")
+                + f" top->{p('rid')} = model.r_id(j); top->{p('rresp')} = model.r_resp(j); "
+                  f"top->{p('rlast')} = model.r_last(j);")
 
     return f"""
 // AXI read port k of the top: its request and rready (sampled before the clock edge)...

@@ -1,7 +1,10 @@
 // gravfm compiled-simulation harness: the host's side of the simulated system (harness_system.h):
 // reset, host writes and reads, start, `done`, and the link counters the host reads from the
-// link models. Included by harness.cpp after harness_system.h.
+// link models. Includes what it uses (any include order compiles).
 #pragma once
+
+#include "gravfm_ports.h"
+#include "harness_system.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace {
+namespace gravfm::harness {
 
 class Harness : public System {
 public:
@@ -129,7 +132,7 @@ private:
         uint64_t value = 0;
         if (c >= LINK_MODEL_COUNTER_COUNT && HasLinkError<TOP_CLASS>::value) return gravfm_get_rd_data(top, data);
         for (const Link& link : links_) {
-            if (link.from != fpga || link.port_out != k || c >= LINK_MODEL_COUNTER_COUNT) continue;
+            if (link.source != fpga || link.port_out != k || c >= LINK_MODEL_COUNTER_COUNT) continue;
             uint64_t values[LINK_MODEL_COUNTER_COUNT];
             link.counters(values);
             value = done_cycle && link.held_at == done_cycle ? link.held[c] : values[c];
@@ -140,4 +143,4 @@ private:
     unsigned pes_per_fpga_;
 };
 
-}  // namespace
+}  // namespace gravfm::harness

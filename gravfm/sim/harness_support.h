@@ -1,6 +1,11 @@
 // gravfm compiled-simulation harness: what it reads (the PLAN and SYSTEM files) and the small
-// pieces it is built from. Included by harness.cpp after gravfm_ports.h, link_model.h and link_split.h.
+// pieces it is built from. Includes what it uses (any include order compiles).
 #pragma once
+
+#include "gravfm_ports.h"
+#include "link_model.h"
+#include "link_split.h"
+#include "named_fields.h"
 
 #include <atomic>
 #include <cstdint>
@@ -12,28 +17,20 @@
 #include <thread>
 #include <vector>
 
-namespace {
-
-struct WatchItem {
-    uint32_t pe, mem, addr, progress;
-};
-struct ReadRegion {
-    uint32_t pe, mem, addr, count;
-};
+namespace gravfm::harness {
 
 struct ReadRequest {
     uint32_t pe, mem, addr;
 };
 
-[[noreturn]] void fail(const std::string& message) {
+[[noreturn]] inline void fail(const std::string& message) {
     std::fprintf(stderr, "gravfm_sim: %s\n", message.c_str());
     std::exit(2);
 }
 
 // One link of a system of several FPGAs: the model, where it connects, and the counters the
 // monolithic system keeps beside it (gravfm.hw.multi.MultiFpgaSystem._count_link_ends).
-struct Link {
-    unsigned from, to, port_out, port_in, item_bits, barrier_bit;
+struct Link : LinkEnds {  // where it connects: source, target, port_out, port_in, item_bits, barrier_bit
     gravfm::LinkParams params;
     std::unique_ptr<gravfm::LinkModel> model;
     std::unique_ptr<gravfm::SplitLink> split;  // the quantum schedule's halves, in place of model
@@ -74,7 +71,7 @@ private:
     std::atomic<unsigned> arrived_{0}, generation_{0};
 };
 
-uint64_t parse_count(const char* text, const char* option) {
+inline uint64_t parse_count(const char* text, const char* option) {
     char* end = nullptr;
     unsigned long long value = std::strtoull(text, &end, 10);
     if (end == text || *end != '\0') fail(std::string("bad value for ") + option + ": " + text);
@@ -84,7 +81,7 @@ uint64_t parse_count(const char* text, const char* option) {
 // The text files (PLAN, SYSTEM): items "KEYWORD NUMBERS...", one per line. on_item(kind, where)
 // reads the item's numbers from `file` itself; `where` names the file and item for messages.
 template <typename OnItem>
-void read_items(const char* path, const char* what, OnItem on_item) {
+inline void read_items(const char* path, const char* what, OnItem on_item) {
     FILE* file = std::fopen(path, "r");
     if (!file) fail(std::string("cannot open ") + what + " file " + path);
     char kind[16];
@@ -94,17 +91,29 @@ void read_items(const char* path, const char* what, OnItem on_item) {
     std::fclose(file);
 }
 
-void read_plan(const char* path, std::vector<WatchItem>& watch, std::vector<ReadRegion>& reads) {
+// The PLAN file: "watch" and "read" lines with the fields of WatchItem and ReadRegion by name
+// (gravfm_inputs.h, generated from gravfm.sim.plan_file).
+inline void read_plan(const char* path, std::vector<WatchItem>& watch, std::vector<ReadRegion>& reads) {
     read_items(path, "plan", [&](FILE* file, const char* kind, const std::string& where) {
-        uint32_t a, b, c, d;
-        if (std::fscanf(file, "%u %u %u %u", &a, &b, &c, &d) != 4) fail(where + " needs 4 numbers");
-        if (std::strcmp(kind, "watch") == 0) watch.push_back({a, b, c, d});
-        else if (std::strcmp(kind, "read") == 0) reads.push_back({a, b, c, d});
-        else fail(where + ": unknown " + kind);
+        try {
+            if (std::strcmp(kind, "watch") == 0) {
+                WatchItem item{};
+                read_fields(rest_of_line(file), item);
+                watch.push_back(item);
+            } else if (std::strcmp(kind, "read") == 0) {
+                ReadRegion region{};
+                read_fields(rest_of_line(file), region);
+                reads.push_back(region);
+            } else {
+                fail(where + ": unknown " + kind);
+            }
+        } catch (const std::runtime_error& error) {
+            fail(where + ": " + error.what());
+        }
     });
 }
 
-void print_values(FILE* file, const std::vector<uint64_t>& values) {
+inline void print_values(FILE* file, const std::vector<uint64_t>& values) {
     std::fputc('[', file);
     for (size_t i = 0; i < values.size(); ++i)
         std::fprintf(file, "%s%llu", i ? ", " : "", static_cast<unsigned long long>(values[i]));
@@ -112,7 +121,7 @@ void print_values(FILE* file, const std::vector<uint64_t>& values) {
 }
 
 // The SYSTEM file (see the top of this file): FPGAs, PEs per FPGA and the links.
-void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<Link>& links) {
+inline void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<Link>& links) {
     read_items(path, "system", [&](FILE* file, const char* kind, const std::string& where) {
         if (!std::strcmp(kind, "fpgas") || !std::strcmp(kind, "pes")) {
             unsigned value = 0;
@@ -121,15 +130,13 @@ void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<L
         } else if (!std::strcmp(kind, "link")) {
             Link link;
             gravfm::LinkParams p{};
-            if (std::fscanf(file, "%u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u", &link.from,
-                            &link.to, &link.port_out, &link.port_in, &link.item_bits, &link.barrier_bit,
-                            &p.rate_fixed, &p.cost, &p.credit_bits, &p.latency, &p.fifo_depth, &p.reorder_window,
-                            &p.stall_threshold, &p.lfsr_seed, &p.time_bits, &p.drop_threshold,
-                            &p.duplicate_threshold, &p.flip_threshold, &p.fault_seed, &p.dead, &p.dead_after,
-                            &p.payload_bits) != 22)
-                fail(where + ": a link needs 22 numbers");
-            if (link.from >= fpgas || link.to >= fpgas || link.port_out >= LINK_PORTS || link.port_in >= LINK_PORTS ||
-                link.barrier_bit >= 32 * LINK_WORDS)
+            try {
+                read_fields(rest_of_line(file), static_cast<LinkEnds&>(link), p);
+            } catch (const std::exception& error) {
+                fail(where + ": " + error.what());
+            }
+            if (link.source >= fpgas || link.target >= fpgas || link.port_out >= LINK_PORTS ||
+                link.port_in >= LINK_PORTS || link.barrier_bit >= 32 * LINK_WORDS)
                 fail(where + ": link outside the system of this build");
             try {
                 link.model.reset(new gravfm::LinkModel(p, LINK_WORDS));
@@ -149,4 +156,4 @@ void read_system(const char* path, unsigned& fpgas, unsigned& pes, std::vector<L
         fail(std::string(path) + ": " + std::to_string(links.size()) + " links for " + std::to_string(fpgas) + " FPGAs");
 }
 
-}  // namespace
+}  // namespace gravfm::harness

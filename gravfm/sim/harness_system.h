@@ -1,8 +1,7 @@
 // gravfm compiled-simulation harness: the simulated system. The FPGA models (one, or one per FPGA
 // of a system), the C++ link models between them, the memory models of their AXI ports, the
 // cycle order that makes them equal to the monolithic model, and the threads that advance the
-// FPGAs. Included by harness.cpp after gravfm_ports.h, link_model.h, link_split.h,
-// memory_harness.h and harness_support.h; harness_host.h adds the host's side.
+// FPGAs; harness_host.h adds the host's side. Includes what it uses (any include order compiles).
 //
 // Schedules (all give the cycles of the serial one; tests/test_sim_per_fpga.py):
 // - serial: one thread, or links that cannot be split: every cycle in the phases of
@@ -16,6 +15,10 @@
 //   where every `done` is high, as in the serial schedule (`done` is a sticky flag: checked).
 #pragma once
 
+#include "gravfm_ports.h"
+#include "harness_support.h"
+#include "memory_harness.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -26,9 +29,9 @@
 #include <utility>
 #include <vector>
 
-namespace {
+namespace gravfm::harness {
 
-bool bit_of(const uint32_t* words, unsigned bit) { return (words[bit / 32] >> (bit % 32)) & 1u; }
+inline bool bit_of(const uint32_t* words, unsigned bit) { return (words[bit / 32] >> (bit % 32)) & 1u; }
 
 // The link check's error output of an FPGA top (gravfm.hw.link_check), false for a top without it:
 // a link error ends the run like `done`, and the host then reads the error words.
@@ -40,7 +43,7 @@ template <class T> bool link_error_of(const T* top) {
 }
 
 // The quantum of a system's links (0: no quantum schedule; see the top of this file).
-unsigned link_quantum(const std::vector<Link>& links, unsigned threads) {
+inline unsigned link_quantum(const std::vector<Link>& links, unsigned threads) {
     if (threads < 2 || links.empty() || HasLinkError<TOP_CLASS>::value) return 0;
     unsigned latency = ~0u;
     for (const Link& link : links) {
@@ -66,8 +69,8 @@ public:
         quantum_ = link_quantum(links_, threads_);
         for (Link& link : links_) {
             if (quantum_) link.split.reset(new gravfm::SplitLink(link.params, LINK_WORDS, quantum_));
-            ins_[link.to].push_back(&link);
-            outs_[link.from].push_back(&link);
+            ins_[link.target].push_back(&link);
+            outs_[link.source].push_back(&link);
         }
         for (gravfm::Memory& memory : memories_) mems_[memory.top].push_back(&memory);
         for (unsigned j = 1; j < threads_; ++j) workers_.emplace_back([this, j] { work(j); });
@@ -308,7 +311,7 @@ private:
 #if LINK_PORTS > 0
         uint32_t payload[LINK_WORDS];
         for (Link* link : ins_[f]) {
-            TOP_CLASS* sender = tops_[link->from].get();
+            TOP_CLASS* sender = tops_[link->source].get();
             const bool in_valid = gravfm_link_out_valid(sender, link->port_out);
             gravfm_link_out_payload(sender, link->port_out, payload);
             const bool out_ready = gravfm_link_in_ready(tops_[f].get(), link->port_in);
@@ -362,4 +365,4 @@ private:
     uint64_t target_ = 0;
 };
 
-}  // namespace
+}  // namespace gravfm::harness

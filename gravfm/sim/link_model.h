@@ -35,6 +35,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gravfm_inputs.h"  // LinkParams, generated from gravfm.sim.link_params.LinkParams (its fields' meaning)
+
 namespace gravfm {
 
 // k steps of a generator whose step is linear over GF(2) on BITS-bit states (an LFSR, xorshift)
@@ -62,26 +64,6 @@ private:
         return image;
     }
     std::array<Matrix, 64> powers_{};
-};
-
-// The integers of one link (gravfm.sim.link_params.LinkParams, same fields in the same order).
-struct LinkParams {
-    uint32_t rate_fixed;       // credit gained per cycle (1/256 bit units); 0: no bandwidth limit
-    uint32_t cost;             // credit an item costs (item_bits << FRACTION_BITS)
-    uint32_t credit_bits;      // width of the signed credit register (0 without a limit)
-    uint32_t latency;          // LinkConfig.latency_cycles
-    uint32_t fifo_depth;       // LinkConfig.fifo_depth
-    uint32_t reorder_window;   // LinkConfig.reorder_window
-    uint32_t stall_threshold;  // stall when the LFSR's low 8 bits are below this (0: never)
-    uint32_t lfsr_seed;        // initial LFSR state, already mixed (non-zero, 16 bits)
-    uint32_t time_bits;        // width of the `now` counter and the due times (TIME_BITS)
-    uint32_t drop_threshold;       // faults: an item leaves lost, repeated or with a bit flipped when
-    uint32_t duplicate_threshold;  //   the 16-bit draw is below drop, below drop + duplicate, below
-    uint32_t flip_threshold;       //   drop + duplicate + flip (0: none of that kind)
-    uint32_t fault_seed;           // initial state of the 32-bit xorshift fault generator (non-zero)
-    uint32_t dead;                 // 1: the link dies dead_after cycles after its first item
-    uint32_t dead_after;
-    uint32_t payload_bits;         // width of an item (the flipped bit's range)
 };
 
 // The link's bandwidth limit (`credit`): a signed register gaining rate_fixed per cycle up to

@@ -1,4 +1,4 @@
-"""The integers of the C++ link model (``link_model.h``) for one link of a system.
+"""The integers of the C++ link model (``link_model.h``) for one link of a system, and its ends.
 
 :func:`link_params` turns a :class:`~gravfm.hw.link.LinkConfig`, the bits an item costs and the
 link's seed (:meth:`~gravfm.hw.link.LinkConfig.link_seed`)
@@ -13,12 +13,39 @@ that package already.
 
 from dataclasses import astuple, dataclass, fields
 
-__all__ = ["LinkParams", "link_params"]
+__all__ = ["LinkEnds", "LinkParams", "link_params"]
+
+
+@dataclass(frozen=True)
+class LinkEnds:
+    """Where one link of a system connects.
+
+    The harness's ``gravfm::LinkEnds`` is generated from this (:mod:`gravfm.sim.harness_inputs`).
+
+    Parameters
+    ----------
+    source, target : int
+        FPGA ``source``'s link port ``port_out`` feeds FPGA ``target``'s port ``port_in``.
+    port_out, port_in : int
+    item_bits : int
+        Bits an item costs on the link (its counters count them).
+    barrier_bit : int
+        Bit of a link word that marks a barrier (counted apart).
+    """
+
+    source: int
+    target: int
+    port_out: int
+    port_in: int
+    item_bits: int
+    barrier_bit: int
 
 
 @dataclass(frozen=True)
 class LinkParams:
-    """Fields of ``gravfm::LinkParams`` (``link_model.h``), in its order.
+    """The C++ link model's parameters.
+
+    ``gravfm::LinkParams`` of ``link_model.h`` is generated from this (:mod:`gravfm.sim.harness_inputs`).
 
     Parameters
     ----------
@@ -67,10 +94,6 @@ class LinkParams:
     dead_after: int
     payload_bits: int
 
-    def values(self):
-        """The fields' values in ``gravfm::LinkParams``'s order."""
-        return astuple(self)
-
     def cpp_initializer(self):
         """C++17 aggregate initializer of ``gravfm::LinkParams``, e.g. ``{/*rate_fixed*/ 0, ...}``."""
         values = (f"/*{field.name}*/ {value}u" for field, value in zip(fields(self), astuple(self)))
@@ -96,8 +119,9 @@ def link_params(config, *, item_bits, seed, payload_bits, dead_after=None, time_
         Width of the cycle counter; default the gateware's ``TIME_BITS`` (other values only for
         tests of the wrap-around).
     """
+    # deferred: Amaranth (heavy)
     from ..hw.link.config import FRACTION_BITS, credit_bits, fault_seed, mixed_seed
-    from ..hw.link.model import TIME_BITS
+    from ..hw.link.model import TIME_BITS  # deferred: Amaranth (heavy)
 
     if not isinstance(item_bits, int) or item_bits < 1:
         raise TypeError(f"item_bits must be a positive integer, not {item_bits!r}")

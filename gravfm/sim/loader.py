@@ -21,8 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.base import VERTEXID
+from ..architectures import architecture_info
 from ..errors import ConfigError
 from ..hw.protocol import FpgaRegister, HostMem, PeRegister, split_words, write_load_file
+from ..partition import gravf_edge_stores, gravfm_edge_stores, neighbor_filter
 from .memory_image import memory_images
 
 __all__ = ["LoadPlan", "build_load", "field_offsets"]
@@ -167,9 +169,7 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         The partition does not match the configuration, or the graph does not fit: too many
         vertices or edges on a PE, or a value wider than its field (named, with the excess).
     """
-    from ..partition import gravf_edge_stores, gravfm_edge_stores
-
-    gravf = getattr(config, "arch", "gravfm") == "gravf"
+    gravf = not architecture_info(config.arch).broadcasts   # GraVF: each PE holds its own vertices' lists
     params = algorithm.params(params)
     if partition.num_pes != config.total_pes:
         raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")
@@ -299,8 +299,6 @@ def _edge_words(store, edge_field_offsets, edge_offsets):
 
 def _filter_writes(graph, partition, config):
     """Neighbor-filter words (mem 4, address = local index) of every PE; zero words are skipped."""
-    from ..partition import neighbor_filter
-
     bitmap = neighbor_filter(graph, partition)
     parts = []
     for g in range(config.total_pes):

@@ -3,12 +3,13 @@
 // MemoryModel per memory with the top ports it serves, and their entries of the RESULT JSON.
 // Shared by harness.cpp and memory_model_tb.cpp. Errors are std::runtime_error naming the file.
 //
-//   params WORD_BYTES RATE_FIXED LATENCY JITTER BANKS BANK_DEPTH SEED REORDER STUCK
+//   params KEY=VALUE ...     (the fields of gravfm::MemoryModelParams by name: gravfm_inputs.h)
 //   ports P                  (AXI ports per memory)
 //   image INDEX PATH         (one per memory, INDEX 0..; PATH runs to the end of the line)
 #pragma once
 
 #include "memory_model.h"
+#include "named_fields.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -26,7 +27,7 @@
 namespace gravfm {
 
 struct MemorySpec {
-    MemoryParams params{};
+    MemoryModelParams params{};
     unsigned ports_per_memory = 0;
     std::vector<std::string> images;  // by memory index
 };
@@ -44,14 +45,12 @@ inline MemorySpec read_memory_spec(const char* path) {
     };
     while (std::fscanf(file, "%15s", kind) == 1) {
         ++line;
-        MemoryParams& p = spec.params;
-        unsigned long long rate = 0, seed = 0;
         if (!std::strcmp(kind, "params")) {
-            if (std::fscanf(file, "%u %llu %u %u %u %u %llu %u %u", &p.word_bytes, &rate, &p.latency, &p.jitter,
-                            &p.banks, &p.bank_depth, &seed, &p.reorder, &p.stuck) != 9)
-                fail("params needs 9 numbers");
-            p.rate_fixed = rate;
-            p.seed = seed;
+            try {
+                read_fields(rest_of_line(file), spec.params);
+            } catch (const std::runtime_error& error) {
+                fail(std::string("params: ") + error.what());
+            }
             have_params = true;
         } else if (!std::strcmp(kind, "ports")) {
             if (std::fscanf(file, "%u", &spec.ports_per_memory) != 1 || !spec.ports_per_memory)

@@ -1,7 +1,7 @@
 """The off-chip memory image of each FPGA: its PEs' edge indexes and edge lists, built by numpy.
 
 Layout (what :mod:`gravfm.hw.pe.offchip_scatter` reads, arithmetic in
-:class:`gravfm.hw.offchip_layout.OffchipLayout`), per FPGA, its PEs one after another::
+:class:`gravfm.model.offchip_layout.OffchipLayout`), per FPGA, its PEs one after another::
 
     PE i: [index: one entry per index entry, padded to a word]
           [lists: each starts on a word boundary, W / slot edges per word]
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from ..hw.offchip_layout import OffchipLayout
+from ..model.offchip_layout import OffchipLayout
 from ..hw.protocol import PRESENT_WORD_BITS, HostMem, PeRegister
 
 __all__ = ["MemoryImages", "memory_images"]

@@ -61,22 +61,10 @@
 #include <string>
 #include <vector>
 
+#include "gravfm_inputs.h"  // MemoryModelParams (gravfm.sim.memory_params), MEMORY_FRACTION_BITS
 #include "splitmix.h"
 
 namespace gravfm {
-
-// gravfm.sim.memory_params.MemoryParams.values(), same fields in the same order.
-struct MemoryParams {
-    uint32_t word_bytes;   // bytes per beat (a power of two)
-    uint64_t rate_fixed;   // bytes per cycle << 16, rounded, at least 1
-    uint32_t latency;      // cycles from service to the earliest rvalid (>= 1)
-    uint32_t jitter;       // extra cycles per beat, uniform in 0..jitter
-    uint32_t banks;        // bank of a word = word address % banks
-    uint32_t bank_depth;   // beats a bank's queue holds
-    uint64_t seed;         // of the splitmix64 stream (mixed with the memory's index)
-    uint32_t reorder;      // 1: pick a random ready beat instead of the oldest due
-    uint32_t stuck;        // 1: accept and queue requests, never answer
-};
 
 // One port's inputs, sampled before the clock edge.
 struct MemoryPortInputs {
@@ -88,10 +76,10 @@ struct MemoryPortInputs {
 
 class MemoryModel {
 public:
-    static constexpr unsigned FRACTION_BITS = 16;
+    static constexpr unsigned FRACTION_BITS = MEMORY_FRACTION_BITS;
     static constexpr uint32_t RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3;
 
-    MemoryModel(const MemoryParams& params, const uint8_t* image, uint64_t image_bytes, unsigned ports,
+    MemoryModel(const MemoryModelParams& params, const uint8_t* image, uint64_t image_bytes, unsigned ports,
                 unsigned index = 0)
         : p_(params), image_(image), ports_(ports), cost_(uint64_t{params.word_bytes} << FRACTION_BITS) {
         if (!p_.word_bytes || (p_.word_bytes & (p_.word_bytes - 1)) || p_.word_bytes > 128)
@@ -347,7 +335,7 @@ private:
             std::memcpy(port.data.data(), image_ + (beat.address >> log2_word_) * p_.word_bytes, p_.word_bytes);
     }
 
-    MemoryParams p_;
+    MemoryModelParams p_;
     const uint8_t* image_;
     unsigned ports_;
     uint64_t cost_, cap_ = 0, credit_ = 0;

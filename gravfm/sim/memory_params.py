@@ -14,19 +14,40 @@ all of it from the text :func:`memory_file` writes (its ``--memory SPEC`` option
 This module imports no Amaranth.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..validate import check_fields, check_flag, check_integer, check_number
+from .named_fields import named_line
 
-__all__ = ["FRACTION_BITS", "MemoryParams", "MemoryLoad", "memory_file", "memory_of_port"]
+__all__ = ["FRACTION_BITS", "MemoryParams", "MemoryModelParams", "MemoryLoad", "memory_file", "memory_of_port"]
 
 #: Fraction bits of the bandwidth credit (bytes per cycle in fixed point).
 FRACTION_BITS = 16
 _U64 = (1 << 64) - 1
+_WIDE = {"ctype": "uint64_t"}   # a field of the C++ struct wider than uint32_t
+
+
+@dataclass(frozen=True)
+class MemoryModelParams:
+    """The integers of the memory model: :meth:`MemoryParams.model_params`.
+
+    The harness's ``gravfm::MemoryModelParams`` is generated from this (:mod:`gravfm.sim.harness_inputs`);
+    the fields' meaning: :class:`MemoryParams` and ``memory_model.h``.
+    """
+
+    word_bytes: int
+    rate_fixed: int = field(metadata=_WIDE)
+    latency: int
+    jitter: int
+    banks: int
+    bank_depth: int
+    seed: int = field(metadata=_WIDE)
+    reorder: int
+    stuck: int
 
 
 @dataclass(frozen=True)
@@ -89,10 +110,11 @@ class MemoryParams:
         """Width of ``rdata``."""
         return 8 * self.word_bytes
 
-    def values(self):
-        """The integers of ``gravfm::MemoryParams`` (``memory_model.h``), in its order."""
-        return (self.word_bytes, self.rate_fixed, self.latency, self.jitter, self.banks, self.bank_depth,
-                self.seed, int(self.reorder), int(self.stuck))
+    def model_params(self):
+        """The :class:`MemoryModelParams` of these parameters (what the C++ model reads)."""
+        return MemoryModelParams(word_bytes=self.word_bytes, rate_fixed=self.rate_fixed, latency=self.latency,
+                                 jitter=self.jitter, banks=self.banks, bank_depth=self.bank_depth, seed=self.seed,
+                                 reorder=int(self.reorder), stuck=int(self.stuck))
 
     def describe(self):
         """One line for reports, e.g. ``16 B words, 16 B/cycle, latency 20 cycles, 8 banks x 4``."""
@@ -111,11 +133,11 @@ def memory_of_port(instance, port, *, mem_ports, ports_per_memory):
 def memory_file(params, ports_per_memory, image_paths):
     """The harness's memory SPEC text (its ``--memory`` option).
 
-    Lines: ``params`` and the :meth:`MemoryParams.values`, ``ports P`` (ports per memory), then
+    Lines: ``params`` and the fields of :meth:`MemoryParams.model_params` by name, ``ports P`` (ports per memory), then
     ``image INDEX PATH`` for memory ``INDEX`` (the path runs to the end of the line).
     """
     check_integer("memory_file", "ports_per_memory", ports_per_memory)
-    lines = ["params " + " ".join(str(int(v)) for v in params.values()), f"ports {ports_per_memory}"]
+    lines = [named_line("params", params.model_params()), f"ports {ports_per_memory}"]
     for index, path in enumerate(image_paths):
         path = str(path)
         if "\n" in path or path != path.strip():

@@ -149,6 +149,7 @@ def diagnose_stall(outcome, config, links):
     ``outcome`` carries the watched counters at the stop (``watch``) and ``scan_gap_cycles``
     earlier (``watch_before``), and PE 0's ``superstep`` (:class:`gravfm.sim.verilator.SimOutcome`).
     """
+    # deferred: Amaranth (heavy)
     from ..hw.multi.link_report import diagnose_links
 
     lines = _pe_lines(outcome.watch, outcome.watch_before, outcome.scan_gap_cycles, config.total_pes,
@@ -190,6 +191,7 @@ def with_link_faults(readback, *, fpgas, check):
     A link error ends a run like ``done`` does (the back-ends need not know), so a run that
     finished or stalled is judged here, whatever the back-end.
     """
+    # deferred: Amaranth (heavy)
     from ..hw.multi.link_report import link_faults
 
     if not readback.links or readback.status not in ("done", "stalled"):

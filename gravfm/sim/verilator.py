@@ -23,6 +23,7 @@ import numpy as np
 
 from ..hw.protocol import join_words, split_words, write_load_file
 from .harness_header import words
+from .plan_file import ReadRegion, WatchItem, write_plan
 from .verilator_build import (HostInterface, SimulatorError, SimulatorSources, VerilatorBuild, build_simulator,
                               end_process_group, export_verilog, harness_source, simulator_sources,
                               verilator_executable)
@@ -74,28 +75,6 @@ class HostWrites:
 
 
 @dataclass(frozen=True)
-class ReadRegion:
-    """Words ``addr .. addr+count-1`` of memory ``mem`` of PE ``pe``, read after the run."""
-
-    name: str
-    pe: int
-    mem: int
-    addr: int
-    count: int
-
-
-@dataclass(frozen=True)
-class WatchItem:
-    """A word read at every progress scan (counters). ``progress``: its change is forward progress."""
-
-    name: str
-    pe: int
-    mem: int
-    addr: int
-    progress: bool = False
-
-
-@dataclass(frozen=True)
 class SimOutcome:
     """What a compiled simulation reports.
 
@@ -144,13 +123,6 @@ class SimOutcome:
     def cycles_per_s(self):
         """Simulated clock cycles per wall-clock second of the run phase."""
         return self.cycles / self.run_s if self.run_s > 0 else float("inf")
-
-
-def write_plan(path, reads, watch):
-    """The harness's plan file (see ``harness.cpp``)."""
-    lines = [f"watch {w.pe} {w.mem} {w.addr} {int(bool(w.progress))}" for w in watch]
-    lines += [f"read {r.pe} {r.mem} {r.addr} {r.count}" for r in reads if r.count > 0]
-    Path(path).write_text("\n".join(lines) + "\n")
 
 
 def run_simulator(build, writes, *, reads=(), watch=(), max_cycles=None, watchdog_cycles=1 << 20,

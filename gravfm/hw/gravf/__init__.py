@@ -1,4 +1,4 @@
-"""The GraVF baseline's own parts (``arch="gravf"``): layouts, unicast network and router.
+"""The GraVF baseline's own parts (:data:`gravfm.architectures.GRAVF`): layouts, unicast network and router.
 
 Each PE stores its own vertices' complete out-edge lists; its apply feeds its own scatter unit
 (:class:`gravfm.hw.pe.cores.SenderScatter`) and the scatter kernel's messages are routed over

@@ -26,7 +26,7 @@ def gravf_count_bits(config):
 
 
 class GravfLayouts(KernelLayouts):
-    """:class:`~gravfm.hw.layouts.KernelLayouts` for ``arch="gravf"``.
+    """:class:`~gravfm.hw.layouts.KernelLayouts` for the GraVF architecture (:data:`gravfm.architectures.GRAVF`).
 
     Attributes
     ----------

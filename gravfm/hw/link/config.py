@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 
 from ...errors import ConfigError
+from ...model import load_platform
+from ...model.units import mhz_to_hz
 from ..link_check import MODES, LinkCheck
 
 __all__ = ["LinkConfig", "FRACTION_BITS", "RATE_BITS", "mixed_seed", "fault_seed", "credit_bits"]
@@ -177,9 +179,6 @@ class LinkConfig:
         gravfm.errors.ConfigError
             If the platform has fewer FPGAs than asked.
         """
-        from ...model import load_platform
-        from ...model.units import mhz_to_hz
-
         if not hasattr(platform, "network"):
             platform = load_platform(platform)
         network = platform.network

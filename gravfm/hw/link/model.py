@@ -23,6 +23,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
 from .config import FRACTION_BITS, RATE_BITS, LinkConfig, credit_bits, fault_seed, mixed_seed
+from ..unused import silence_unused
 
 __all__ = ["LinkModel", "lfsr_step", "xorshift_step"]
 
@@ -76,7 +77,7 @@ class LinkModel(wiring.Component):
     """
 
     def __init__(self, *, shape, config, item_bits, seed, dead_after=None):
-        self._MustUse__silence = True   # no "never used" warning for an object that failed to build
+        silence_unused(self)   # no "never used" warning for an object that failed to build
         if not isinstance(config, LinkConfig):
             raise TypeError(f"LinkModel needs a LinkConfig, not {type(config).__name__}")
         if not isinstance(item_bits, int) or item_bits < 1:
@@ -97,7 +98,7 @@ class LinkModel(wiring.Component):
             "flipped": Out(64),
             "first_fault": Out(TIME_BITS),
         })
-        self._MustUse__silence = False
+        silence_unused(self, False)
 
     def elaborate(self, platform):
         m = Module()

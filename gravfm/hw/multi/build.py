@@ -3,7 +3,10 @@
 import dataclasses
 
 from ...errors import ConfigError
+from ...model import load_platform
+from ..fpga import FpgaTop
 from ..link import LinkConfig
+from .system import MultiFpgaSystem
 
 __all__ = ["build_system"]
 
@@ -29,12 +32,7 @@ def build_system(config, *, platform=None, link=None, use_filter=True, link_opti
     gravfm.errors.ConfigError
         The platform has fewer FPGAs than ``config.fpgas`` (before anything is built).
     """
-    from ..fpga import FpgaTop
-    from .system import MultiFpgaSystem
-
     if platform is not None:
-        from ...model import load_platform
-
         if not hasattr(platform, "network"):
             platform = load_platform(platform)
         if config.fpgas > platform.network.max_fpgas:

@@ -5,6 +5,7 @@ Plain arithmetic on the counters read back from the hardware (``host_rd_mem = 4`
 with row = sending FPGA and column ``k`` = link to ``peers_of(row)[k]``.
 """
 
+from ...architectures import architecture_info
 from ...partition.report import crossing_edges
 from ..link_check import decode_error
 from ..protocol import peers_of
@@ -30,7 +31,7 @@ def bytes_per_edge_theory(arch, *, fpgas, vertices, edges, item_bits, crossing):
     """
     if fpgas < 2 or edges == 0:
         return 0.0
-    if arch == "gravf":
+    if not architecture_info(arch).broadcasts:
         return item_bits * crossing / 8
     return item_bits * (fpgas - 1) * vertices / edges / 8
 

@@ -18,7 +18,7 @@ With the link check on (``LinkConfig.check``) the FPGAs' link ends frame every i
 (:mod:`gravfm.hw.link_check`); an item then costs the frame's added bits too, and a link error
 raises ``done`` (the host reads the error words and reports the run as failed).
 
-With ``config.arch == "gravf"`` the FPGAs are GraVF-baseline FPGAs: a link carries one message
+With the GraVF architecture (``config.arch``) the FPGAs are GraVF-baseline FPGAs: a link carries one message
 per edge whose destination lives on the peer (``m_message`` bits: destination id, sender id,
 message), no neighbor filter.
 """
@@ -36,6 +36,7 @@ from ..host_read import delayed, select_registered
 from ..link import LinkConfig, LinkModel
 from ..link.frame import barrier_bit
 from ..protocol import HOST_READ_LATENCY, LINK_MODEL_COUNTER_NAMES, HostReadMem, link_counter_address, peers_of
+from ..unused import silence_unused
 
 __all__ = ["MultiFpgaSystem"]
 
@@ -67,7 +68,7 @@ class MultiFpgaSystem(wiring.Component):
 
     def __init__(self, config, *, link=None, use_filter=True):
         # A system that failed to construct must not also warn that it was never used.
-        self._MustUse__silence = True
+        silence_unused(self)
         if not isinstance(config, SystemConfig):
             raise TypeError(f"MultiFpgaSystem needs a SystemConfig, not {type(config).__name__}")
         link = LinkConfig() if link is None else link
@@ -83,7 +84,7 @@ class MultiFpgaSystem(wiring.Component):
         self.tops = [FpgaTop(config, receiver_depth=depth, use_filter=use_filter, link_check=self.link_check)
                      for _ in range(config.fpgas)]
         for top in self.tops:   # used when this system is: only the system warns if it is not
-            top._MustUse__silence = True
+            silence_unused(top)
         self.layouts = self.tops[0].layouts
         self.geometry = HostGeometry.of(config, self.layouts)
         self.links = {}
@@ -91,7 +92,7 @@ class MultiFpgaSystem(wiring.Component):
         if config.pe.offchip:   # every FPGA's PE ports in turn: port f p + i is PE i of FPGA f
             members["mem"] = Out(memory_port_signature(config.pe)).array(config.total_pes)
         super().__init__(members)
-        self._MustUse__silence = False
+        silence_unused(self, False)
 
     @property
     def item_bits(self):

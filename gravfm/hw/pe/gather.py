@@ -29,6 +29,8 @@ from amaranth.lib.wiring import In, Out
 from ..memory_ports import read_port_signature, write_port_signature
 from .hazard import HazardUnit
 from .parking import ParkingSlots, parking_for
+from ..unused import silence_unused
+from ..kernels import kernel_traits
 
 __all__ = ["GatherStage", "GatherUnit", "hazard_slots_for", "kernel_inputs"]
 
@@ -41,9 +43,7 @@ def hazard_slots_for(configured, kernel):
     combinational kernel) and the write-back register (one cycle) until it is written; with
     fewer slots than ``latency + 3`` even messages to distinct vertices stall on a full CAM.
     """
-    latency = getattr(kernel, "latency", 0)
-    if not isinstance(latency, int) or isinstance(latency, bool) or latency < 0:
-        raise TypeError(f"gather kernel latency must be a non-negative integer, not {latency!r}")
+    latency = kernel_traits(kernel)[0] or 0   # checked by KernelSignature
     return max(configured, latency + 3)
 
 
@@ -92,7 +92,7 @@ class GatherStage(wiring.Component):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if write_latency not in (0, 1):
-            self._MustUse__silence = True  # never elaborated: do not warn about it
+            silence_unused(self)  # never elaborated: do not warn about it
             raise TypeError(f"gather write latency must be 0 or 1, not {write_latency!r}")
         self._write_latency = write_latency
         self._overlap = overlap
@@ -202,7 +202,7 @@ class GatherUnit(GatherStage):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if overlap:
-            self._MustUse__silence = True
+            silence_unused(self)
             raise TypeError("GatherUnit does not overlap with apply; use ForwardingGatherUnit")
         self.hazard_slots = hazard_slots_for(config.pe.hazard_slots, kernel)
         self._combiner, self.parking_slots = parking_for(layouts, config)

@@ -49,6 +49,8 @@ from amaranth.hdl import C, Mux, Signal
 
 from ..stream_fifo import StreamFIFO
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
+from ..unused import silence_unused
+from ..kernels import kernel_traits
 
 __all__ = ["ForwardingGatherUnit", "build_gather_unit", "forwards"]
 
@@ -67,8 +69,8 @@ def retry_depth(config):
 
 
 def is_combinational(kernel):
-    """Whether the gather ``kernel`` declares ``combinational = True``."""
-    return getattr(kernel, "combinational", False) is True
+    """Whether the gather ``kernel`` declares itself combinational on its signature."""
+    return kernel_traits(kernel)[1]
 
 
 def forwards(config, kernel):
@@ -94,7 +96,7 @@ class ForwardingGatherUnit(GatherStage):
 
     def __init__(self, *, layouts, config, kernel, write_latency=0, overlap=False):
         if not is_combinational(kernel):
-            self._MustUse__silence = True
+            silence_unused(self)
             raise TypeError(f"{type(kernel).__name__} is not a combinational gather kernel "
                             "(combinational = True); use GatherUnit")
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency,

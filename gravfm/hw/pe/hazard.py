@@ -10,6 +10,7 @@ is transparent for the write port, so a read issued in that cycle returns the ne
 from amaranth.hdl import Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
+from ..unused import silence_unused
 
 __all__ = ["HazardUnit"]
 
@@ -68,11 +69,11 @@ class HazardUnit(wiring.Component):
         self._slots = slots
         self._payload = payload
         if remove_latency not in (0, 1):
-            self._MustUse__silence = True  # never elaborated: do not warn about it
+            silence_unused(self)  # never elaborated: do not warn about it
             raise TypeError(f"hazard remove latency must be 0 or 1, not {remove_latency!r}")
         self._remove_latency = remove_latency
         if not isinstance(lookahead, int) or lookahead < 0 or (lookahead and not remove_latency):
-            self._MustUse__silence = True
+            silence_unused(self)
             raise TypeError(f"hazard look-ahead needs remove_latency=1 and a count >= 0, not {lookahead!r}")
         self._lookahead = lookahead
         members = {

@@ -12,7 +12,7 @@ Pipeline::
             ─▶ [D] registered ─▶ scatter kernel ─▶ messages
 
 Memory image (built by :mod:`gravfm.sim.memory_image`, arithmetic in
-:class:`gravfm.hw.offchip_layout.OffchipLayout`): index entry ``e`` (the sender's hardware id for
+:class:`gravfm.model.offchip_layout.OffchipLayout`): index entry ``e`` (the sender's hardware id for
 GraVF-M, its local index for GraVF) is the word ``index_base + e``: u32 first word of the list
 relative to ``edge_base``, u32 edge count, then the list's first K = (W - 64) // slot edges
 (inline). The rest of the list starts on a word boundary (SPEC §5) and packs ``W / slot`` edges
@@ -33,10 +33,10 @@ from amaranth.lib import data, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..axi import AXI_BURST_INCR, memory_port_signature
-from ..config import INDEX_ENTRY_BITS, MAX_BURST_WORDS
+from ..config import MAX_BURST_WORDS
 from ..layouts import hardware_id
 from ..memory_ports import NO_READ_DURING_WRITE, write_port_signature
-from ..offchip_layout import OffchipLayout
+from ...model.offchip_layout import INDEX_ENTRY_BITS, OffchipLayout
 from ..protocol import PRESENT_WORD_BITS
 from ..reorder_buffer import ReorderBuffer
 from ..skid_buffer import SkidBuffer

@@ -25,8 +25,9 @@ never meet an in-flight vertex, keeps the single slot and its exact sums.
 from amaranth.hdl import Mux, Signal
 from amaranth.lib.fifo import SyncFIFO
 
-from ..kernels import check_kernel
+from ..kernels import check_kernel, kernel_traits
 from .hazard import any_of
+from ..unused import silence_unused
 
 __all__ = ["COMBINING_SLOTS", "ParkingSlots", "parking_for"]
 
@@ -44,9 +45,9 @@ def parking_for(layouts, config):
     combiner = factory(layouts)
     name = getattr(config.algorithm, "name", "?")
     check_kernel("combiner", combiner, layouts, name)
-    latency = getattr(combiner, "latency", 0)
-    if not isinstance(latency, int) or isinstance(latency, bool) or latency < 1:
-        combiner._MustUse__silence = True
+    latency = kernel_traits(combiner)[0] or 0
+    if latency < 1:
+        silence_unused(combiner)
         raise TypeError(f"algorithm {name!r}: the combiner must declare a latency of at least 1 cycle "
                         f"(its result's slot is looked up behind it), not {latency!r}")
     return combiner, COMBINING_SLOTS

@@ -10,6 +10,7 @@ from amaranth.lib import wiring
 from ...errors import ConfigError
 from ..kernels import KERNEL_PORTS
 from .parse import parse_verilog_module
+from ..unused import silence_unused
 
 __all__ = ["VerilogKernel", "VerilogKernelFactory", "verilog_kernel", "expected_ports", "check_ports",
            "verilog_sources", "instance_parameters", "system_parameters", "SYSTEM_PARAMETERS",
@@ -148,7 +149,7 @@ class VerilogKernel(wiring.Component):
             check_ports(kind, verilog_module, layouts, parameters=self.parameters)
         except ConfigError:
             # Rejected before it could be used: Amaranth's "never used" warning would be noise.
-            self._MustUse__silence = True
+            silence_unused(self)
             raise
         self.kind = kind
         self.verilog_module = verilog_module

@@ -1,5 +1,8 @@
 """Does an algorithm's answer depend on the partition? Run it on two and find out.
 
+A flow of its own (prepare, plan, elaborate, load, simulate, verify on two partitions), so it
+lives with the stages it runs.
+
 Kernels see vertices by their hardware ids (``i.nodeid``, ``i.sender``, ``i.neighbor`` and the
 state fields listed in ``vertexid_fields``, which the loader translates): ``(PE << local_bits) |
 local index``, numbered by the partition. On one PE they follow the graph's ids, so a kernel
@@ -12,6 +15,14 @@ two PEs whose hardware ids follow another order, and says what went wrong.
 import numpy as np
 
 from ..errors import ConfigError
+from ..graph import Graph
+from ..partition import Partition
+from .elaboration import elaborate
+from .loading import load
+from .planning import plan
+from .preparation import prepare
+from .simulation import check_backend, make_backend
+from .verification import verify
 
 __all__ = ["check_partition_independence", "reordering_partitions", "probe_graph"]
 
@@ -19,8 +30,6 @@ __all__ = ["check_partition_independence", "reordering_partitions", "probe_graph
 def probe_graph(vertices=24, chords=24, seed=1):
     """A small graph on which a kernel comparing hardware ids shows it: a directed cycle through
     every vertex (every vertex reaches every other, whatever the root) and seeded random chords."""
-    from ..graph import Graph
-
     rng = np.random.default_rng(seed)
     ring = np.arange(vertices)
     src = np.concatenate([ring, rng.integers(0, vertices, chords)])
@@ -38,8 +47,6 @@ def reordering_partitions(num_vertices):
         One PE (hardware ids in the graph's order) and two PEs, the upper half of the graph's
         ids on PE 0, so that it comes first in hardware id order; each with a phrase saying so.
     """
-    from ..partition import Partition
-
     if num_vertices < 2:
         raise ConfigError(f"check_partition_independence: a graph of {num_vertices} vertex cannot be split "
                           f"over 2 PEs")
@@ -53,8 +60,6 @@ def reordering_partitions(num_vertices):
 
 def _run(prepared, partition, backend, hardware):
     """The verdict of one run of ``prepared`` on ``partition``, its kernels checked before the build."""
-    from ..flow import elaborate, load, make_backend, plan, verify
-
     hardware_plan = plan(prepared, fpgas=partition.fpgas, pes=partition.pes_per_fpga, partition=partition,
                          **hardware)
     top = elaborate(hardware_plan)
@@ -96,9 +101,6 @@ def check_partition_independence(algorithm, graph=None, *, params=None, backend=
     gravfm.errors.GravfmError
         Bad input, or a kernel that breaks the kernel contract (before any simulation).
     """
-    from ..flow import prepare
-    from ..flow.simulation import check_backend
-
     prepared = prepare(algorithm, probe_graph() if graph is None else graph, params=params)
     check_backend(prepared.algorithm, backend)  # Verilog kernels need Verilator
     name = prepared.algorithm.name

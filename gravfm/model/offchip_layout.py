@@ -8,15 +8,19 @@ one memory word; the list in memory holds only the edges after them. The index w
 whole anyway, so the inline edges cost no bytes, and a list of at most ``inline`` edges costs no
 second (dependent) request. When no slot fits beside the header (``inline`` 0), entries are the
 bare 64-bit headers, several to a word.
+
+It lives with the model, the lowest layer that reads it (docs/architecture.md: the model imports
+no hardware); the gateware, the memory image and the plan import it from here.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .config import INDEX_ENTRY_BITS
+__all__ = ["INDEX_ENTRY_BITS", "edge_slot_bits", "inline_edges", "OffchipLayout"]
 
-__all__ = ["edge_slot_bits", "inline_edges", "OffchipLayout"]
+#: Bits of one edge-index entry in off-chip memory: u32 first word of the list, u32 edge count.
+INDEX_ENTRY_BITS = 64
 
 
 def edge_slot_bits(edge_bits):

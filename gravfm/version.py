@@ -1,0 +1,4 @@
+"""The package version: one definition, read by the front door (``gravfm.__version__``) and by
+the provenance of results (:mod:`gravfm.provenance`)."""
+
+__version__ = "0.1.0"
