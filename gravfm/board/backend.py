@@ -151,7 +151,7 @@ class BoardBackend:
             raise ConfigError(f"--board-server must be HOST:PORT, not {self.server!r}")
 
     def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0, on_stage=None):
-        from litex.tools.litex_client import RemoteClient
+        from litex.tools.litex_client import RemoteClient  # deferred: the board extra (LiteX)
 
         stage = on_stage or (lambda name, detail="": None)
         folder = Path(self.build_dir)

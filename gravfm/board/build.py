@@ -29,6 +29,7 @@ from ..synth.targets import get_target
 from ..synth.tools import ToolError, find_tool
 from .boards import get_board
 from .design import BoardDesign
+from .window import DESIGN_DOMAIN, MAIN_RAM_BASE
 
 __all__ = ["build_board", "check_memory_fit", "check_fit", "parse_nextpnr_log", "SOC_LUTS_ESTIMATE"]
 
@@ -59,7 +60,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     log(f"{board.name}: generating the SoC (LiteX, BIOS for its VexRiscv) in {out}")
     verilog_path = out / "gravfm_top.v"
     verilog_path.write_text(design.verilog)
-    from litex.soc.integration.builder import Builder
+    from litex.soc.integration.builder import Builder  # deferred: the board extra (LiteX)
 
     # LiteX finds meson and ninja (the BIOS's build) on PATH: the ones installed beside this Python.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -151,9 +152,9 @@ def check_fit(top, board, workdir, *, log=print):
 
 
 def _board_soc(board, design, *, verilog_path, design_clk_hz):
-    from migen import ClockDomain
+    from migen import ClockDomain  # deferred: the board extra (Migen)
 
-    from .soc import MAIN_RAM_BASE, add_gravfm, add_pcie_image_loader
+    from .soc import add_gravfm, add_pcie_image_loader  # deferred: the board extra (LiteX)
 
     target = importlib.import_module(f"litex_boards.targets.{board.target}")
     # The BIOS (DRAM initialisation and levelling) runs from a ROM of its own.
@@ -162,8 +163,8 @@ def _board_soc(board, design, *, verilog_path, design_clk_hz):
                          integrated_rom_size=BIOS_ROM_BYTES, **dict(board.soc_options))
     if soc.bus.regions["main_ram"].origin != MAIN_RAM_BASE:
         raise ConfigError(f"{board.name}: main_ram at {soc.bus.regions['main_ram'].origin:#x}, expected {MAIN_RAM_BASE:#x}")
-    soc.cd_gravfm = ClockDomain("gravfm")
-    soc.crg.pll.create_clkout(soc.cd_gravfm, design_clk_hz)
+    soc.cd_design = ClockDomain(DESIGN_DOMAIN)
+    soc.crg.pll.create_clkout(soc.cd_design, design_clk_hz)
     add_gravfm(soc, design, verilog_path=verilog_path)
     if board.transport == "pcie":
         add_pcie_image_loader(soc)
@@ -181,7 +182,7 @@ def _set_seed(script, seed):
 def _quiet(path, *, what):
     """LiteX's report (stdout and ``logging``) into ``path``; its refusal (``SoCError``, which
     hides its own traceback by setting ``sys.stderr`` to None) as one line starting ``what``."""
-    from litex.soc.integration.soc import SoCError
+    from litex.soc.integration.soc import SoCError  # deferred: the board extra (LiteX)
 
     root = logging.getLogger()
     saved, level, stderr = root.handlers[:], root.level, sys.stderr

@@ -1,7 +1,7 @@
 """The FPGA top inside a LiteX SoC: its host port behind a bus window, its edge ports on LiteDRAM.
 
 :class:`GravfmCore` instantiates the unchanged top (Amaranth's Verilog, as LiteX instantiates
-its Minerva CPU) in its own clock domain ``gravfm`` and gives it
+its Minerva CPU) in its own clock domain (``design``) and gives it
 
 - a Wishbone window (:mod:`gravfm.board.window`): a write stream cut into host-write records
   (``start`` is a record too, so it follows the last write), and a read stream that a CSR
@@ -11,7 +11,7 @@ its Minerva CPU) in its own clock domain ``gravfm`` and gives it
 - with edges off chip, each PE's AXI4 read port on a LiteDRAM crossbar port of the top's word
   (:func:`add_edge_ports`), the image at ``image_base`` bytes into the DRAM.
 
-Every crossing between the SoC's ``sys`` domain and ``gravfm`` goes through an asynchronous FIFO
+Every crossing between the SoC's ``sys`` domain and the design's goes through an asynchronous FIFO
 (streams) or a bus synchroniser (status words).
 """
 
@@ -25,12 +25,10 @@ from migen import Cat, ClockDomainsRenamer, ClockSignal, If, Instance, ResetSign
 from migen.genlib.cdc import MultiReg
 
 from ..hw.protocol import HOST_MEM_BITS, HOST_READ_LATENCY
-from .window import READ_COUNT_BITS, STREAM_WORDS, WORD_BITS, RecordLayout
+from .window import DESIGN_DOMAIN, READ_COUNT_BITS, STREAM_WORDS, WORD_BITS, RecordLayout
 
-__all__ = ["GravfmCore", "DESIGN_DOMAIN", "add_edge_ports"]
+__all__ = ["GravfmCore", "add_edge_ports"]
 
-#: The clock domain of the FPGA top.
-DESIGN_DOMAIN = "gravfm"
 #: Depth of the read-data FIFO in the design's domain (reads in flight are counted against it).
 _READ_FIFO_DEPTH = 16
 

@@ -57,9 +57,9 @@ class DramGeometry:
 
     @classmethod
     def of_model(cls, module_name):
-        from litedram import modules as dram_modules
+        from litedram import modules as dram_modules  # deferred: the board extra (LiteDRAM)
 
-        from .soc import SIM_CLOCK_HZ
+        from .soc import SIM_CLOCK_HZ  # deferred: the board extra (LiteX)
         module = getattr(dram_modules, module_name)(SIM_CLOCK_HZ, "1:4")
         geom = module.geom_settings
         nphases, burst = 4, 2
@@ -126,7 +126,7 @@ def _litex_versions():
 def build_soc_simulator(design, *, cache_dir=None, log=None):
     """Generate and compile the :class:`~gravfm.board.soc.SimSoC` of ``design`` (a
     :class:`~gravfm.board.design.BoardDesign`), or reuse the cached one."""
-    from .soc import SIM_DRAM_MODULE
+    from .soc import SIM_DRAM_MODULE  # deferred: the board extra (LiteX)
 
     log = log or (lambda message: None)
     missing = missing_headers(SIM_HEADERS)
@@ -164,9 +164,9 @@ def _board_sources():
 
 
 def _generate_and_compile(design, folder, dram):
-    from litex.soc.integration.builder import Builder
+    from litex.soc.integration.builder import Builder  # deferred: the board extra (LiteX)
 
-    from .soc import SimSoC, sim_config
+    from .soc import SimSoC, sim_config  # deferred: the board extra (LiteX)
 
     folder = folder.resolve()
     verilog_path = folder / "gravfm_top.v"
@@ -261,14 +261,14 @@ class SocSimulation:
         self.client = None
 
     def __enter__(self):
-        from litex.tools.litex_client import RemoteClient
+        from litex.tools.litex_client import RemoteClient  # deferred: the board extra (LiteX)
 
         self._tmp = tempfile.TemporaryDirectory(prefix="gravfm-soc-")
         self.folder = run = Path(self._tmp.name)
         try:
             self._prepare(run)
             uart_port, server_port = free_port(), free_port()
-            from .soc import sim_config
+            from .soc import sim_config  # deferred: the board extra (LiteX)
             (run / "sim_config.js").write_text(sim_config(tcp_port=uart_port).get_json())
             simulator = start_guarded([str(self.build.gateware / "obj_dir" / "Vsim")], cwd=run,
                                       stdout=self._log("sim.log"), stderr=subprocess.STDOUT)

@@ -23,9 +23,9 @@ from migen import ClockDomain, If, Signal
 from migen.genlib.io import CRG
 from migen.genlib.resetsync import AsyncResetSynchronizer
 
-from .core import DESIGN_DOMAIN, GravfmCore, add_edge_ports
+from .core import GravfmCore, add_edge_ports
 from .design import TOP_MODULE
-from .window import GRAVFM_BASE, MAIN_RAM_BASE, WINDOW_BYTES
+from .window import DESIGN_DOMAIN, GRAVFM_BASE, MAIN_RAM_BASE, WINDOW_BYTES
 
 __all__ = ["add_gravfm", "SimSoC", "GRAVFM_BASE", "MAIN_RAM_BASE", "sim_config", "SIM_DRAM_MODULE",
            "PcieImageLoader", "add_pcie_image_loader"]
@@ -37,12 +37,12 @@ SIM_CLOCK_HZ = int(100e6)
 
 
 def add_gravfm(soc, design, *, verilog_path, image_base=0):
-    """Add ``design`` (a :class:`~gravfm.board.design.BoardDesign`) to ``soc``, whose ``gravfm``
-    clock domain the caller has made; its Verilog was written to ``verilog_path``."""
+    """Add ``design`` (a :class:`~gravfm.board.design.BoardDesign`) to ``soc``, whose design clock
+    domain (:data:`~gravfm.board.window.DESIGN_DOMAIN`) the caller has made; its Verilog was written to ``verilog_path``."""
     soc.platform.add_source(str(verilog_path))
     soc.gravfm = core = GravfmCore(top_name=TOP_MODULE, geometry=design.geometry, pes=design.pes,
                                    memory=design.memory, identity=design.identity, image_base=image_base)
-    soc.bus.add_slave("gravfm", core.bus, SoCRegion(origin=GRAVFM_BASE, size=WINDOW_BYTES, cached=False))
+    soc.bus.add_slave("gravfm_window", core.bus, SoCRegion(origin=GRAVFM_BASE, size=WINDOW_BYTES, cached=False))
     if design.memory:
         add_edge_ports(soc, core)
     return core
@@ -51,7 +51,7 @@ def add_gravfm(soc, design, *, verilog_path, image_base=0):
 _SIM_IO = [
     ("sys_clk", 0, Pins(1)),
     ("sys_rst", 0, Pins(1)),
-    ("gravfm_clk", 0, Pins(1)),
+    ("design_clk", 0, Pins(1)),
     ("serial", 0,
         Subsignal("source_valid", Pins(1)), Subsignal("source_ready", Pins(1)), Subsignal("source_data", Pins(8)),
         Subsignal("sink_valid", Pins(1)), Subsignal("sink_ready", Pins(1)), Subsignal("sink_data", Pins(8))),
@@ -79,9 +79,9 @@ class SimSoC(SoCMini):
         self.crg = CRG(platform.request("sys_clk"))
         SoCMini.__init__(self, platform, clk_freq=SIM_CLOCK_HZ, ident="gravfm whole-SoC simulation",
                          ident_version=False)
-        self.cd_gravfm = ClockDomain(DESIGN_DOMAIN)
-        self.comb += self.cd_gravfm.clk.eq(platform.request("gravfm_clk"))
-        self.specials += AsyncResetSynchronizer(self.cd_gravfm, self.crg.cd_sys.rst)
+        self.cd_design = ClockDomain(DESIGN_DOMAIN)
+        self.comb += self.cd_design.clk.eq(platform.request("design_clk"))
+        self.specials += AsyncResetSynchronizer(self.cd_design, self.crg.cd_sys.rst)
 
         self.uartbone_phy = RS232PHYModel(platform.request("serial"))
         self.uartbone = UARTBone(phy=self.uartbone_phy, clk_freq=SIM_CLOCK_HZ, address_width=32)
@@ -99,7 +99,7 @@ def sim_config(*, tcp_port):
     """The simulator's run-time configuration: both clocks, the serial line on ``tcp_port``."""
     config = SimConfig()
     config.add_clocker("sys_clk", freq_hz=SIM_CLOCK_HZ)
-    config.add_clocker("gravfm_clk", freq_hz=SIM_CLOCK_HZ)
+    config.add_clocker("design_clk", freq_hz=SIM_CLOCK_HZ)
     config.add_module("serial2tcp", "serial", args={"port": tcp_port})
     return config
 

@@ -30,8 +30,10 @@ import numpy as np
 from ..hw.protocol import HOST_MEM_BITS
 
 __all__ = ["RecordLayout", "WORD_BITS", "STREAM_WORDS", "WRITE_STREAM", "READ_STREAM", "WINDOW_BYTES",
-           "READ_COUNT_BITS", "design_id", "GRAVFM_BASE", "MAIN_RAM_BASE"]
+           "READ_COUNT_BITS", "design_id", "GRAVFM_BASE", "MAIN_RAM_BASE", "DESIGN_DOMAIN"]
 
+#: The FPGA top's clock domain in every SoC (from the board's PLL; in simulation a clock of its own).
+DESIGN_DOMAIN = "design"
 #: Bus address of the gravfm window in every SoC (inside the IO region a CPU leaves uncached).
 GRAVFM_BASE = 0xB000_0000
 #: Bus address of the DRAM (LiteX's ``main_ram``).

@@ -1,5 +1,11 @@
 """`gravfm board`: the boards gravfm builds for, and a board's bitstream (or project)."""
 
+from ..algorithms.loading import resolve_algorithm
+from ..board import require_board_extra
+from ..board.boards import BOARDS, get_board
+from ..errors import ConfigError
+from ..flow.planning import system_config
+from ..provenance import provenance
 from .common import write_json
 
 BUILD_HELP = ("build the board SoC with the design: a bitstream with the open tools (ECP5 boards) or a "
@@ -7,8 +13,6 @@ BUILD_HELP = ("build the board SoC with the design: a bitstream with the open to
 
 
 def register(subparsers):
-    from ..board.boards import BOARDS
-
     parser = subparsers.add_parser("board", help="boards: list them, build a bitstream or a project",
                                    description="Put a generated FPGA top on a board: the LiteX SoC around it "
                                                "(DRAM controller, host bridge, soft CPU for DRAM levelling), "
@@ -36,8 +40,6 @@ def register(subparsers):
 
 
 def run_list(args):
-    from ..board.boards import BOARDS
-
     for board in BOARDS.values():
         flow = "bitstream (Yosys, nextpnr, ecppack)" if board.open_flow else "Vivado project (not built here)"
         print(f"{board.name:12s} {board.description}; host over {board.transport}; {flow}")
@@ -45,21 +47,15 @@ def run_list(args):
 
 
 def run_build(args):
-    from ..algorithms.loading import resolve_algorithm
-    from ..board import require_board_extra
-    from ..board.boards import get_board
-    from ..errors import ConfigError
-    from ..flow.planning import system_config
-    from ..hw import FpgaTop
-    from ..provenance import provenance
-
     board = get_board(args.board)
     require_board_extra("gravfm board build")
     if args.pes < 1:
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
     if args.design_clock is not None and not args.design_clock > 0:
         raise ConfigError(f"--design-clock must be a positive frequency in MHz, not {args.design_clock}")
-    from ..board.build import build_board
+    from ..board.build import build_board  # deferred: Amaranth and Yosys's wrappers
+    from ..hw import FpgaTop  # deferred: Amaranth
+
     algorithm = resolve_algorithm(args.algorithm)
     # Off chip: the PEs' AXI4 ports address the board's DRAM in the 128-bit words LiteDRAM serves.
     memory = {"edge_memory": "offchip", "memory_word_bits": 128,

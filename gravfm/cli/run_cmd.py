@@ -3,6 +3,7 @@
 import math
 
 from ..algorithms.loading import resolve_algorithm
+from ..board.backend import BoardBackend
 from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
 from ..flow import RunOptions, run
@@ -137,8 +138,6 @@ def backend_of(args):
         return backend
     if args.board_build is None:
         raise ConfigError("--backend board needs --board-build DIR (the --out folder of `gravfm board build`)")
-    from ..board.backend import BoardBackend
-
     return BoardBackend(build_dir=args.board_build, server=args.board_server, max_cycles=args.max_cycles)
 
 
