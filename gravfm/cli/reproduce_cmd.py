@@ -37,7 +37,11 @@ def register(subparsers):
                         help="run nothing: write the PNGs, results.json and REPORT.md from the points already in DIR")
     parser.add_argument("--dry-run", action="store_true",
                         help="run nothing: list each experiment's points and the distinct designs (Verilator "
-                             "builds) they need, estimated by hardware configuration; --out is not written")
+                             "builds) they need, estimated by hardware configuration, and estimate the builds, "
+                             "simulated edges and wall time from --rates; --out is not written")
+    parser.add_argument("--rates", metavar="FILE",
+                        help="--dry-run: the rates measured on this machine by benchmarks/bench_reproduce_rates.py "
+                             "(default: benchmarks/results/reproduce_rates.json of the source tree)")
     parser.add_argument("--quiet", action="store_true", help="no live progress display")
     parser.set_defaults(handler=handle)
 
@@ -48,12 +52,7 @@ def handle(args):
     from ..reproduce import reproduce
 
     if args.dry_run:
-        from ..reproduce import chosen_points
-        from ..reproduce.plan import format_plan, plan_points
-
-        _, by_experiment = chosen_points(args.experiments, args.mode, args.points_limit)
-        print(format_plan(*plan_points(by_experiment)))
-        return 0
+        return _dry_run(args)
     console = Console(stderr=True)
     command = "gravfm " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "gravfm reproduce"
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,
@@ -66,3 +65,24 @@ def handle(args):
     print(f"{stats.total} points: {stats.reused} reused, {stats.computed} computed, {stats.failed} failed"
           f"{f', {stats.missing} not measured yet' if stats.missing else ''}; {args.out}/REPORT.md")
     return 1 if stats.failed else 0
+
+
+def _dry_run(args):
+    import os
+
+    from ..reproduce import chosen_points
+    from ..reproduce.estimate import DEFAULT_RATES, Rates, estimate, format_estimate
+    from ..reproduce.plan import format_plan, plan_points, probe_cache
+
+    rates = Rates.load(args.rates) if args.rates or DEFAULT_RATES.exists() else None
+    _, by_experiment = chosen_points(args.experiments, args.mode, args.points_limit, args.cache)
+    cache = probe_cache(args.mode, args.cache)
+    planned, distinct = plan_points(by_experiment, cache)
+    print(format_plan(planned, distinct))
+    if rates is None:
+        print(f"no estimate of the wall time: no measured rates ({DEFAULT_RATES} is missing; run "
+              "benchmarks/bench_reproduce_rates.py)")
+    else:
+        workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
+        print(format_estimate(estimate(planned, rates, cache_dir=cache, workers=workers)))
+    return 0

@@ -31,12 +31,16 @@ def check_out(out):
     return out
 
 
-def chosen_points(names, mode, points_limit=None):
-    """The experiments ``names`` and ``{experiment: its points}`` (the first ``points_limit`` of each)."""
+def chosen_points(names, mode, points_limit=None, cache_dir=None):
+    """The experiments ``names`` and ``{experiment: its points}`` (the first ``points_limit`` of each);
+    the probes that size shared builds are kept where :func:`~gravfm.reproduce.plan.probe_cache` says."""
+    from .plan import probe_cache
+
     experiments = select(names)
     if points_limit is not None and points_limit < 1:
         raise ConfigError(f"--points-limit must be a positive integer, not {points_limit!r}")
-    return experiments, {e.name: points_of(e, mode)[:points_limit] for e in experiments}
+    cache = probe_cache(mode, cache_dir)
+    return experiments, {e.name: points_of(e, mode, cache_dir=cache)[:points_limit] for e in experiments}
 
 
 def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, workers=None, points_limit=None,
@@ -50,7 +54,7 @@ def reproduce(names, out, *, mode="quick", cache_dir=None, scheduler=None, worke
     """
     from .report import write_outputs
 
-    experiments, by_experiment = chosen_points(names, mode, points_limit)
+    experiments, by_experiment = chosen_points(names, mode, points_limit, cache_dir)
     out = check_out(out)
     unique = list(dict.fromkeys(p for points in by_experiment.values() for p in points))
     results, stats = run_points(unique, PointStore(out / "points"), cache_dir=cache_dir, scheduler=scheduler,
