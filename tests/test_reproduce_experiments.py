@@ -9,7 +9,6 @@ from gravfm.errors import ConfigError
 from gravfm.reproduce import EXPERIMENTS, SIZES, Point, points_of, select
 from gravfm.reproduce.claims import check
 from gravfm.reproduce.report import write_outputs
-from gravfm.reproduce.runner import RunStats
 
 
 def made_up(point, mteps, *, verified=True, model=None, bottleneck="L_PE", link=None):
@@ -175,15 +174,15 @@ def test_outputs(tmp_path):
     failed = by_experiment["road"][0]
     results[failed.key()] = {"key": failed.key(), "point": failed.to_dict(), "status": "failed",
                              "error": "SimulatorError: boom", "wall_s": 0.0}
-    stats = RunStats(total=len(results), computed=len(results), failed=1)
-    claims = write_outputs(tmp_path, experiments, by_experiment, results, stats, sizes=SIZES["quick"],
+    claims = write_outputs(tmp_path, experiments, by_experiment, results, sizes=SIZES["quick"],
                            command="gravfm reproduce all")
     assert set(claims) == set(EXPERIMENTS)
     for name in EXPERIMENTS:
         assert (tmp_path / f"{name}.png").stat().st_size > 1000
     document = json.loads((tmp_path / "results.json").read_text())
     assert document["mode"] == "quick" and "git_revision" in document["provenance"]
-    assert len(document["points"]) == len(results)
+    assert len(document["points"]) == len(results) and "machine" not in document["provenance"]
+    assert document["summary"]["failed"] == 1 and document["summary"]["verified"] == len(results) - 1
     report = (tmp_path / "REPORT.md").read_text()
     assert "error: SimulatorError: boom" in report and "**predicted**" in report
     assert report.count("- **Paper's claim:**") == len(EXPERIMENTS)

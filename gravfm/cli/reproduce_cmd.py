@@ -1,8 +1,5 @@
 """``gravfm reproduce``: the paper's evaluation (figures 7-13, tables 2-3) in one command."""
 
-import shlex
-import sys
-
 from .common import positive_int
 
 __all__ = ["register", "handle"]
@@ -54,10 +51,9 @@ def handle(args):
     if args.dry_run:
         return _dry_run(args)
     console = Console(stderr=True)
-    command = "gravfm " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "gravfm reproduce"
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,
                                        scheduler=args.scheduler, workers=args.workers,
-                                       points_limit=args.points_limit, display=not args.quiet, command=command,
+                                       points_limit=args.points_limit, display=not args.quiet,
                                        console=console, report_only=args.report_only)
     for name, claim in claims.items():
         verdict = {True: "holds", False: "does not hold", None: "not yet"}[claim.holds]
