@@ -10,7 +10,10 @@ second finds the build by its configuration (:mod:`gravfm.sim.design_memo`). Fro
   (elaborating and exporting the Verilog of the design);
 * ``overhead_s``: the second run's wall time outside the simulator (prepare: graph, reference,
   partition; load image; verification; model);
-* ``run_s``, ``cycles``, ``messages``: the simulator's run (loading included) of the second run.
+* ``run_s``, ``cycles``, ``messages``: the simulator's run (loading included) of the second run;
+* ``cpu_fraction``: the CPU seconds of both runs (every process they started) over their wall
+  time. On a shared machine the wall times follow its load; one worker on an idle machine takes
+  about the CPU seconds, so the estimate gives both.
 
 :mod:`gravfm.reproduce.estimate` interpolates these by PEs per FPGA (build, export) and by PEs
 in the system (simulation rates). The machine may be shared: its load average is recorded.
@@ -20,6 +23,7 @@ Usage: python benchmarks/bench_reproduce_rates.py [--out FILE]
 
 import argparse
 import os
+import resource
 import tempfile
 from pathlib import Path
 
@@ -38,8 +42,10 @@ def measure(point, cache):
     from gravfm.reproduce.task import run_point_isolated
 
     load = os.getloadavg()[0]
+    cpu = _children_cpu_s()
     first = run_point_isolated(point, cache_dir=cache)
     second = run_point_isolated(point, cache_dir=cache)
+    cpu = _children_cpu_s() - cpu
     for result in (first, second):
         if result["status"] != "ok" or not result["verified"]:
             raise SystemExit(f"{point.label()}: {result.get('error') or result['measured']['detail']}")
@@ -53,7 +59,14 @@ def measure(point, cache):
             "build_s": first["sim"]["build_s"], "build_cpu_s": first["sim"]["build_cpu_s"],
             "export_s": max(0.0, outside[0] - outside[1]), "overhead_s": outside[1],
             "run_s": second["sim"]["run_s"], "wall_first_s": first["wall_s"], "wall_second_s": second["wall_s"],
+            "cpu_s": cpu, "cpu_fraction": cpu / (first["wall_s"] + second["wall_s"]),
             "build_key": second["build_key"], "load_average_before": load}
+
+
+def _children_cpu_s():
+    """CPU seconds (user + system) of this process's finished children and their descendants."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main(argv=None):
@@ -66,7 +79,8 @@ def main(argv=None):
             results.append(measure(point, cache))
             print(f"{point.label()}: build {results[-1]['build_s']:.1f} s, export {results[-1]['export_s']:.1f} s, "
                   f"overhead {results[-1]['overhead_s']:.1f} s, run {results[-1]['run_s']:.1f} s "
-                  f"({results[-1]['messages'] / results[-1]['run_s'] / 1e6:.2f} M messages/s)", flush=True)
+                  f"({results[-1]['messages'] / results[-1]['run_s'] / 1e6:.2f} M messages/s), CPU/wall "
+                  f"{results[-1]['cpu_fraction']:.2f}", flush=True)
     write_results({"benchmark": "reproduce_rates", "definition": __doc__.split("\n\n")[1].strip(),
                    "arguments": arguments(args), "machine": machine(), "results": results}, args.out, stream=None)
     return 0

@@ -16,7 +16,7 @@ from gravfm.reproduce.plan import config_of, design_of, needs, plan_points, prob
 
 def rates_file(path, **changes):
     rows = [{"pes_per_fpga": p, "total_pes": n * p, "edges": e, "messages": 2 * e, "cycles": c, "build_s": b,
-             "export_s": x, "overhead_s": o, "run_s": r, **changes}
+             "export_s": x, "overhead_s": o, "run_s": r, "cpu_fraction": 0.5, **changes}
             for p, n, e, c, b, x, o, r in ((1, 1, 1000, 4000, 10.0, 1.0, 2.0, 0.5),
                                            (9, 4, 100000, 20000, 200.0, 40.0, 20.0, 4.0))]
     path.write_text(json.dumps({"benchmark": "reproduce_rates", "results": rows,
@@ -69,6 +69,12 @@ def test_estimate_counts_builds_points_and_exports(tmp_path):
     assert once.build_s == pytest.approx(rates.build_s(2)) and 10.0 < rates.build_s(2) < 200.0
     assert estimate(planned, rates, workers=2).wall_s == pytest.approx(once.wall_s / 2)
     assert "1 builds" in format_estimate(once) and "wall ~" in format_estimate(once)
+    idle = rates.idle()
+    assert idle.build_s(1) == pytest.approx(5.0) and idle.messages_per_s(1) == pytest.approx(8000.0)
+    assert estimate(planned, idle).wall_s == pytest.approx(once.wall_s / 2)
+    assert "on an idle machine" in format_estimate(once, estimate(planned, idle))
+    assert Rates(tuple({k: v for k, v in row.items() if k != "cpu_fraction"} for row in rates.results),
+                 "old").idle() is None
 
 
 def test_rates_interpolate_within_the_measured_range(tmp_path):

@@ -80,5 +80,7 @@ def _dry_run(args):
               "benchmarks/bench_reproduce_rates.py)")
     else:
         workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
-        print(format_estimate(estimate(planned, rates, cache_dir=cache, workers=workers)))
+        idle = rates.idle()
+        print(format_estimate(estimate(planned, rates, cache_dir=cache, workers=workers),
+                              None if idle is None else estimate(planned, idle, cache_dir=cache, workers=workers)))
     return 0

@@ -43,6 +43,16 @@ class Rates:
     results: tuple
     source: str
 
+    def idle(self):
+        """The rates of an idle machine: each measured time times its row's ``cpu_fraction`` (CPU
+        over wall seconds; one worker on an idle machine takes its CPU seconds), or None when
+        the file has no ``cpu_fraction``."""
+        if not all("cpu_fraction" in row for row in self.results):
+            return None
+        times = ("build_s", "export_s", "overhead_s", "run_s")
+        rows = tuple({**row, **{t: row[t] * min(1.0, row["cpu_fraction"]) for t in times}} for row in self.results)
+        return Rates(rows, f"{self.source}, times x their CPU/wall")
+
     @classmethod
     def load(cls, path=DEFAULT_RATES):
         path = Path(path)
@@ -151,10 +161,16 @@ def estimate(planned, rates, *, cache_dir=None, workers=1, export_per_point=Fals
                     overhead_s=overhead_s, simulate_s=simulate_s, workers=workers, source=rates.source)
 
 
-def format_estimate(found):
-    """One paragraph: the estimate's parts and its total, labelled as an estimate."""
-    return (f"estimate (rates of {found.source}): {found.builds} builds ~{found.build_s / 60:.0f} min, "
+def format_estimate(found, idle=None):
+    """The estimate's parts and its total, labelled as an estimate; ``idle``: the same for an idle
+    machine (:meth:`Rates.idle`)."""
+    text = (f"estimate (rates of {found.source}): {found.builds} builds ~{found.build_s / 60:.0f} min, "
             f"{found.points} points simulating {found.messages / 1e6:,.0f} M messages (traversed edges) "
             f"~{found.simulate_s / 60:.0f} min, preparing them ~{found.overhead_s / 60:.0f} min, exporting "
             f"Verilog ~{found.export_s / 60:.0f} min; wall ~{found.wall_s / 3600:.1f} h with {found.workers} "
-            f"worker{'s' if found.workers != 1 else ''}")
+            f"worker{'s' if found.workers != 1 else ''} at the machine's load when measured")
+    if idle is not None:
+        text += (f"\non an idle machine (the CPU seconds of the same work): builds ~{idle.build_s / 60:.0f} min, "
+                 f"simulating ~{idle.simulate_s / 60:.0f} min, preparing ~{idle.overhead_s / 60:.0f} min, "
+                 f"exporting ~{idle.export_s / 60:.0f} min; wall ~{idle.wall_s / 3600:.1f} h")
+    return text
