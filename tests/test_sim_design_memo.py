@@ -82,6 +82,19 @@ def test_kernel_closing_over_an_object_without_stable_text_has_no_key():
     assert design_memo.design_identity(top) is None
 
 
+def test_kernel_factory_object_has_no_key():
+    # A Verilog kernel's factory is an object naming its file: its text is not in the identity.
+    from dataclasses import replace
+
+    class Factory:
+        def __call__(self, layouts):
+            return get_algorithm("wcc").gather(layouts)
+
+    top = FpgaTop(SystemConfig.of(replace(get_algorithm("wcc"), gather=Factory()), local_bits=5, edges_per_pe=256))
+    top._MustUse__silence = True
+    assert design_memo.design_identity(top) is None
+
+
 def test_cached_build_is_found_by_configuration_without_export(build_cache, monkeypatch):
     first = FpgaTop(config(local_bits=4, edges_per_pe=64))
     built = verilator_build.build_simulator(first, cache_dir=build_cache)

@@ -8,8 +8,9 @@ multi-FPGA system also the link) and of the code that turns them into RTL. :func
 hashes exactly those — the arguments as text, the source files of ``gravfm/hw``, ``gravfm/algorithms``
 and ``gravfm/sim`` (and of any kernel factory's module outside them), Amaranth's version — beside the
 non-Verilog parts of the real key (harness, header, flags, Verilator's version). The build cache
-keeps ``designs/<memo key>`` -> real key; a top it cannot describe exactly (a kernel factory
-closing over an object without a stable text) gets no memo key and is always exported.
+keeps ``designs/<memo key>`` -> real key; a top it cannot describe exactly (a kernel factory that
+is an object, e.g. a Verilog kernel, or a function closing over one) gets no memo key and is
+always exported.
 """
 
 import functools
@@ -26,7 +27,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 class _NoIdentity(Exception):
-    """A value without a stable text (an object printed with its address)."""
+    """A value without a stable text that decides what it builds (an object, not plain data or a function)."""
 
 
 @functools.cache
@@ -67,10 +68,8 @@ def _identity(value):
             where += f"#{_file_hash(code.co_filename)}"
         return (f"{where}[{_identity(closure)}, {_identity(value.__defaults__)}, "
                 f"{_identity(dict(sorted((value.__kwdefaults__ or {}).items())))}]")
-    text = repr(value)
-    if " at 0x" in text or " object at " in text:
-        raise _NoIdentity(text)
-    return f"{type(value).__module__}.{type(value).__qualname__}:{text}"
+    # Any other object (a Verilog kernel factory names its file, not its text): no stable identity.
+    raise _NoIdentity(repr(value))
 
 
 def _in_hashed_folders(filename):
