@@ -58,7 +58,8 @@ def handle(args):
     for name, claim in claims.items():
         verdict = {True: "holds", False: "does not hold", None: "not yet"}[claim.holds]
         print(f"{name}: {verdict}: {claim.measured}")
-    print(f"{stats.total} points: {stats.reused} reused, {stats.computed} computed, {stats.failed} failed"
+    where = f" in {stats.wall_s:.0f} s on {stats.scheduler} with {stats.workers} workers" if stats.computed else ""
+    print(f"{stats.total} points: {stats.reused} reused, {stats.computed} computed{where}, {stats.failed} failed"
           f"{f', {stats.missing} not measured yet' if stats.missing else ''}; {args.out}/REPORT.md")
     return 1 if stats.failed else 0
 

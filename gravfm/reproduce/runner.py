@@ -73,9 +73,6 @@ class RunStats:
     scheduler: str = ""
     errors: dict = field(default_factory=dict)
 
-    def to_dict(self):
-        return dict(self.__dict__)
-
 
 def connect(scheduler=None, *, workers=None, processes=True):
     """A dask ``Client`` (and the ``LocalCluster`` it owns, or None).
