@@ -68,9 +68,13 @@ def test_estimate_counts_builds_points_and_exports(tmp_path):
     assert once.messages == sum(sum(probe(p)["messages_per_superstep"]) for p in by_experiment["fig11"])
     assert once.build_s == pytest.approx(rates.build_s(2)) and 10.0 < rates.build_s(2) < 200.0
     assert estimate(planned, rates, workers=2).wall_s == pytest.approx(once.wall_s / 2)
+    rest = estimate(planned, rates, done=set(by_experiment["fig11"][:1]))   # resumed: its design built
+    assert (rest.points, rest.builds, rest.build_s) == (points - 1, 0, 0.0)
     assert "1 builds" in format_estimate(once) and "wall ~" in format_estimate(once)
     idle = rates.idle()
     assert idle.build_s(1) == pytest.approx(5.0) and idle.messages_per_s(1) == pytest.approx(8000.0)
+    measured_cpu = Rates(tuple({**row, "build_cpu_s": 3.0} for row in rates.results), "cpu").idle()
+    assert measured_cpu.build_s(1) == 3.0 and measured_cpu.export_s(1) == pytest.approx(0.5)
     assert estimate(planned, idle).wall_s == pytest.approx(once.wall_s / 2)
     assert "on an idle machine" in format_estimate(once, estimate(planned, idle))
     assert Rates(tuple({k: v for k, v in row.items() if k != "cpu_fraction"} for row in rates.results),

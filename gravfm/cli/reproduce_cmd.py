@@ -66,12 +66,13 @@ def handle(args):
 
 def _dry_run(args):
     import os
+    from pathlib import Path
 
-    from ..reproduce import chosen_points
+    from ..reproduce import PointStore, chosen_points
     from ..reproduce.estimate import DEFAULT_RATES, Rates, estimate, format_estimate
     from ..reproduce.plan import format_plan, plan_points, probe_cache
 
-    rates = Rates.load(args.rates) if args.rates or DEFAULT_RATES.exists() else None
+    rates = Rates.load(args.rates or DEFAULT_RATES) if args.rates or DEFAULT_RATES.exists() else None
     _, by_experiment = chosen_points(args.experiments, args.mode, args.points_limit, args.cache)
     cache = probe_cache(args.mode, args.cache)
     planned, distinct = plan_points(by_experiment, cache)
@@ -79,9 +80,14 @@ def _dry_run(args):
     if rates is None:
         print(f"no estimate of the wall time: no measured rates ({DEFAULT_RATES} is missing; run "
               "benchmarks/bench_reproduce_rates.py)")
-    else:
-        workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
-        idle = rates.idle()
-        print(format_estimate(estimate(planned, rates, cache_dir=cache, workers=workers),
-                              None if idle is None else estimate(planned, idle, cache_dir=cache, workers=workers)))
+        return 0
+    workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
+    store = PointStore(Path(args.out) / "points") if (Path(args.out) / "points").is_dir() else None
+    done = {p for rows in planned.values() for p, _ in rows if store is not None and store.get(p) is not None}
+    if done:
+        print(f"{len(done)} points already stored in {args.out}: the estimate is for the rest")
+    idle = rates.idle()
+    print(format_estimate(estimate(planned, rates, cache_dir=cache, workers=workers, done=done),
+                          None if idle is None else estimate(planned, idle, cache_dir=cache, workers=workers,
+                                                             done=done)))
     return 0

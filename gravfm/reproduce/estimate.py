@@ -49,9 +49,14 @@ class Rates:
         the file has no ``cpu_fraction``."""
         if not all("cpu_fraction" in row for row in self.results):
             return None
-        times = ("build_s", "export_s", "overhead_s", "run_s")
-        rows = tuple({**row, **{t: row[t] * min(1.0, row["cpu_fraction"]) for t in times}} for row in self.results)
-        return Rates(rows, f"{self.source}, times x their CPU/wall")
+        rows = []
+        for row in self.results:
+            scaled = {t: row[t] * min(1.0, row["cpu_fraction"]) for t in ("overhead_s", "run_s")}
+            # A build's and an export's own CPU seconds where measured (one process each).
+            scaled.update({t: row.get(t.replace("_s", "_cpu_s")) or row[t] * min(1.0, row["cpu_fraction"])
+                           for t in ("build_s", "export_s")})
+            rows.append({**row, **scaled})
+        return Rates(tuple(rows), f"{self.source}, CPU seconds")
 
     @classmethod
     def load(cls, path=DEFAULT_RATES):
@@ -131,19 +136,24 @@ def _latency_cycles(point, probe):
     return prediction.latency_cycles
 
 
-def estimate(planned, rates, *, cache_dir=None, workers=1, export_per_point=False):
+def estimate(planned, rates, *, cache_dir=None, workers=1, export_per_point=False, done=()):
     """The :class:`Estimate` of ``planned`` (:func:`~gravfm.reproduce.plan.plan_points`'s first value).
 
     ``export_per_point``: every point elaborates and exports its design's Verilog (before the
-    build key was remembered by configuration), instead of once per design.
+    build key was remembered by configuration), instead of once per design. ``done``: points
+    already stored, left out with the designs they built (what a resumed run has left).
     """
     from .plan import probe
 
-    designs, points = {}, {}
+    designs, points, built = {}, {}, set()
     for rows in planned.values():
         for point, design in rows:
+            if point in done:
+                built.add(design)
+                continue
             designs.setdefault(design, point.pes)
             points[point] = design
+    designs = {design: pes for design, pes in designs.items() if design not in built}
     build_s = sum(rates.build_s(pes) for pes in designs.values())
     export_s = sum(rates.export_s(point.pes) for point in points) if export_per_point else \
         sum(rates.export_s(pes) for pes in designs.values())
