@@ -9,7 +9,6 @@ from gravfm.errors import ConfigError
 from gravfm.reproduce import EXPERIMENTS, SIZES, Point, points_of, select
 from gravfm.reproduce.claims import check
 from gravfm.reproduce.report import write_outputs
-from gravfm.reproduce.runner import RunStats
 
 
 def made_up(point, mteps, *, verified=True, model=None, bottleneck="L_PE", link=None):
@@ -26,7 +25,8 @@ def test_every_experiment_has_points_in_both_modes():
     assert list(EXPERIMENTS) == ["fig7", "fig8", "fig9", "road", "fig11", "fig12", "fig13", "table2", "table3"]
     for experiment in EXPERIMENTS.values():
         for mode in SIZES:
-            points = points_of(experiment, mode)
+            # The full sizes' shared capacities take minutes to probe: their points without them.
+            points = points_of(experiment, mode, shared=mode == "quick")
             assert points and all(isinstance(p, Point) for p in points)
             assert len({p.key() for p in points}) == len(points), experiment.name
 
@@ -36,7 +36,7 @@ def test_quick_shares_points_between_experiments():
     fig7 = set(points_of(EXPERIMENTS["fig7"], "quick"))
     assert set(points_of(EXPERIMENTS["table3"], "quick")) <= fig7
     assert set(points_of(EXPERIMENTS["fig9"], "quick")) & fig7
-    full7 = points_of(EXPERIMENTS["fig7"], "full")
+    full7 = points_of(EXPERIMENTS["fig7"], "full", shared=False)
     assert {p.pes for p in full7} == {9} and {p.fpgas for p in full7} == {1, 2, 3, 4}
 
 
@@ -174,15 +174,15 @@ def test_outputs(tmp_path):
     failed = by_experiment["road"][0]
     results[failed.key()] = {"key": failed.key(), "point": failed.to_dict(), "status": "failed",
                              "error": "SimulatorError: boom", "wall_s": 0.0}
-    stats = RunStats(total=len(results), computed=len(results), failed=1)
-    claims = write_outputs(tmp_path, experiments, by_experiment, results, stats, sizes=SIZES["quick"],
+    claims = write_outputs(tmp_path, experiments, by_experiment, results, sizes=SIZES["quick"],
                            command="gravfm reproduce all")
     assert set(claims) == set(EXPERIMENTS)
     for name in EXPERIMENTS:
         assert (tmp_path / f"{name}.png").stat().st_size > 1000
     document = json.loads((tmp_path / "results.json").read_text())
     assert document["mode"] == "quick" and "git_revision" in document["provenance"]
-    assert len(document["points"]) == len(results)
+    assert len(document["points"]) == len(results) and "machine" not in document["provenance"]
+    assert document["summary"]["failed"] == 1 and document["summary"]["verified"] == len(results) - 1
     report = (tmp_path / "REPORT.md").read_text()
     assert "error: SimulatorError: boom" in report and "**predicted**" in report
     assert report.count("- **Paper's claim:**") == len(EXPERIMENTS)
@@ -207,4 +207,5 @@ def test_shared_capacities_hold_every_point():
         given = {"local_bits": point.local_bits, "edges_per_pe": point.edges_per_pe, "max_rounds": point.max_rounds}
         assert all(given[k] >= v for k, v in needs(point).items()), point
     assert len({(p.local_bits, p.edges_per_pe, p.max_rounds) for p in points_of(EXPERIMENTS["fig11"], "quick")}) == 1
-    assert points_of(EXPERIMENTS["fig7"], "full")[0].local_bits is None   # --full: each point its own needs
+    assert points_of(EXPERIMENTS["fig7"], "full", shared=False)[0].local_bits is None
+    assert all(sizes.share_builds for sizes in SIZES.values())   # --full shares builds as --quick does

@@ -3,6 +3,8 @@ and the command's one-line errors. Made-up point functions keep these fast; the 
 end runs one real point through the pipeline."""
 
 import json
+import re
+import shutil
 
 import pytest
 
@@ -19,6 +21,12 @@ def fake_run(point, *, cache_dir=None):
     return {"key": point.key(), "point": point.to_dict(), "status": "ok", "verified": True, "wall_s": 0.01,
             "measured": {"mteps": 10.0, "vertices": 64, "edges": 64, "detail": "", "link": None},
             "model": {"mteps": 20.0, "bottleneck": "L_PE", "limits_mteps": {"L_PE": 20.0}}}
+
+
+def without_timestamps(report):
+    """A REPORT.md's text (or path's) without its "written" time, or results.json's without its date."""
+    text = report.read_text() if hasattr(report, "read_text") else report
+    return re.sub(r"(written |\"date\": \")[0-9T:+ -]+", r"\1<time>", text)
 
 
 def test_points_run_fail_and_resume(tmp_path):
@@ -52,9 +60,13 @@ def test_reproduce_writes_outputs_and_reports_reuse(tmp_path):
     claims, results, stats = reproduce(["table3", "fig7"], tmp_path, **kwargs)
     assert stats.computed == 2 and stats.reused == 0  # fig7's first point is not table3's first
     assert (tmp_path / "fig7.png").exists() and (tmp_path / "table3.png").exists()
+    report = (tmp_path / "REPORT.md").read_text()
     claims, results, stats = reproduce(["table3", "fig7"], tmp_path, **kwargs)
     assert stats.reused == 2 and stats.computed == 0
-    assert "2 reused from an earlier run, 0 computed now" in (tmp_path / "REPORT.md").read_text()
+    # The report describes the stored points, not the invocation: the same text (but its timestamp).
+    assert without_timestamps(tmp_path / "REPORT.md") == without_timestamps(report)
+    assert "Points: 2 (2 verified, 0 failed or unverified)" in report
+    assert "Command: `gravfm reproduce table3 fig7 --quick --points-limit 1`" in report
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):
@@ -96,3 +108,66 @@ def test_report_only_runs_nothing(tmp_path):
     claims, results, stats = reproduce(["table3"], tmp_path, report_only=True, **kwargs)
     assert (stats.reused, stats.computed, stats.missing) == (1, 0, 2)
     assert "2 of 3 points not measured yet" in (tmp_path / "REPORT.md").read_text()
+
+
+def test_report_only_rebuilds_the_outputs_byte_for_byte(tmp_path):
+    # A run stores its points; --report-only from a copy of the points alone writes the same files
+    # (PNGs, results.json, REPORT.md), apart from the timestamps, failed points included.
+    kwargs = dict(mode="quick", workers=1, processes=False, display=False, points_limit=2, function=fake_table)
+    reproduce(["table3", "fig7", "fig9"], tmp_path / "run", **kwargs)
+    shutil.copytree(tmp_path / "run" / "points", tmp_path / "again" / "points")
+    claims, results, stats = reproduce(["table3", "fig7", "fig9"], tmp_path / "again", report_only=True, **kwargs)
+    assert (stats.computed, stats.failed) == (0, 1)
+    written = sorted(p.name for p in (tmp_path / "run").iterdir() if p.is_file())
+    assert written == sorted(p.name for p in (tmp_path / "again").iterdir() if p.is_file())
+    assert {"REPORT.md", "results.json", "table3.png", "fig7.png"} <= set(written)
+    for name in written:
+        first, second = (tmp_path / "run" / name), (tmp_path / "again" / name)
+        if name.endswith(".png"):
+            assert first.read_bytes() == second.read_bytes(), name
+        else:
+            assert without_timestamps(first) == without_timestamps(second), name
+    document = json.loads((tmp_path / "again" / "results.json").read_text())
+    for point in document["points"]:
+        assert {"point", "wall_s", "git_revision", "status"} <= set(point)
+        if point["status"] == "ok":
+            assert {"measured", "model", "build_key"} <= set(point)
+
+
+def fake_table(point, *, cache_dir=None):
+    """fake_run with a model, a build key and the measured figures the plots draw; one failure."""
+    if point.pes == 2 and point.fpgas == 2 and point.arch == "gravfm":
+        return {"key": point.key(), "point": point.to_dict(), "status": "failed", "wall_s": 1.5,
+                "git_revision": "abc", "error": "SimulatorError: made up"}
+    mteps = 10.0 * point.fpgas + (5.0 if point.arch == "gravfm" else 0.0)
+    return {"key": point.key(), "point": point.to_dict(), "status": "ok", "verified": True, "wall_s": 2.25,
+            "git_revision": "abc", "git_dirty": False, "build_key": "k" * 24,
+            "measured": {"mteps": mteps, "vertices": 1024, "edges": 16384, "detail": "", "link": None,
+                         "cycles": 1000, "supersteps": 5},
+            "model": {"kind": "prediction", "mteps": 2 * mteps, "bottleneck": "L_PE",
+                      "limits_mteps": {"L_PE": 50.0, "L_if": 30.0}, "supersteps": {"mteps": mteps}}}
+
+
+def test_interrupted_full_run_resumes_without_recomputing(tmp_path, monkeypatch):
+    # --full's points (capacities made up here: probing its graphs takes minutes) are stored one by
+    # one as they finish; a run stopped part way and started again computes only the others.
+    from gravfm.reproduce import experiments
+
+    capacities = {"local_bits": 13, "edges_per_pe": 1 << 16, "max_rounds": 2048}
+    monkeypatch.setattr(experiments, "shared_capacities",
+                        lambda mode, cache_dir=None: __import__("collections").defaultdict(lambda: capacities))
+    log = tmp_path / "calls"   # the task function runs on a worker: a copy of it, hence a file
+
+    def counted(point, *, cache_dir=None):
+        with open(log, "a") as calls:
+            calls.write(point.key() + "\n")
+        return fake_run(point)
+
+    kwargs = dict(mode="full", workers=1, processes=False, display=False, function=counted)
+    reproduce(["table3"], tmp_path / "out", points_limit=2, **kwargs)   # the run stopped after two points
+    first = log.read_text().split()
+    claims, results, stats = reproduce(["table3", "fig11"], tmp_path / "out", **kwargs)
+    calls = log.read_text().split()
+    assert len(first) == 2 and not set(first) & set(calls[2:])
+    assert (stats.reused, stats.computed) == (2, 3 + 5 - 2) and len(set(calls)) == len(calls) == 3 + 5
+    assert all(Point.from_dict(r["point"]).local_bits == 13 for r in results.values())

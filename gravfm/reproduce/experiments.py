@@ -24,7 +24,6 @@ ALGORITHMS = ("wcc", "bfs", "pagerank")
 @dataclass(frozen=True)
 class Sizes:
     """The sizes one mode uses (``--quick`` keeps builds and simulations small)."""
-
     mode: str
     scale: int            # uniform and RMAT graphs: 2**scale vertices
     degree: int           # their average degree (edge factor)
@@ -84,7 +83,7 @@ SIZES = {
     "full": Sizes(mode="full", scale=16, degree=32, pes=9, fpgas=(1, 2, 3, 4), pe_counts=(1, 2, 4, 8),
                   degrees=(2, 4, 8, 16, 32, 64),
                   wd=((16384, 1), (4096, 4), (1024, 16), (256, 64), (64, 256)), wd_degree=64,
-                  road="road-luxembourg-osm.mtx.gz", peak_graph="rmat:scale=18,ef=32,seed=1"),
+                  road="road-luxembourg-osm.mtx.gz", peak_graph="rmat:scale=18,ef=32,seed=1", share_builds=True),
 }
 
 
@@ -96,7 +95,6 @@ class Experiment:
     :mod:`~gravfm.reproduce.plots` and :mod:`~gravfm.reproduce.claims` taking the experiment and
     its results (dicts of :func:`~gravfm.reproduce.points.run_point`).
     """
-
     name: str
     title: str
     claim: str
@@ -224,15 +222,16 @@ def select(names):
     return [e for e in EXPERIMENTS.values() if "all" in names or e.name in names]
 
 
-def points_of(experiment, mode):
+def points_of(experiment, mode, *, shared=None, cache_dir=None):
     """The experiment's points in ``mode`` (``quick`` or ``full``), without repeats; with
-    ``share_builds`` each carries its structure's shared capacities (:func:`shared_capacities`)."""
+    ``shared`` (default: the mode's ``share_builds``) each carries its structure's shared
+    capacities (:func:`shared_capacities`, whose probes are kept in ``cache_dir`` when given)."""
     if mode not in SIZES:
         raise ConfigError(f"mode must be one of {', '.join(SIZES)}, not {mode!r}")
     points = list(dict.fromkeys(experiment.points(SIZES[mode])))
-    if not SIZES[mode].share_builds:
+    if not (SIZES[mode].share_builds if shared is None else shared):
         return points
-    capacity = shared_capacities(mode)
+    capacity = shared_capacities(mode, None if cache_dir is None else str(cache_dir))
     return list(dict.fromkeys(dataclasses.replace(p, **capacity[structure(p)]) for p in points))
 
 
@@ -243,13 +242,14 @@ def structure(point):
 
 
 @functools.cache
-def shared_capacities(mode):
+def shared_capacities(mode, cache_dir=None):
     """``{structure: {"local_bits": ., "edges_per_pe": ., "max_rounds": .}}``: the largest needs of the points of
     every experiment in ``mode`` with that structure, so that one build serves all of them
-    whichever experiments are run (the same points, the same keys)."""
+    whichever experiments are run (the same points, the same keys). The full sizes' needs take
+    minutes to find: pass ``cache_dir`` to keep them (:func:`~gravfm.reproduce.plan.probe`)."""
     capacity = {}
     for experiment in EXPERIMENTS.values():
         for point in experiment.points(SIZES[mode]):
             old = capacity.get(structure(point), {})
-            capacity[structure(point)] = {k: max(v, old.get(k, 0)) for k, v in needs(point).items()}
+            capacity[structure(point)] = {k: max(v, old.get(k, 0)) for k, v in needs(point, cache_dir).items()}
     return capacity

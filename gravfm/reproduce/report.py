@@ -16,8 +16,15 @@ from .plots import plot
 __all__ = ["write_outputs"]
 
 
-def write_outputs(out, experiments, points_by_experiment, results, stats, *, sizes, command):
-    """Write the PNGs, results.json and REPORT.md into ``out``; return the claims by experiment."""
+def write_outputs(out, experiments, points_by_experiment, results, *, sizes, command):
+    """Write the PNGs, results.json and REPORT.md into ``out``; return the claims by experiment.
+
+    Everything written follows from the stored points and the code: the same points give the same
+    bytes apart from the two timestamps (results.json's ``provenance.date``, REPORT.md's "written"),
+    whether the points were computed by this run or an earlier one (``--report-only``).
+    """
+    keys = list(dict.fromkeys(p.key() for points in points_by_experiment.values() for p in points))
+    results = {key: results[key] for key in keys if key in results}
     claims, pngs = {}, {}
     for experiment in experiments:
         mine = [results[p.key()] for p in points_by_experiment[experiment.name] if p.key() in results]
@@ -25,20 +32,31 @@ def write_outputs(out, experiments, points_by_experiment, results, stats, *, siz
         if any(r["status"] == "ok" and r["verified"] for r in mine):
             pngs[experiment.name] = f"{experiment.name}.png"
             plot(experiment, mine, out / pngs[experiment.name])
+    summary = _summary(keys, results)
     document = {
         "command": command, "mode": sizes.mode, "sizes": sizes.describe(),
         "measured": "figures under 'measured' come from simulating the generated RTL (Verilator); answers "
                     "verified against the software reference",
         "model": "figures under 'model' are predictions of the analytical model for the same configuration",
-        "run": stats.to_dict(),
+        "summary": summary,
         "experiments": {e.name: {"title": e.title, "claim": claims[e.name].to_dict(), "png": pngs.get(e.name),
                                  "points": [p.key() for p in points_by_experiment[e.name]]} for e in experiments},
         "points": [json_safe(r) for r in results.values()],
     }
-    write_results(document, out / "results.json", stream=None)
-    (out / "REPORT.md").write_text(_markdown(experiments, points_by_experiment, results, claims, pngs, stats,
-                                             sizes=sizes, command=command))
+    code = provenance()
+    code.pop("machine")  # the report is not a measurement: each point records its own
+    write_results({**document, "provenance": code}, out / "results.json", stream=None)
+    (out / "REPORT.md").write_text(_markdown(experiments, points_by_experiment, results, claims, pngs, summary,
+                                             sizes=sizes, command=command, code=code))
     return claims
+
+
+def _summary(keys, results):
+    """The points as stored: how many, verified, failed, not measured, and their wall time."""
+    good = [r for r in results.values() if r["status"] == "ok" and r.get("verified")]
+    return {"points": len(keys), "verified": len(good), "failed": len(results) - len(good),
+            "missing": len(keys) - len(results), "point_wall_s": round(sum(r["wall_s"] for r in results.values()), 1),
+            "git_revisions": sorted({r.get("git_revision") or "unknown" for r in results.values()})}
 
 
 def _revision_note(results, code):
@@ -54,20 +72,18 @@ def _holds(claim):
     return {True: "yes", False: "no", None: "not yet"}[claim.holds]
 
 
-def _markdown(experiments, points_by_experiment, results, claims, pngs, stats, *, sizes, command):
-    code = provenance()
+def _markdown(experiments, points_by_experiment, results, claims, pngs, summary, *, sizes, command, code):
+    missing = f", {summary['missing']} not measured yet" if summary["missing"] else ""
     lines = [
         "# GraVF-M reproduction report", "",
         f"Command: `{command}`  ",
         f"Mode: **{sizes.mode}** ({sizes.describe()}).  ",
         f"Code: git {code['git_revision'] or 'unknown'}{' (uncommitted changes)' if code['git_dirty'] else ''}; "
         f"written {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.  ",
-        f"Points: {stats.total} ({stats.reused} reused from an earlier run, {stats.computed} computed now, "
-        f"{stats.failed} failed or unverified"
-        f"{f', {stats.missing} not measured yet' if stats.missing else ''}) on "
-        f"{stats.scheduler or 'no cluster (nothing computed)'}"
-        f"{f' with {stats.workers} workers' if stats.workers else ''}; {stats.wall_s:.0f} s."
-        + _revision_note(results, code), "",
+        f"Points: {summary['points']} ({summary['verified']} verified, {summary['failed']} failed or unverified"
+        f"{missing}), "
+        f"{summary['point_wall_s'] / 3600:.2f} h of wall time in all (each point's own, its build key and git "
+        f"revision in results.json)." + _revision_note(results, code), "",
         "**measured** = cycles of the Verilator simulation of the generated RTL at the platform clock, the "
         "answer verified against the software reference; **predicted** = the analytical model "
         "(gravfm.model) for the same configuration: its steady-state T_sys, and the superstep-aware figure "

@@ -37,13 +37,18 @@ class PointStore:
     def path(self, key):
         return self.folder / f"{key}.json"
 
-    def get(self, point):
-        """The stored verified result of ``point``, or None (missing, failed, unverified, damaged)."""
+    def load(self, point):
+        """The stored result of ``point``, verified or not, or None (missing, damaged, another point's)."""
         try:
             result = json.loads(self.path(point.key()).read_text())
         except (OSError, ValueError):
             return None
-        if result.get("status") != "ok" or not result.get("verified") or result.get("point") != point.to_dict():
+        return result if isinstance(result, dict) and result.get("point") == point.to_dict() else None
+
+    def get(self, point):
+        """The stored verified result of ``point``, or None (missing, failed, unverified, damaged)."""
+        result = self.load(point)
+        if result is None or result.get("status") != "ok" or not result.get("verified"):
             return None
         return result
 
@@ -68,9 +73,6 @@ class RunStats:
     workers: int = 0
     scheduler: str = ""
     errors: dict = field(default_factory=dict)
-
-    def to_dict(self):
-        return dict(self.__dict__)
 
 
 def connect(scheduler=None, *, workers=None, processes=True):
@@ -107,7 +109,8 @@ def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, d
     """Run every point not already in ``store``; return ``({key: result}, RunStats)``.
 
     A point that fails is stored with its error (and retried by the next run); the others go on.
-    ``compute=False`` only collects the stored results (``missing`` counts the others).
+    ``compute=False`` only collects the stored results, failed ones too (``failed`` counts those,
+    ``missing`` the points with none).
     KeyboardInterrupt (Ctrl-C) cancels what is left and closes the cluster before it propagates.
     ``function`` replaces :func:`~gravfm.reproduce.task.run_point_isolated` (tests).
     """
@@ -123,7 +126,13 @@ def run_points(points, store, *, cache_dir=None, scheduler=None, workers=None, d
             results[point.key()] = stored
             stats.reused += 1
     if not compute:
-        stats.missing = len(todo)
+        for point in todo:
+            stored = store.load(point)
+            if stored is None:
+                stats.missing += 1
+            else:
+                results[point.key()] = stored
+                stats.failed += 1
     elif todo:
         client, cluster = connect(scheduler, workers=workers, processes=processes)
         try:

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..hw.protocol import cpp_header
 from ..errors import ConfigError, SimulatorError
 from .build_cache import BuildCache, build_key
+from .design_memo import design_memo_key, recall, remember
 from .harness_header import HOST_PORTS, HostInterface, port_header
 from .harness_inputs import cpp_sources
 from .process_guard import group_runs
@@ -185,14 +186,42 @@ def simulator_sources(top, *, extra_flags=(), trace=None):
     verilog_text = export_verilog(top)
     check_verilog_ports(verilog_text)
     verilog_text = "\n".join((verilog_text, *getattr(top, "verilog_sources", ())))
-    header = port_header(interface, traced=trace is not None)
-    protocol = cpp_header()
-    harness = harness_source(traced=trace is not None)
-    flags = VERILATOR_FLAGS + tuple(extra_flags) + ((TRACE_KINDS[trace],) if trace is not None else ())
-    key = build_key({"verilog": verilog_text, "header": header, "protocol": protocol, **harness,
-                     "flags": "\0".join(flags), "verilator": verilator_version()})
-    return SimulatorSources(interface=interface, verilog=verilog_text, header=header, protocol=protocol,
-                            harness=harness, flags=flags, key=key)
+    others = _other_parts(interface, extra_flags=extra_flags, trace=trace)
+    key = build_key({"verilog": verilog_text, **others})
+    return SimulatorSources(interface=interface, verilog=verilog_text, header=others["header"],
+                            protocol=others["protocol"], harness=harness_source(traced=trace is not None),
+                            flags=_flags(extra_flags, trace), key=key)
+
+
+def _flags(extra_flags, trace):
+    return VERILATOR_FLAGS + tuple(extra_flags) + ((TRACE_KINDS[trace],) if trace is not None else ())
+
+
+def _other_parts(interface, *, extra_flags, trace):
+    """The build key's parts besides the Verilog, in the key's order."""
+    return {"header": port_header(interface, traced=trace is not None), "protocol": cpp_header(),
+            **harness_source(traced=trace is not None), "flags": "\0".join(_flags(extra_flags, trace)),
+            "verilator": verilator_version()}
+
+
+def _recalled_build(top, *, cache_dir, extra_flags, trace, log):
+    """``(VerilatorBuild or None, memo key or None)``: the cached build whose key was remembered
+    for ``top``'s configuration (:mod:`gravfm.sim.design_memo`), found without exporting Verilog."""
+
+    interface = HostInterface.from_component(top)
+    memo = design_memo_key(top, _other_parts(interface, extra_flags=extra_flags, trace=trace))
+    cache = BuildCache(cache_dir)
+    key = recall(cache.root, memo) if memo is not None else None
+    if key is None:
+        return None, memo
+    started = time.perf_counter()
+    executable, _ = cache.inspect("verilator", key, EXECUTABLE, check=start_problem)
+    if executable is None:
+        return None, memo
+    log(f"simulator {key} found in cache {cache.root} by its configuration (no Verilog export)")
+    top._MustUse__silence = True  # its RTL runs, from the cached build
+    return VerilatorBuild(executable=executable, key=key, cached=True, build_s=time.perf_counter() - started,
+                          interface=interface), memo
 
 
 def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None):
@@ -217,6 +246,11 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
     VerilatorBuild
     """
     log = log or (lambda message: None)
+    memo = None
+    if not isinstance(top, SimulatorSources):
+        recalled, memo = _recalled_build(top, cache_dir=cache_dir, extra_flags=extra_flags, trace=trace, log=log)
+        if recalled is not None:
+            return recalled
     sources = top if isinstance(top, SimulatorSources) else simulator_sources(top, extra_flags=extra_flags,
                                                                                trace=trace)
     interface, key, flags = sources.interface, sources.key, sources.flags
@@ -248,6 +282,9 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
         raise SimulatorError(str(error)) from None
     build_s = time.perf_counter() - started
     build_cpu_s = None if cached else _children_cpu_s() - cpu_before
+    if memo is not None:
+
+        remember(cache.root, memo, key)
     if cached:
         log(f"simulator {key} found in cache {cache.root}")
     else:
