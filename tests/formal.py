@@ -91,7 +91,8 @@ def prove(harness, *, depth, workdir):
     if failed:
         traces = sorted(str(p) for p in workdir.glob("proof_bmc/engine_0/trace*.vcd"))
         raise ProofFailed(f"assertions failed at {failed}; counterexample: {traces}")
-    unreached = sorted(set(re.findall(r"Unreached cover statement at \S+ \((\S+)\)", log)))
+    unreached = [place for block in re.findall(r"unreached cover statements:\n((?:.*summary: +\S+ at \S+\n)+)", log)
+                 for place in re.findall(r" at (\S+)\n", block)]
     if unreached:
         raise ProofFailed(f"covers not reached in {depth} cycles: {unreached}")
     if result.returncode != 0 or log.count("DONE (PASS") != 2:
