@@ -33,7 +33,7 @@ from amaranth.asserts import AnyConst, AnySeq
 from amaranth.back import rtlil
 from amaranth.hdl import Assert, Assume, ClockDomain, ClockSignal, Cover, Elaboratable, Module, Signal, Value
 
-__all__ = ["prove", "ProofFailed", "StreamContract", "single_items", "lane_items"]
+__all__ = ["prove", "ProofFailed", "harness_module", "StreamContract", "single_items", "lane_items"]
 
 
 class ProofFailed(AssertionError):
@@ -99,6 +99,15 @@ def prove(harness, *, depth, workdir):
         raise RuntimeError(f"sby did not finish (exit {result.returncode}):\n{log[-3000:]}")
 
 
+def harness_module(dut):
+    """A harness's module holding ``dut``: one clock, no reset (a proof starts from the initial
+    values)."""
+    m = Module()
+    m.domains.sync = ClockDomain(reset_less=True)
+    m.submodules.dut = dut
+    return m
+
+
 def single_items(port):
     """The items a plain stream port moves this cycle: [(moves, payload)]."""
     return [(port.valid & port.ready, Value.cast(port.payload))]
@@ -143,9 +152,8 @@ class StreamContract(Elaboratable):
         self.extra = extra
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = ClockDomain(reset_less=True)
-        m.submodules.dut = dut = self.dut
+        dut = self.dut
+        m = harness_module(dut)
         m.d.comb += [Value.cast(dut.i.payload).eq(AnySeq(len(Value.cast(dut.i.payload)))),
                      dut.i.valid.eq(AnySeq(1)), dut.o.ready.eq(AnySeq(1))]
         in_items = self.inputs(dut.i)

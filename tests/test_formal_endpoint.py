@@ -21,11 +21,11 @@ round than ``count`` can hold (the configuration sizes ``count_bits`` so).
 
 import pytest
 from amaranth.asserts import AnySeq
-from amaranth.hdl import Assert, Assume, Cat, ClockDomain, Cover, Elaboratable, Module, Signal, unsigned
+from amaranth.hdl import Assert, Assume, Cat, Cover, Elaboratable, Signal, unsigned
 from amaranth.lib import data
 
 from gravfm.hw.network import Endpoint
-from formal import prove
+from formal import harness_module, prove
 
 COUNT_BITS = 2
 
@@ -39,9 +39,8 @@ class EndpointContract(Elaboratable):
         self.lanes = lanes
 
     def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = ClockDomain(reset_less=True)
-        m.submodules.dut = dut = self.dut
+        dut = self.dut
+        m = harness_module(dut)
         n, most = self.sources, 2 ** COUNT_BITS - 1
         rounds_out = Signal(3)                     # barriers the endpoint sent
         rounds_in = [Signal(3, name=f"rounds_in{s}") for s in range(n)]
