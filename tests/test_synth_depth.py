@@ -1,0 +1,62 @@
+"""Logic depth (LUT levels of the worst path after synthesis, no place-and-route) of the WCC top:
+a change that deepens it fails here, on its own commit, instead of half an hour of nextpnr later."""
+
+import pytest
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from gravfm.algorithms import get_algorithm
+from gravfm.flow.planning import system_config
+from gravfm.hw.fpga import FpgaTop
+from gravfm.synth.depth import synthesised_depth
+
+# LUT levels of the WCC tops' worst paths on 4e96e23, the limits: no change may deepen them.
+# 4 PEs: 7 (pe2's ``touched_out.o.valid`` -> ``apply.barrier_issued``: apply's pass end, where
+# nextpnr finds the 114.7 MHz path); 1 PE: 6 (``apply.q_valid`` -> ``apply.barrier_issued``, the
+# same pass end). nextpnr's 4-PE path is 8.7 ns for those 7 levels, ~1.1 ns a level with its
+# routing; issue 38 wants 150 MHz (6.7 ns), about 5 levels: no path may grow deeper while that
+# goal stands; lower a limit as the timing plan removes levels. The 4-PE top takes ~85 s of CPU
+# to synthesise (slow); the 1-PE top ~20 s, the default suite's check.
+WCC_TOP_LUT_LEVELS = {1: 6, 4: 7}
+
+
+def assert_no_deeper(depth, limit):
+    assert depth.levels <= limit, (
+        f"the worst path is {depth.levels} LUT levels, more than {limit}: {' -> '.join(depth.path)}")
+
+
+class DeepChain(wiring.Component):
+    """A planted deep path: ``stages`` of mixing logic between two registers."""
+
+    a: In(32)
+    y: Out(32)
+
+    def __init__(self, stages):
+        self._stages = stages
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        x = Signal(32)
+        m.d.sync += x.eq(self.a)
+        for stage in range(self._stages):
+            # Every bit of a stage reads three bits of the one before: no two stages fit one LUT.
+            mixed = Signal(32, name=f"stage{stage}")
+            m.d.comb += mixed.eq(Cat((x[k] ^ (x[(k + 1) % 32] & x[(k + 3) % 32])) for k in range(32)))
+            x = mixed
+        m.d.sync += self.y.eq(x)
+        return m
+
+
+def test_a_planted_deep_path_fails_the_check(tmp_path):
+    depth = synthesised_depth(DeepChain(stages=16), workdir=tmp_path)   # 13 levels after synthesis
+    with pytest.raises(AssertionError, match="13 LUT levels, more than 6"):
+        assert_no_deeper(depth, WCC_TOP_LUT_LEVELS[1])
+
+
+@pytest.mark.parametrize("pes", [1, pytest.param(4, marks=pytest.mark.slow)])
+def test_wcc_top_is_no_deeper_than_its_limit(tmp_path, pes):
+    # The build of bench_synth's tops (gravfm synth's defaults).
+    config = system_config(get_algorithm("wcc"), fpgas=1, pes=pes, local_bits=8, edges_per_pe=4096)
+    assert_no_deeper(synthesised_depth(FpgaTop(config), workdir=tmp_path, name="fpga_top"), WCC_TOP_LUT_LEVELS[pes])
