@@ -48,3 +48,25 @@ def test_the_tutorial_runs_as_written(capsys):
     report = tutorial_namespace(python_blocks())["report"]
     assert report.verified, report.check_detail
     assert capsys.readouterr().out.startswith("True ")
+
+
+README = TUTORIAL.parents[1] / "README.md"
+
+
+def readme_algorithm():
+    """The README's short version: its one Python block, as printed."""
+    section = README.read_text().split("## Your own algorithm", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    return tutorial_namespace([block])["WIDEST_PATH"]
+
+
+def test_the_readme_algorithm_is_the_tutorials():
+    graph = random_graph(30, 70, 4)
+    mine, tutorial = readme_algorithm().reference(graph, {"root": 2}), tutorial_algorithm().reference(graph, {"root": 2})
+    np.testing.assert_array_equal(mine.state.width, tutorial.state.width)
+    assert mine.messages_per_superstep == tutorial.messages_per_superstep
+
+
+def test_the_readme_algorithm_verifies_on_hardware():
+    report = check_run(run_flow(readme_algorithm(), random_graph(30, 70, 2), pes=2, params={"root": 1}))
+    assert report.readback.state["width"].max() == 255
