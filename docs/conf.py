@@ -4,6 +4,7 @@ The pages are the Markdown files of this folder (MyST); the API reference is gen
 numpydoc docstrings (autodoc + napoleon), the CLI reference from the argument parser itself (``_ext/cli_help.py``).
 """
 
+import re
 import sys
 from pathlib import Path
 
@@ -41,3 +42,16 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 
 html_theme = "furo"
 html_title = f"gravfm {release}"
+
+
+def _escape_set_sizes(app, what, name, obj, options, lines):
+    """Docstrings write |V| and |E| for the sizes of a graph; reST reads ``|X|`` as a
+    substitution, so escape them outside inline literals (where they are shown as written)."""
+    for number, line in enumerate(lines):
+        parts = line.split("``")
+        parts[::2] = [re.sub(r"\|([A-Za-z]\w*)\|", r"\\|\1\\|", part) for part in parts[::2]]
+        lines[number] = "``".join(parts)
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _escape_set_sizes)
