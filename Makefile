@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+DOCS_STAMP := $(VENV)/.docs-stamp
 PYTEST_ARGS ?=
 # One test process per core, at most four (each builds the Verilator models its tests need;
 # one simulation per core beats Verilator's own threads on small machines).
@@ -10,7 +11,7 @@ PARALLEL := -n auto --maxprocesses 4
 
 BOARD_STAMP := $(VENV)/.board-stamp
 
-.PHONY: run test test-all test-board bench clean
+.PHONY: run test test-all test-board bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +44,14 @@ test-board: $(BOARD_STAMP)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+# The documentation site in build/docs (open build/docs/index.html); any warning fails the build.
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs
 
 clean:
 	rm -rf $(VENV) build .gravfm-cache

@@ -2,7 +2,7 @@
 
 The width of a path is its narrowest edge's capacity; every vertex learns the widest path from
 ``root`` to it (0: unreachable; the root itself is "unbounded", the all-ones width). The
-algorithm is the one the README's "Your own algorithm" section builds, step by step:
+algorithm is the one the tutorial (docs/tutorial.md, "Your own algorithm") builds, step by step:
 
 * layouts, with an 8-bit ``capacity`` per edge (:func:`edge_data`);
 * apply and scatter, each one call of a building block (:mod:`gravfm.algorithms.blocks`);

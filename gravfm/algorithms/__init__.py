@@ -19,7 +19,16 @@ REGISTRY = {algorithm.name: algorithm for algorithm in (WCC, BFS, PAGERANK, SSSP
 
 
 def get_algorithm(name):
-    """The registered algorithm called ``name`` (raises ConfigError naming the known ones)."""
+    """The registered algorithm called ``name`` (raises ConfigError naming the known ones).
+
+    Examples
+    --------
+    >>> get_algorithm("wcc").vertex
+    {'label': 'vertexid', 'active': 1}
+    >>> get_algorithm("bsf")
+    Traceback (most recent call last):
+    gravfm.errors.ConfigError: unknown algorithm 'bsf' (known: bfs, pagerank, sssp, wcc)
+    """
     try:
         return REGISTRY[name]
     except KeyError:

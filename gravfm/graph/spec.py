@@ -123,6 +123,14 @@ def load_graph(spec, *, fmt=None, self_loops=None, duplicates=None, relabel="aut
         Unknown generator, unknown or missing key, bad value.
     GraphFormatError
         A file that cannot be read or parsed.
+
+    Examples
+    --------
+    >>> graph = load_graph("rmat:scale=10,ef=8,seed=1")
+    >>> graph.num_vertices, graph.num_edges
+    (1024, 6633)
+    >>> load_graph("tiny:grid").num_edges
+    48
     """
     if isinstance(spec, Graph):
         return spec

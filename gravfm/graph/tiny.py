@@ -115,7 +115,16 @@ TINY_GRAPHS = {factory.__name__: factory for factory in (
 
 
 def tiny_graph(name):
-    """A fresh copy of the tiny graph called ``name`` (raises SpecError naming the known ones)."""
+    """A fresh copy of the tiny graph called ``name`` (raises SpecError naming the known ones).
+
+    Examples
+    --------
+    >>> grid = tiny_graph("grid")
+    >>> grid.num_vertices, grid.num_edges
+    (16, 48)
+    >>> grid.targets[grid.offsets[0]:grid.offsets[1]].tolist()  # vertex 0's out-neighbours
+    [1, 4]
+    """
     try:
         factory = TINY_GRAPHS[name]
     except KeyError:

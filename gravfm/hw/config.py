@@ -197,7 +197,8 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class SystemConfig:
-    """Configuration of one generated system.
+    """Configuration of one generated system; :meth:`of` builds one from the fields of all
+    three by name.
 
     Parameters
     ----------
@@ -211,9 +212,9 @@ class SystemConfig:
     pes_per_fpga : int
         Processing elements per FPGA.
     pe : PeConfig
+        Each PE's capacities, queues, update lanes and gather forwarding.
     network : NetworkConfig
-
-    :meth:`of` builds one from the fields of all three by name.
+        The on-chip network's FIFOs.
     """
 
     algorithm: object

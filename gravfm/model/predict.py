@@ -299,6 +299,14 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     Returns
     -------
     Prediction
+
+    Examples
+    --------
+    The paper's platform, WCC on 2^16 vertices and 2^21 edges, 4 FPGAs x 9 PEs:
+
+    >>> prediction = predict("ac510x4", "wcc", vertices=65536, edges=2**21, fpgas=4, pes=9)
+    >>> round(prediction.t_sys_mteps), prediction.bottleneck
+    (6429, 'L_PE')
     """
     platform, params = _resolve(platform, algorithm_params)
     _check_graph(vertices, edges)

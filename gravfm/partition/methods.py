@@ -182,6 +182,13 @@ def partition(graph, fpgas, pes_per_fpga, method="greedy", **options):
         Unknown method or an option the method does not take.
     gravfm.errors.ConfigError
         More PEs than vertices, or a non-positive size.
+
+    Examples
+    --------
+    >>> from gravfm.graph import tiny_graph
+    >>> parts = partition(tiny_graph("grid"), fpgas=2, pes_per_fpga=2)
+    >>> parts.num_pes, parts.pe_of_vertex[:4].tolist(), parts.fpga_of_vertex[:4].tolist()
+    (4, [0, 1, 2, 3], [0, 0, 1, 1])
     """
     functions = {"greedy": greedy, "sorted_greedy": sorted_greedy, "round_robin": round_robin, "metis": metis}
     if method not in functions:

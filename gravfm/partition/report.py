@@ -101,6 +101,15 @@ def partition_report(graph, partition):
     Returns
     -------
     PartitionReport
+
+    Examples
+    --------
+    >>> from gravfm.graph import tiny_graph
+    >>> from gravfm.partition import partition
+    >>> grid = tiny_graph("grid")
+    >>> report = partition_report(grid, partition(grid, 2, 2))
+    >>> report.out_edges_per_pe.tolist(), report.crossing_edges
+    ([10, 13, 13, 12], 26)
     """
     check_partition_fits(graph, partition, "partition report")
     pe = partition.pe_of_vertex
