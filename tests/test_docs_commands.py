@@ -84,6 +84,10 @@ def cost(argv):
         return ("run", None) if "--dry-run" in argv else ("skip", "the paper's experiments: hours")
     if command == "synth":
         return "skip", "Yosys + nextpnr: ten minutes to an hour"
+    if command == "board":
+        return ("run", None) if argv[2:3] == ["list"] else ("skip", "LiteX, BIOS and place and route: minutes to an hour")
+    if option(argv, "--backend") in ("litex", "board"):
+        return "skip", "the board extra: the whole-SoC simulation runs in make test-board; a real board is not here"
     if command in ("run", "demo"):
         if option(argv, "--backend") == "amaranth" and small_graph(graph):
             return "run", None
