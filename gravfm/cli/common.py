@@ -1,28 +1,55 @@
 """Helpers the subcommands share: the graph input options, option checks, JSON output."""
 
 import argparse
+import contextlib
 import json
+import sys
 from pathlib import Path
 
 from ..errors import ConfigError, GravfmError
 from ..files import can_create_in
 
-__all__ = ["write_json", "check_output_file", "add_graph_input_arguments",
+__all__ = ["write_json", "json_document", "report_stream", "check_output_file", "add_graph_argument",
+           "graph_argument", "deprecated", "add_graph_input_arguments",
            "graph_load_options", "positive_int", "parse_params"]
 
 
-def write_json(path, figures):
-    """Write ``figures`` to ``path`` as indented JSON (the ``--json FILE`` option).
+def json_document(figures, args):
+    """``figures`` as the document ``--json`` writes: with ``schema_version`` and the
+    ``provenance`` of the command line in ``args`` (and of the user's algorithm file it names)."""
+    from ..algorithms.loading import algorithm_file
+    from ..provenance import stamped
+
+    return stamped(figures, command=getattr(args, "command_line", None),
+                   algorithm_file=algorithm_file(getattr(args, "algorithm", None)))
+
+
+def write_json(path, figures, args):
+    """Write ``figures`` (through :func:`json_document`) to ``path`` as indented JSON, the
+    ``--json FILE`` option; ``-`` is the standard output.
 
     Raises
     ------
     gravfm.errors.GravfmError
         The file cannot be written (one line naming it, for the CLI to print).
     """
+    text = json.dumps(json_document(figures, args), indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     try:
-        Path(path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
         raise GravfmError(f"--json {path}: cannot write the figures: {error.strerror or error}") from None
+
+
+def report_stream(args):
+    """Context manager: with ``--json -`` the standard output holds the JSON alone, so the
+    human-readable report goes to the standard error."""
+    if getattr(args, "json", None) == "-":
+        return contextlib.redirect_stdout(sys.stderr)
+    return contextlib.nullcontext()
 
 
 def check_output_file(path, option="--json", *, stdout=False):
@@ -44,6 +71,33 @@ def check_output_file(path, option="--json", *, stdout=False):
             raise ConfigError(f"{option} {path}: not writable ({error.strerror})") from None
     elif not can_create_in(path.parent):
         raise ConfigError(f"{option} {path}: cannot create files in {path.parent}")
+
+
+def deprecated(old, new):
+    """The one line an old spelling of an option prints on the standard error (it still works)."""
+    print(f"gravfm: note: {old} is deprecated; write {new}", file=sys.stderr)
+
+
+def add_graph_argument(parser, *, required=True, default=None,
+                       help="graph file or generator spec, e.g. rmat:scale=12,ef=16,seed=1"):
+    """``--graph SPEC``, the graph's one spelling in every subcommand; the positional ``SPEC`` of
+    ``partition`` and ``graph info`` is still taken (:func:`graph_argument` notes it)."""
+    parser.add_argument("--graph", metavar="SPEC", default=default, help=help)
+    parser.set_defaults(graph_required=required)
+    parser.add_argument("positional_graph", nargs="?", metavar="SPEC", help=argparse.SUPPRESS)
+
+
+def graph_argument(args):
+    """The graph spec of :func:`add_graph_argument`'s options (None when optional and not given)."""
+    old = getattr(args, "positional_graph", None)
+    if old is not None:
+        if args.graph is not None:
+            raise ConfigError(f"the graph given twice: --graph {args.graph} and {old}")
+        deprecated(f"the positional graph {old!r}", f"--graph {old}")
+        return old
+    if args.graph is None and args.graph_required:
+        raise ConfigError("the following argument is required: --graph SPEC")
+    return args.graph
 
 
 def add_graph_input_arguments(parser):

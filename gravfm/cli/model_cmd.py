@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 from ..errors import ConfigError, SpecError
-from .common import check_output_file, write_json
+from .common import check_output_file, report_stream, write_json
 
 ARCH_NAMES = {"gravfm": "GraVF-M (update broadcast)", "gravf": "GraVF (unicast messages)"}
 
@@ -56,7 +56,7 @@ def register(subparsers):
     parser.add_argument("--root", type=int, default=None, metavar="V",
                         help="root vertex (the file's own id) for rooted algorithms' references "
                              "(default: the algorithm's, vertex 0)")
-    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-': standard output)")
     parser.set_defaults(handler=run)
 
 
@@ -213,7 +213,18 @@ def run(args):
         for name in model.builtin_platforms():
             print(f"{name:<16} {model.load_platform(name).description}")
         return 0
-    check_output_file(args.json)
+    check_output_file(args.json, stdout=True)
+    with report_stream(args):
+        report = _predict(args)
+    if args.json:
+        write_json(args.json, report, args)
+    return 0
+
+
+def _predict(args):
+    """Print the predictions the options ask for; return them as the ``--json`` document."""
+    from .. import model
+
     platform = model.load_platform(args.platform)
     algorithm = _algorithm(args.algorithm)
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
@@ -265,7 +276,4 @@ def run(args):
         print()
         _print_supersteps(result)
         report["supersteps"] = result.to_dict()
-
-    if args.json:
-        write_json(args.json, report)
-    return 0
+    return report

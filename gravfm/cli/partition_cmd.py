@@ -1,9 +1,9 @@
-"""``gravfm partition SPEC``: partition a graph over FPGAs and PEs and report the balance."""
+"""``gravfm partition --graph SPEC``: partition a graph over FPGAs and PEs and report the balance."""
 
 import time
 
 from ..errors import ConfigError
-from .common import check_output_file, write_json
+from .common import add_graph_argument, check_output_file, graph_argument, report_stream, write_json
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
 
@@ -21,8 +21,7 @@ def register(subparsers):
                     "across FPGAs) and report vertices and edges per PE, max/mean imbalance, the "
                     "fraction of edges crossing FPGAs, and the memory of the edge stores.",
     )
-    parser.add_argument("graph", metavar="SPEC",
-                        help="graph file or generator spec, e.g. rmat:scale=14,ef=16,seed=1")
+    add_graph_argument(parser)
     parser.add_argument("--fpgas", type=int, default=1, metavar="N", help="number of FPGAs (default 1)")
     parser.add_argument("--pes", type=int, default=1, metavar="P", help="PEs per FPGA (default 1)")
     parser.add_argument("--method", default="greedy", choices=METHODS,
@@ -34,7 +33,7 @@ def register(subparsers):
     parser.add_argument("--local-bits", type=int, default=None, metavar="B",
                         help="bits of the local vertex index for the edge-store sizes "
                              "(default: the least that fits)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON ('-': standard output)")
     parser.set_defaults(handler=run)
 
 
@@ -116,11 +115,12 @@ def format_report(figures):
 def run(args):
     from ..graph import load_graph
 
-    check_output_file(args.json)
-    graph = load_graph(args.graph)
+    check_output_file(args.json, stdout=True)
+    graph = load_graph(graph_argument(args))
     figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,
                                 seed=args.seed, local_bits=args.local_bits)
-    print("\n".join(format_report(figures)))
+    with report_stream(args):
+        print("\n".join(format_report(figures)))
     if args.json:
-        write_json(args.json, figures)
+        write_json(args.json, figures, args)
     return 0

@@ -1,8 +1,5 @@
 """``gravfm reproduce``: the paper's evaluation (figures 7-13, tables 2-3) in one command."""
 
-import shlex
-import sys
-
 from .common import positive_int
 
 __all__ = ["register", "handle"]
@@ -55,7 +52,7 @@ def handle(args):
         print(format_plan(*plan_points(by_experiment)))
         return 0
     console = Console(stderr=True)
-    command = "gravfm " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "gravfm reproduce"
+    command = args.command_line
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,
                                        scheduler=args.scheduler, workers=args.workers,
                                        points_limit=args.points_limit, display=not args.quiet, command=command,

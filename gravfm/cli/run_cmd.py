@@ -5,7 +5,7 @@ import math
 from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
 from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
-                     positive_int, write_json)
+                     positive_int, report_stream, write_json)
 from .run_plot import check_plot_file, plot_run
 from .memory_args import add_memory_arguments, memory_overrides
 from .link_options import add_link_arguments, link_options_from_args
@@ -74,7 +74,9 @@ def add_run_arguments(parser):
                              "the threads meet every L - 2 cycles at most, else every cycle")
     parser.add_argument("--cache", default=None, metavar="DIR",
                         help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--json", default=None, metavar="FILE",
+                        help="also write the figures as JSON ('-': standard output, the report going to "
+                             "the standard error)")
     parser.add_argument("--quiet", action="store_true",
                         help="print only the result line: ALGO on GRAPH: STATUS, verified|NOT VERIFIED, "
                              "CYCLES cycles, MESSAGES messages, MTEPS MTEPS (simulated); no progress, "
@@ -106,7 +108,7 @@ def local_bits_of(vertices_per_pe):
 def check_paths(args):
     """The output path, checked before any work so that a finished run is not lost (the cache
     folder is checked by :class:`~gravfm.flow.RunOptions`)."""
-    check_output_file(args.json, "--json")
+    check_output_file(args.json, "--json", stdout=True)
     check_output_file(args.trace, "--trace")
     check_plot_file(args.plot)
 
@@ -335,19 +337,20 @@ def execute(options, args):
     the JSON and the plot; exit status 1 unless verified."""
     from ..flow import run
 
-    console = make_console()
-    with progress_display(console, enabled=not args.quiet) as display:
-        report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)
-    if args.quiet:
-        print(result_line(report), flush=True)
-    else:
-        print_report(report, console)
+    with report_stream(args):
+        console = make_console()
+        with progress_display(console, enabled=not args.quiet) as display:
+            report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)
+        if args.quiet:
+            print(result_line(report), flush=True)
+        else:
+            print_report(report, console)
+        if getattr(args, "plot", None):
+            plot_run(report, args.plot)
+            if not args.quiet:
+                console.print(f"plot written to {args.plot}", highlight=False)
     if args.json:
-        write_json(args.json, report.to_dict())
-    if getattr(args, "plot", None):
-        plot_run(report, args.plot)
-        if not args.quiet:
-            console.print(f"plot written to {args.plot}", highlight=False)
+        write_json(args.json, report.to_dict(), args)
     return 0 if report.verified else 1
 
 

@@ -65,7 +65,7 @@ def run(args):
     which = f" (FPGA 0 of {args.fpgas})" if args.fpgas > 1 else ""
     print(f"synthesising {algorithm.name} x {args.pes} PEs{which} for {args.target} in {workdir} ...", flush=True)
     # Taken before elaboration: a run lasts up to an hour, and the figures describe the RTL of now.
-    origin = provenance()
+    origin = provenance(command=args.command_line)
     report = synth_system(algorithm, pes=args.pes, fpgas=args.fpgas, target=args.target, workdir=workdir,
                           capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
                           offchip_edges=args.edge_memory == "offchip", build_local_bits=args.build_local_bits,
@@ -73,7 +73,7 @@ def run(args):
                           freq_mhz=args.freq, seed=args.seed, router=args.router)
     _print(report)
     if args.json:
-        write_json(args.json, {**report, "provenance": origin})
+        write_json(args.json, {**report, "provenance": origin}, args)
     return 0
 
 

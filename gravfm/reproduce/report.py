@@ -35,7 +35,7 @@ def write_outputs(out, experiments, points_by_experiment, results, stats, *, siz
                                  "points": [p.key() for p in points_by_experiment[e.name]]} for e in experiments},
         "points": [json_safe(r) for r in results.values()],
     }
-    write_results(document, out / "results.json", stream=None)
+    write_results(document, out / "results.json", stream=None, command=command)
     (out / "REPORT.md").write_text(_markdown(experiments, points_by_experiment, results, claims, pngs, stats,
                                              sizes=sizes, command=command))
     return claims
