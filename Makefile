@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # one simulation per core beats Verilator's own threads on small machines).
 PARALLEL := -n auto --maxprocesses 4
 
-.PHONY: run test test-all bench clean
+.PHONY: run test test-all bench clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,5 +28,10 @@ test-all: $(STAMP)
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
+# The build cache lives in the user's cache folder (shared by every checkout): `make clean-cache`
+# empties it; `clean` removes this checkout's files (and a ./.gravfm-cache of older versions).
 clean:
 	rm -rf $(VENV) build .gravfm-cache
+
+clean-cache:
+	rm -rf "$${GRAVFM_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/gravfm}"

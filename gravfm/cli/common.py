@@ -10,7 +10,7 @@ from ..errors import ConfigError, GravfmError
 from ..files import can_create_in
 
 __all__ = ["write_json", "json_document", "report_stream", "check_output_file", "add_graph_argument",
-           "graph_argument", "deprecated", "add_graph_input_arguments",
+           "graph_argument", "deprecated", "add_deprecated_option", "add_capacity_arguments", "local_bits_of", "add_graph_input_arguments",
            "graph_load_options", "positive_int", "parse_params"]
 
 
@@ -76,6 +76,39 @@ def check_output_file(path, option="--json", *, stdout=False):
 def deprecated(old, new):
     """The one line an old spelling of an option prints on the standard error (it still works)."""
     print(f"gravfm: note: {old} is deprecated; write {new}", file=sys.stderr)
+
+
+def add_deprecated_option(parser, old, new, *, dest, type=None, convert=None):
+    """Accept ``old``, an earlier spelling of the option ``new``, into ``dest`` (``convert``ed),
+    with :func:`deprecated`'s line; it is left out of ``--help``."""
+    class _Old(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            deprecated(option_string, new)
+            setattr(namespace, dest, values if convert is None else convert(values))
+
+    parser.add_argument(old, dest=f"_old_{dest}", type=type, action=_Old, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+
+
+def add_capacity_arguments(parser, *, vertices_default=None, edges_default=None, edges_help=None):
+    """``--vertices-per-pe`` and ``--edges-per-pe``, the capacity of a PE's memories, spelt alike
+    by ``run``, ``synth`` and ``partition``."""
+    vertices = "default: from the graph" if vertices_default is None else f"default {vertices_default}"
+    parser.add_argument("--vertices-per-pe", type=positive_int, default=vertices_default, metavar="N",
+                        help=f"vertex capacity of a PE (a power of two; {vertices})")
+    if edges_help is not False:
+        parser.add_argument("--edges-per-pe", type=positive_int, default=edges_default, metavar="N",
+                            help=edges_help or f"edge capacity of a PE (default "
+                                               f"{'from the graph, rounded up to a power of two' if edges_default is None else edges_default})")
+
+
+def local_bits_of(vertices_per_pe, option="--vertices-per-pe"):
+    """``--vertices-per-pe`` as local_bits (it must be a power of two)."""
+    if vertices_per_pe is None:
+        return None
+    if vertices_per_pe < 1 or vertices_per_pe & (vertices_per_pe - 1):
+        raise ConfigError(f"{option} must be a power of two, not {vertices_per_pe}")
+    return vertices_per_pe.bit_length() - 1
 
 
 def add_graph_argument(parser, *, required=True, default=None,

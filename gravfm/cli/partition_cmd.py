@@ -3,7 +3,7 @@
 import time
 
 from ..errors import ConfigError
-from .common import add_graph_argument, check_output_file, graph_argument, report_stream, write_json
+from .common import add_capacity_arguments, add_deprecated_option, add_graph_argument, local_bits_of, check_output_file, graph_argument, report_stream, write_json
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
 
@@ -30,9 +30,9 @@ def register(subparsers):
     parser.add_argument("--ufactor", type=int, default=1, metavar="U",
                         help="METIS allowed imbalance in thousandths (default 1, as in the paper)")
     parser.add_argument("--seed", type=int, default=0, help="METIS random seed (default 0)")
-    parser.add_argument("--local-bits", type=int, default=None, metavar="B",
-                        help="bits of the local vertex index for the edge-store sizes "
-                             "(default: the least that fits)")
+    add_capacity_arguments(parser, edges_help=False)
+    add_deprecated_option(parser, "--local-bits", "--vertices-per-pe 2^B", dest="vertices_per_pe", type=int,
+                          convert=lambda bits: 1 << bits)
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON ('-': standard output)")
     parser.set_defaults(handler=run)
 
@@ -55,9 +55,9 @@ def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bit
     if local_bits is None:
         local_bits = parts.min_local_bits
     if local_bits < parts.min_local_bits:
-        raise ConfigError(f"--local-bits {local_bits} cannot index the busiest PE's "
+        raise ConfigError(f"--vertices-per-pe {1 << local_bits} cannot hold the busiest PE's "
                           f"{int(parts.vertices_per_pe.max())} vertices; use at least "
-                          f"{parts.min_local_bits}")
+                          f"--vertices-per-pe {1 << parts.min_local_bits}")
     figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
                "local_bits": local_bits}
     figures["memory_bits"] = {
@@ -118,7 +118,7 @@ def run(args):
     check_output_file(args.json, stdout=True)
     graph = load_graph(graph_argument(args))
     figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,
-                                seed=args.seed, local_bits=args.local_bits)
+                                seed=args.seed, local_bits=local_bits_of(args.vertices_per_pe))
     with report_stream(args):
         print("\n".join(format_report(figures)))
     if args.json:

@@ -15,7 +15,7 @@ def register(subparsers):
                     "OUT/points are reused. Experiments: " + ", ".join(EXPERIMENTS) + ", or all.")
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", default=["all"],
                         help="experiments to run (default: all)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (created; needed unless --dry-run)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="small graphs, 2 PEs per FPGA, few points (default; aimed at `all` in under 30 min on "
@@ -42,6 +42,7 @@ def register(subparsers):
 def handle(args):
     from rich.console import Console
 
+    from ..errors import ConfigError
     from ..reproduce import reproduce
 
     if args.dry_run:
@@ -51,6 +52,8 @@ def handle(args):
         _, by_experiment = chosen_points(args.experiments, args.mode, args.points_limit)
         print(format_plan(*plan_points(by_experiment)))
         return 0
+    if args.out is None:
+        raise ConfigError("--out DIR is required (only --dry-run writes nothing)")
     console = Console(stderr=True)
     command = args.command_line
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,

@@ -4,8 +4,8 @@ import math
 
 from ..algorithms.loading import resolve_algorithm
 from ..errors import ConfigError
-from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params,
-                     positive_int, report_stream, write_json)
+from .common import (add_capacity_arguments, add_graph_input_arguments, check_output_file, graph_load_options,
+                     local_bits_of, parse_params, positive_int, report_stream, write_json)
 from .run_plot import check_plot_file, plot_run
 from .memory_args import add_memory_arguments, memory_overrides
 from .link_options import add_link_arguments, link_options_from_args
@@ -59,10 +59,7 @@ def add_run_arguments(parser):
     parser.add_argument("--backend", choices=("verilator", "amaranth"), default="verilator",
                         help="compiled Verilator simulation (default) or the Amaranth simulator "
                              "(no Verilog kernels)")
-    parser.add_argument("--vertices-per-pe", type=positive_int, default=None, metavar="N",
-                        help="vertex capacity of a PE (a power of two; default: from the graph)")
-    parser.add_argument("--edges-per-pe", type=positive_int, default=None, metavar="N",
-                        help="edge capacity of a PE (default: from the graph, rounded up to a power of two)")
+    add_capacity_arguments(parser)
     parser.add_argument("--max-cycles", type=positive_int, default=None, metavar="N",
                         help="stop after N cycles")
     parser.add_argument("--watchdog", type=positive_int, default=1 << 20, metavar="N",
@@ -73,7 +70,7 @@ def add_run_arguments(parser):
                              "With links of latency L >= 4 (FIFO depth >= 2, no faults, no --link-check) "
                              "the threads meet every L - 2 cycles at most, else every cycle")
     parser.add_argument("--cache", default=None, metavar="DIR",
-                        help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
+                        help="build cache (default $GRAVFM_CACHE, else $XDG_CACHE_HOME/gravfm, i.e. ~/.cache/gravfm)")
     parser.add_argument("--json", default=None, metavar="FILE",
                         help="also write the figures as JSON ('-': standard output, the report going to "
                              "the standard error)")
@@ -81,6 +78,9 @@ def add_run_arguments(parser):
                         help="print only the result line: ALGO on GRAPH: STATUS, verified|NOT VERIFIED, "
                              "CYCLES cycles, MESSAGES messages, MTEPS MTEPS (simulated); no progress, "
                              "no tables (--json and --plot files are still written)")
+    parser.add_argument("--all-supersteps", action="store_true",
+                        help=f"print every row of the per-superstep table (default: the first and last "
+                             f"{FOLD_KEEP} when there are more than {FOLD_ROWS})")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="draw the messages and cycles of each superstep and the cycle breakdown "
                              "(PNG, PDF or SVG by suffix)")
@@ -94,15 +94,6 @@ def add_run_arguments(parser):
     add_graph_input_arguments(parser)
     add_memory_arguments(parser)
     add_link_arguments(parser)
-
-
-def local_bits_of(vertices_per_pe):
-    """``--vertices-per-pe`` as local_bits (it must be a power of two)."""
-    if vertices_per_pe is None:
-        return None
-    if vertices_per_pe < 1 or vertices_per_pe & (vertices_per_pe - 1):
-        raise ConfigError(f"--vertices-per-pe must be a power of two, not {vertices_per_pe}")
-    return vertices_per_pe.bit_length() - 1
 
 
 def check_paths(args):
@@ -181,16 +172,37 @@ class progress_display:
         return False
 
 
+#: Per-superstep tables longer than this are folded to their first and last FOLD_KEEP rows.
+FOLD_ROWS = 12
+FOLD_KEEP = 5
+
+
 def _figure(value, digits=3):
+    """A figure for reading: thousands separators, whole numbers without decimals, "-" if none."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return f"{value:,}"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.{digits}f}"
+    return f"{int(value):,}"
 
 
-def print_report(report, console):
-    """The human-readable report of a :class:`gravfm.flow.RunReport`."""
+def _count(number, noun):
+    """``1 FPGA``, ``4 PEs``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def folded(rows, show_all=False):
+    """``rows`` to print: all of them, or the first and last :data:`FOLD_KEEP` with None where
+    the others were, when there are more than :data:`FOLD_ROWS` and ``show_all`` is false."""
+    rows = list(rows)
+    if show_all or len(rows) <= FOLD_ROWS:
+        return rows
+    return [*rows[:FOLD_KEEP], None, *rows[-FOLD_KEEP:]]
+
+
+def print_report(report, console, *, all_supersteps=False):
+    """The human-readable report of a :class:`gravfm.flow.RunReport`; a long per-superstep table
+    is folded unless ``all_supersteps``."""
     from rich.table import Table
 
     from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
@@ -205,7 +217,7 @@ def print_report(report, console):
     params = "".join(f", {name} {value}" for name, value in report.params.items())
     console.print(f"[bold]{report.algorithm}[/]{params} on {report.graph_name}: {report.vertices:,} vertices, "
                   f"{edges} — {verdict}{detail}", highlight=False)
-    console.print(f"configuration: {report.fpgas} FPGA x {report.pes_per_fpga} PEs ({report.arch}, "
+    console.print(f"configuration: {_count(report.fpgas, 'FPGA')} x {_count(report.pes_per_fpga, 'PE')} ({report.arch}, "
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
                   f"{report.edges_per_pe:,} {'edges per list' if report.edge_memory == 'offchip' else 'edges per PE'}"
                   f" ({report.edge_memory}), {report.update_lanes} update lane(s), gather "
@@ -227,7 +239,13 @@ def print_report(report, console):
         rounds = Table(title="per superstep", title_justify="left")
         for column in ("round", "active vertices", "messages", "cycles"):
             rounds.add_column(column, justify="right")
-        for row, row_cycles in zip(report.rounds, cycles):
+        shown = folded(zip(report.rounds, cycles), all_supersteps)
+        for entry in shown:
+            if entry is None:
+                rounds.add_row("...", f"{len(report.rounds) - 2 * FOLD_KEEP:,} rounds folded", "",
+                               "(--all-supersteps)")
+                continue
+            row, row_cycles = entry
             rounds.add_row(str(row.round), _figure(row.active), _figure(row.messages), _figure(row_cycles))
         console.print(rounds)
         if first_apply is not None:
@@ -317,8 +335,10 @@ def _print_memory(memory, console):
 
 
 def result_line(report):
-    """The one line ``--quiet`` prints: what ran, its status, verdict, cycles, messages, MTEPS."""
-    verdict = "verified" if report.verified else "NOT VERIFIED"
+    """The one line ``--quiet`` prints: what ran, its status, verdict (and why not verified),
+    cycles, messages, MTEPS."""
+    reason = report.check_detail or (report.diagnosis[0] if report.diagnosis else "")
+    verdict = "verified" if report.verified else f"NOT VERIFIED{f' ({reason})' if reason else ''}"
     return (f"{report.algorithm} on {report.graph_name}: {report.status}, {verdict}, {report.cycles:,} cycles, "
             f"{report.messages:,} messages, {report.mteps:,.1f} MTEPS (simulated)")
 
@@ -344,7 +364,7 @@ def execute(options, args):
         if args.quiet:
             print(result_line(report), flush=True)
         else:
-            print_report(report, console)
+            print_report(report, console, all_supersteps=getattr(args, "all_supersteps", False))
         if getattr(args, "plot", None):
             plot_run(report, args.plot)
             if not args.quiet:
