@@ -114,7 +114,8 @@ def test_quiet_says_why_a_run_is_not_verified(capsys, build_cache):
 
 
 def test_figures_are_formatted_for_reading():
-    assert _figure(3212.0) == "3,212" and _figure(1234567) == "1,234,567" and _figure(2.5) == "2.500"
+    assert _figure(round(3212.0)) == "3,212" and _figure(1234567) == "1,234,567" and _figure(2.5) == "2.500"
+    assert _figure(1234.5, 1) == "1,234.5"
     assert _figure(None) == "-" and _figure(float("inf")) == "-"
     assert (_count(1, "FPGA"), _count(1, "PE"), _count(4, "PE")) == ("1 FPGA", "1 PE", "4 PEs")
 
@@ -131,3 +132,21 @@ def test_long_superstep_tables_fold_unless_asked(tmp_path, capsys):
     assert "rounds folded" in text and "1 FPGA x 1 PE (" in text
     assert main([*run, "--all-supersteps"]) == 0
     assert "rounds folded" not in capsys.readouterr().out
+
+
+def test_link_bytes_print_as_whole_numbers():
+    import io
+
+    from rich.console import Console
+    from test_run_report import a_report
+
+    from gravfm.cli.run_cmd import print_report
+
+    row = {"items": 2141, "bytes": 3211.5, "words": 402, "link_bound_cycles": 402}
+    links = {"item_bits": 12, "word_bits": 64, **row, "bytes": 3212.0, "bytes_per_edge": 1.5,
+             "bytes_per_edge_theory": 1.4, "per_link": [{"from": 0, "to": 1, **row}]}
+    console = Console(file=io.StringIO(), width=200)
+    print_report(a_report(fpgas=2, links=links), console)
+    text = console.file.getvalue()
+    assert "3,212" in text and "3212.000" not in text and "3,211.500" not in text
+    assert "2 FPGAs x 4 PEs (" in text

@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 
 from ..errors import ConfigError, SpecError
-from .common import check_output_file, report_stream, write_json
+from .common import check_output_file, parse_params, report_stream, write_json
 
 ARCH_NAMES = {"gravfm": "GraVF-M (update broadcast)", "gravf": "GraVF (unicast messages)"}
 
@@ -56,6 +56,9 @@ def register(subparsers):
     parser.add_argument("--root", type=int, default=None, metavar="V",
                         help="root vertex (the file's own id) for rooted algorithms' references "
                              "(default: the algorithm's, vertex 0)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="an algorithm parameter for the reference run of --supersteps (repeatable), as "
+                             "gravfm run takes it, e.g. k=3")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-': standard output)")
     parser.set_defaults(handler=run)
 
@@ -102,8 +105,11 @@ def _prepared(args, algorithm):
 
     graph = load_graph(args.graph)
     if algorithm is None:
+        if args.param:
+            raise ConfigError(f"--param: {args.algorithm!r} is known to the model by its sizes only; "
+                              f"parameters need a registered algorithm or FILE.py:NAME")
         return graph, {}
-    given = {"root": args.root} if args.root is not None and "root" in algorithm.default_params else {}
+    given = parse_params(args.param, args.root if "root" in algorithm.default_params else None)
     params = algorithm.params(internal_params(graph, given, algorithm.name))
     return algorithm.prepare(graph, params), params
 

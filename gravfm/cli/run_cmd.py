@@ -178,10 +178,10 @@ FOLD_KEEP = 5
 
 
 def _figure(value, digits=3):
-    """A figure for reading: thousands separators, whole numbers without decimals, "-" if none."""
+    """A figure for reading: thousands separators, ``digits`` decimals for a float, "-" if none."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    if isinstance(value, float) and not value.is_integer():
+    if isinstance(value, float):
         return f"{value:,.{digits}f}"
     return f"{int(value):,}"
 
@@ -205,6 +205,7 @@ def print_report(report, console, *, all_supersteps=False):
     is folded unless ``all_supersteps``."""
     from rich.table import Table
 
+    from ..flow.readings import BREAKDOWN_LABELS, cycle_breakdown, pe_cycles, run_notes
     from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
@@ -227,9 +228,12 @@ def print_report(report, console, *, all_supersteps=False):
     figures = Table(title="measurement (simulated)", show_header=True, title_justify="left")
     for column in ("status", "supersteps", "cycles", "messages", "CPE", "MTEPS"):
         figures.add_column(column, justify="right")
-    figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles),
-                    _figure(report.messages), _figure(report.cpe), _figure(report.mteps, 1))
+    finished = report.finished
+    figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles), _figure(report.messages),
+                    _figure(report.cpe if finished else None), _figure(report.mteps if finished else None, 1))
     console.print(figures)
+    for note in run_notes(report):
+        console.print(f"[bold yellow]note:[/] {note}", highlight=False)
     hazard_note = hazard_stall_note(report)
     if hazard_note:
         console.print(f"[bold yellow]warning:[/] {hazard_note}", highlight=False)
@@ -259,17 +263,16 @@ def print_report(report, console, *, all_supersteps=False):
                           f"{overhead['apply_per_pe']:,.1f}, barrier wait {overhead['wait_barrier_per_pe']:,.1f})",
                           highlight=False)
 
-    if report.stalls:
-        stalls = Table(title="cycle breakdown", caption="PE cycles summed over PEs; categories overlap",
+    breakdown = cycle_breakdown(report)
+    if breakdown:
+        stalls = Table(title="cycle breakdown",
+                       caption="PE cycles summed over PEs; work + mem_wait = busy, the other rows overlap them",
                        title_justify="left", caption_justify="left")
-        stalls.add_column("counter")
-        stalls.add_column("cycles", justify="right")
-        stalls.add_column("share of PE cycles", justify="right")
-        # The PEs' own cycle counters: after a watchdog stop they ran on past `cycles`.
-        counted = sum(pe.get("cycles", 0) for pe in report.per_pe)
-        pe_cycles = max(1, counted or report.cycles * report.total_pes)
-        for cause, cycles in report.stalls.items():
-            stalls.add_row(cause, _figure(cycles), f"{100 * cycles / pe_cycles:.1f}%")
+        for column, justify in (("counter", "left"), ("", "left"), ("cycles", "right"), ("share of PE cycles", "right")):
+            stalls.add_column(column, justify=justify)
+        total = pe_cycles(report)
+        for cause, cycles in breakdown.items():
+            stalls.add_row(cause, BREAKDOWN_LABELS[cause], _figure(cycles), f"{100 * cycles / total:.1f}%")
         console.print(stalls)
 
     if report.links:
@@ -283,9 +286,10 @@ def print_report(report, console, *, all_supersteps=False):
 
     if report.prediction is not None:
         p = report.prediction
+        measured = (f"measured {report.mteps:,.1f} MTEPS at CPE {_figure(report.cpe)}" if report.finished
+                    else f"no measured MTEPS: the run did not finish ({report.status})")
         console.print(f"model prediction: {p.t_sys_mteps:,.1f} MTEPS, bottleneck {p.bottleneck} "
-                      f"({report.prediction_note}); measured {report.mteps:,.1f} MTEPS at CPE "
-                      f"{_figure(report.cpe)}", highlight=False)
+                      f"({report.prediction_note}); {measured}", highlight=False)
     elif report.prediction_note:
         console.print(f"model prediction: {report.prediction_note}", highlight=False)
 
@@ -311,11 +315,12 @@ def _print_links(links, console):
     def extra_cells(row):
         return ["/".join(_figure(row[name]) for name in names) for names in extra.values()]
 
+    def cells(row):  # whole bytes, words and cycles: a fraction of a byte says nothing here
+        return [_figure(round(row[name])) for name in ("items", "bytes", "words", "link_bound_cycles")]
+
     for row in links["per_link"]:
-        table.add_row(f"{row['from']}->{row['to']}", _figure(row["items"]), _figure(row["bytes"]),
-                      _figure(row["words"]), _figure(row["link_bound_cycles"]), *extra_cells(row))
-    table.add_row("total", _figure(links["items"]), _figure(links["bytes"]), _figure(links["words"]),
-                  _figure(links["link_bound_cycles"]), *extra_cells(links))
+        table.add_row(f"{row['from']}->{row['to']}", *cells(row), *extra_cells(row))
+    table.add_row("total", *cells(links), *extra_cells(links))
     console.print(table)
     console.print(f"inter-FPGA bytes per traversed edge: measured {links['bytes_per_edge']:.4f}, "
                   f"theory {links['bytes_per_edge_theory']:.4f}", highlight=False)
@@ -339,8 +344,9 @@ def result_line(report):
     cycles, messages, MTEPS."""
     reason = report.check_detail or (report.diagnosis[0] if report.diagnosis else "")
     verdict = "verified" if report.verified else f"NOT VERIFIED{f' ({reason})' if reason else ''}"
+    throughput = f", {report.mteps:,.1f} MTEPS" if report.finished else ""
     return (f"{report.algorithm} on {report.graph_name}: {report.status}, {verdict}, {report.cycles:,} cycles, "
-            f"{report.messages:,} messages, {report.mteps:,.1f} MTEPS (simulated)")
+            f"{report.messages:,} messages{throughput} (simulated)")
 
 
 def make_console():

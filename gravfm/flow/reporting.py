@@ -84,6 +84,11 @@ class RunReport:
         return self.fpgas * self.pes_per_fpga
 
     @property
+    def finished(self):
+        """The run terminated by itself (status ``done``): only then are MTEPS and CPE figures."""
+        return self.status == "done"
+
+    @property
     def cpe(self):
         """PE cycles per edge: cycles x total PEs / messages (inf without messages)."""
         return self.cycles * self.total_pes / self.messages if self.messages else math.inf
@@ -109,8 +114,12 @@ class RunReport:
         return self.messages / self.run_s if self.run_s > 0 else 0.0
 
     def to_dict(self):
-        """Plain-data form for ``--json``."""
+        """Plain-data form for ``--json``; ``mteps`` and ``cpe`` are null for a run that did not
+        finish (:attr:`finished`)."""
+        from .readings import cycle_breakdown, run_notes
+
         prediction = self.prediction
+        finished = self.finished
         return {
             "algorithm": self.algorithm,
             "graph": {"name": self.graph_name, "vertices": self.vertices, "edges": self.edges,
@@ -131,13 +140,16 @@ class RunReport:
             "cycles": self.cycles,
             "messages": self.messages,
             "reference": {"supersteps": self.reference_supersteps, "messages": self.reference_messages},
-            "cpe": None if math.isinf(self.cpe) else self.cpe,
+            "finished": finished,
+            "cpe": None if math.isinf(self.cpe) or not finished else self.cpe,
             "f_clk_hz": self.f_clk_hz,
             "platform": self.platform,
-            "mteps": self.mteps,
+            "mteps": self.mteps if finished else None,
+            "notes": run_notes(self),
             "per_superstep": [row.__dict__ for row in self.rounds],
             "superstep_overhead": superstep_overhead(self),
             "stalls": dict(self.stalls),
+            "cycle_breakdown": cycle_breakdown(self),
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
             "links": dict(self.links),
