@@ -37,7 +37,7 @@ def test_cli_methods(method, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--graph", "tiny:grid", "--pes", "17"], "17 PEs is more than the graph's 16 vertices"),
     (["--graph", "tiny:grid", "--fpgas", "0"], "fpgas must be a positive integer"),
-    (["--graph", "tiny:grid", "--vertices-per-pe", "2"], "--vertices-per-pe 2 cannot hold the busiest PE's 16 vertices; use at least --vertices-per-pe 16"),
+    (["--graph", "tiny:grid", "--vertices-per-pe", "2"], "--vertices-per-pe 2 is too small: a PE holds up to 16 vertices; use at least --vertices-per-pe 16"),
     (["--graph", "tiny:no_such_graph"], "unknown tiny graph"),
 ])
 def test_cli_errors_are_one_line(argv, message, capsys):

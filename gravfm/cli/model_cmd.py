@@ -118,7 +118,10 @@ def _reference_counts(graph, algorithm, params):
     """(messages, updates) per superstep of the software reference run."""
     if algorithm is None:
         raise ConfigError(f"no software reference for {graph.name!r}'s algorithm; pass --messages instead")
-    result = algorithm.reference(graph, params)
+    from ..algorithms.engine import reference_layout
+
+    with reference_layout(algorithm):
+        result = algorithm.reference(graph, params)
     return list(result.messages_per_superstep), list(result.updates_per_superstep)
 
 

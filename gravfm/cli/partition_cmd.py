@@ -55,8 +55,8 @@ def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bit
     if local_bits is None:
         local_bits = parts.min_local_bits
     if local_bits < parts.min_local_bits:
-        raise ConfigError(f"--vertices-per-pe {1 << local_bits} cannot hold the busiest PE's "
-                          f"{int(parts.vertices_per_pe.max())} vertices; use at least "
+        raise ConfigError(f"--vertices-per-pe {1 << local_bits} is too small: a PE holds up to "
+                          f"{int(parts.vertices_per_pe.max()):,} vertices; use at least "
                           f"--vertices-per-pe {1 << parts.min_local_bits}")
     figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
                "local_bits": local_bits}

@@ -81,6 +81,7 @@ def prepare(algorithm, graph, *, params=None, graph_options=None):
     gravfm.errors.UserCodeError
         A user's algorithm code raised (``FILE:LINE: message``).
     """
+    from ..algorithms.engine import reference_layout
     from ..algorithms.loading import resolve_algorithm, user_code_error
     from ..algorithms.params import internal_params
     from ..graph import Graph, load_graph
@@ -95,7 +96,8 @@ def prepare(algorithm, graph, *, params=None, graph_options=None):
     params = {**defaults, **internal_params(loaded, given, algorithm.name)}
     try:
         prepared = algorithm.prepare(loaded, params)
-        reference = algorithm.reference(prepared, params)
+        with reference_layout(algorithm):  # the reference's updates and messages checked as returned
+            reference = algorithm.reference(prepared, params)
     except GravfmError:
         raise
     except Exception as error:  # a user's algorithm code: report its line, not a traceback
