@@ -100,3 +100,27 @@ def test_model_supersteps_takes_param(capsys):
     assert predicted("--param", "root=7") == predicted("--root", "7") != predicted()
     assert main(["model", "--graph", "tiny:grid", "--algorithm", "bfs", "--supersteps", "--param", "k=3"]) == 2
     assert "has no parameter 'k'" in capsys.readouterr().err
+
+
+def test_run_prints_the_superstep_aware_model_and_the_nearest_bound(tmp_path, capsys):
+    out = tmp_path / "run.json"
+    assert main(["run", "bfs", "--graph", "tiny:grid", "--pes", "2", *ONCHIP, "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    document = json.loads(out.read_text())
+    model = document["model"]["supersteps"]
+    assert model["source"] == "design" and model["cycles"] == model["design"]["cycles"]
+    assert abs(document["cycles"] / model["cycles"] - 1) < 0.15       # measured 177 against 192
+    assert model["platform"]["supersteps"] == document["reference"]["supersteps"]
+    assert model["nearest_bound"] == "latency"                        # 8 supersteps of 3 messages each
+    assert set(model["bounds"]) == {"PE", "latency"}
+    assert "superstep-aware model of the generated design" in text
+    assert "the run is nearest its latency bound" in text
+
+
+@pytest.mark.slow
+def test_s7e16_bfs_superstep_aware_prediction_within_15_percent(build_cache, tmp_path, capsys):
+    out = tmp_path / "run.json"
+    assert main(["run", "bfs", "--graph", "s7e16.graph", "--root", "124", "--pes", "4", "--undirected",
+                 "--edge-memory", "onchip", "--cache", build_cache, "--quiet", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert abs(document["cycles"] / document["model"]["supersteps"]["cycles"] - 1) < 0.15

@@ -205,7 +205,7 @@ def print_report(report, console, *, all_supersteps=False):
     is folded unless ``all_supersteps``."""
     from rich.table import Table
 
-    from ..flow.readings import BREAKDOWN_LABELS, cycle_breakdown, pe_cycles, run_notes
+    from ..flow.readings import BREAKDOWN_LABELS, cycle_breakdown, pe_cycles, run_notes, superstep_lines
     from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
@@ -292,6 +292,8 @@ def print_report(report, console, *, all_supersteps=False):
                       f"({report.prediction_note}); {measured}", highlight=False)
     elif report.prediction_note:
         console.print(f"model prediction: {report.prediction_note}", highlight=False)
+    for line in superstep_lines(report):
+        console.print(line, highlight=False)
 
     cache = "cached build" if report.build_cached else f"built in {report.build_s:.1f} s"
     console.print(f"simulator: {report.backend}, {cache}, run {report.run_s:.2f} s, "

@@ -74,6 +74,7 @@ class RunReport:
     input_edges: int = 0
     edge_memory: str = "onchip"
     memory: dict = field(default_factory=dict)
+    superstep_model: dict | None = None
     prepared: object = field(default=None, repr=False, compare=False)
     plan: object = field(default=None, repr=False, compare=False)
     readback: object = field(default=None, repr=False, compare=False)
@@ -162,6 +163,7 @@ class RunReport:
                 "cpe": prediction.cpe if prediction is not None else None,
                 "note": self.prediction_note,
                 "detail": prediction.to_dict() if prediction is not None else None,
+                "supersteps": self.superstep_model,
             },
             "sim": {
                 "backend": self.backend,
@@ -246,7 +248,11 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
     overhead = top.link_check.overhead_bits if config.fpgas > 1 else 0
     prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead,
                                    layout_words=plan.memory_words_per_pass)
-    return RunReport(
+    from dataclasses import replace
+
+    from .readings import superstep_model
+
+    run_report = RunReport(
         algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,
         partition=partition, local_bits=config.pe.local_bits, edges_per_pe=config.pe.edges_per_pe,
@@ -266,6 +272,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
         edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
         prepared=prepared, plan=plan, readback=readback)
+    return replace(run_report, superstep_model=superstep_model(run_report, platform))
 
 
 #: What :func:`superstep_cycles` counts, as the report's table and plot explain it.
