@@ -221,7 +221,7 @@ def print_report(report, console, *, all_supersteps=False):
     console.print(f"configuration: {_count(report.fpgas, 'FPGA')} x {_count(report.pes_per_fpga, 'PE')} ({report.arch}, "
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
                   f"{report.edges_per_pe:,} {'edges per list' if report.edge_memory == 'offchip' else 'edges per PE'}"
-                  f" ({report.edge_memory}), {report.update_lanes} update lane(s), gather "
+                  f" ({report.edge_memory}), {_count(report.update_lanes, 'update lane')}, gather "
                   f"{'forwarding' if report.gather_forwarding else 'waits on hazards'}; platform {report.platform} at "
                   f"{report.f_clk_hz / 1e6:g} MHz", highlight=False)
 
