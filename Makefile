@@ -11,7 +11,7 @@ PARALLEL := -n auto --maxprocesses 4
 
 BOARD_STAMP := $(VENV)/.board-stamp
 
-.PHONY: run test test-all test-board bench docs clean
+.PHONY: run test test-all test-board bench docs clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,5 +53,10 @@ $(DOCS_STAMP): $(STAMP)
 docs: $(DOCS_STAMP)
 	$(BIN)/python -m sphinx -W --keep-going -q -b html docs build/docs
 
+# The build cache lives in the user's cache folder (shared by every checkout): `make clean-cache`
+# empties it; `clean` removes this checkout's files (and a ./.gravfm-cache of older versions).
 clean:
 	rm -rf $(VENV) build .gravfm-cache
+
+clean-cache:
+	rm -rf "$${GRAVFM_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/gravfm}"

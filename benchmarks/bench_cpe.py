@@ -85,7 +85,7 @@ def with_before(results, before_file):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_cpe.json"))
-    parser.add_argument("--cache", default=None, help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
+    parser.add_argument("--cache", default=None, help="build cache (default $GRAVFM_CACHE, else $XDG_CACHE_HOME/gravfm, i.e. ~/.cache/gravfm)")
     parser.add_argument("--before", default=None, help="an earlier run's JSON to show beside each result")
     args = parser.parse_args()
     started = time.time()

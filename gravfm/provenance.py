@@ -2,8 +2,10 @@
 
 A results file must say which commit's RTL it describes. :func:`provenance` gathers that (the git
 revision of the checkout the imported ``gravfm`` package lives in, whether it had uncommitted
-changes, the package version, the date and the machine) and :func:`write_results` stamps it on a
-benchmark's JSON document as it writes and prints it. Nothing here imports Amaranth, and nothing
+changes, the package version, the time, the command line, the hash of a user's algorithm file and
+the machine); :func:`stamped` puts it and :data:`SCHEMA_VERSION` on a JSON document, and
+:func:`write_results` stamps a benchmark's document as it writes and prints it. Every JSON
+document gravfm writes goes through :func:`stamped`. Nothing here imports Amaranth, and nothing
 raises when git or the repository is missing (a package installed from an sdist has neither): the
 unknown figures are ``None`` and ``git_note`` says why.
 
@@ -14,6 +16,8 @@ Typical use at the end of a benchmark::
 """
 
 import datetime
+import shlex
+import hashlib
 import json
 import os
 import platform
@@ -23,7 +27,12 @@ from pathlib import Path
 
 from .version import __version__
 
-__all__ = ["provenance", "git_state", "machine", "arguments", "json_safe", "write_results"]
+__all__ = ["provenance", "stamped", "command_line", "SCHEMA_VERSION", "file_sha256", "git_state", "machine", "arguments",
+           "json_safe", "write_results"]
+
+#: Version of the layout of gravfm's JSON documents: raised when a key is renamed or removed
+#: (added keys keep it).
+SCHEMA_VERSION = 1
 
 #: The folder holding the ``gravfm`` package (a checkout's top folder, or site-packages).
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent
@@ -119,19 +128,57 @@ def machine():
             "load_average": load}
 
 
-def provenance():
+def file_sha256(path):
+    """SHA-256 (hex) of a file's bytes, or None when it cannot be read."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def provenance(*, command=None, algorithm_file=None):
     """Where figures measured now come from.
+
+    Parameters
+    ----------
+    command : str, optional
+        The command line that made the figures (``gravfm run ...``).
+    algorithm_file : str or pathlib.Path, optional
+        A user's algorithm file (``FILE.py`` of ``FILE.py:NAME``): its hash is recorded, since
+        the figures describe that file's kernels.
 
     Returns
     -------
     dict
-        ``git_revision``, ``git_dirty`` (and ``git_note`` when either is unknown; see
-        :func:`git_state`) of the checkout the imported ``gravfm`` package lives in,
-        ``gravfm_version``, ``date`` (UTC, ISO 8601) and ``machine`` (:func:`machine`).
+        ``version`` (of gravfm), ``git_revision``, ``git_dirty`` (and ``git_note`` when either is
+        unknown; see :func:`git_state`) of the checkout the imported ``gravfm`` package lives in,
+        ``time_utc`` (ISO 8601), ``command``, ``algorithm_sha256`` (only with ``algorithm_file``)
+        and ``machine`` (:func:`machine`).
     """
-    return {**git_state(PACKAGE_PARENT), "gravfm_version": __version__,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "machine": machine()}
+    record = {"version": __version__, **git_state(PACKAGE_PARENT),
+              "time_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "command": command}
+    if algorithm_file is not None:
+        record["algorithm_sha256"] = file_sha256(algorithm_file)
+    record["machine"] = machine()
+    return record
+
+
+def stamped(document, **where):
+    """``document`` with ``schema_version`` first and ``provenance`` (:func:`provenance` of
+    ``where``) last; a ``provenance`` the document already has is kept."""
+    final = {"schema_version": SCHEMA_VERSION, **document}
+    if "provenance" not in final:
+        final["provenance"] = provenance(**where)
+    return final
+
+
+def command_line(argv=None):
+    """The command line as a shell would take it again: ``argv`` (default ``sys.argv``)."""
+    argv = sys.argv if argv is None else argv
+    name = Path(argv[0]).name if argv else "python"
+    return " ".join(shlex.quote(part) for part in ["gravfm" if name in ("gravfm", "__main__.py") else argv[0],
+                                                  *argv[1:]])
 
 
 def json_safe(value):
@@ -171,7 +218,7 @@ def arguments(namespace):
     return json_safe(vars(namespace))
 
 
-def write_results(document, path=None, *, stream=_STDOUT):
+def write_results(document, path=None, *, stream=_STDOUT, command=None):
     """Stamp ``document`` with its provenance, then write and print it as JSON.
 
     Parameters
@@ -183,16 +230,16 @@ def write_results(document, path=None, *, stream=_STDOUT):
     stream : file-like or None, optional
         Where to print the JSON too; ``sys.stdout`` (as it is at the call) by default, nowhere
         if ``None``.
+    command : str, optional
+        The command line recorded (default: this process's, :func:`command_line`).
 
     Returns
     -------
     dict
-        A copy of ``document`` with ``"provenance": provenance()`` added, unless ``document``
-        already has a ``"provenance"`` key (a caller's key is never replaced).
+        ``document`` through :func:`stamped` (``schema_version`` and ``provenance`` added; a
+        caller's ``provenance`` is never replaced).
     """
-    final = dict(document)
-    if "provenance" not in final:
-        final["provenance"] = provenance()
+    final = stamped(document, command=command_line() if command is None else command)
     text = json.dumps(final, indent=2) + "\n"
     if path is not None:
         path = Path(path)

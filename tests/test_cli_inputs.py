@@ -138,7 +138,7 @@ def test_file_ids_on_the_command_line_and_in_the_report(tmp_path, capsys):
 def test_run_and_graph_info_count_the_same_edges(tmp_path, capsys):
     """Same graph, same cleaning options: the same edge count (WCC then runs on its symmetrized form)."""
     for options in ([], ["--keep-duplicates", "--keep-self-loops"], ["--undirected"]):
-        assert main(["graph", "info", "s7e16.graph", *options, "--json", str(tmp_path / "info.json")]) == 0
+        assert main(["graph", "info", "--graph", "s7e16.graph", *options, "--json", str(tmp_path / "info.json")]) == 0
         info = json.loads((tmp_path / "info.json").read_text())
         status, figures = _run_json(capsys, tmp_path, "wcc", "--graph", "s7e16.graph", *options, *FAST)
         assert status == 0 and figures["graph"]["input_edges"] == info["edges"]
@@ -151,7 +151,7 @@ def test_one_spelling_of_the_partition_methods(tmp_path, capsys):
     assert status == 0 and figures["partition"] == "round_robin"
     for old in ("roundrobin", "sortedgreedy"):
         assert "invalid choice" in cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--partition", old)
-        assert "invalid choice" in cli_error(capsys, "partition", "tiny:grid", "--method", old)
+        assert "invalid choice" in cli_error(capsys, "partition", "--graph", "tiny:grid", "--method", old)
 
 
 def test_generic_algorithm_parameters(tmp_path, capsys):
@@ -187,7 +187,7 @@ def test_argument_errors_are_one_line(capsys):
 @pytest.mark.parametrize("spec", ["rmat:scale=40", "rmat:scale=27", "rmat:scale=16,ef=100000",
                                   "uniform:n=1000000,deg=100000"])
 def test_generator_too_large_for_memory_is_refused_before_allocating(capsys, spec):
-    message = cli_error(capsys, "graph", "info", spec)
+    message = cli_error(capsys, "graph", "info", "--graph", spec)
     assert "edges need about" in message and "available" in message
 
 
@@ -197,7 +197,7 @@ def test_generator_refused_under_an_address_space_cap():
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
     done = subprocess.run([sys.executable, "-c", "import sys; from gravfm.cli import main; sys.exit(main())",
-                           "graph", "info", "rmat:scale=20"], capture_output=True, text=True, preexec_fn=cap,
+                           "graph", "info", "--graph", "rmat:scale=20"], capture_output=True, text=True, preexec_fn=cap,
                           cwd=ROOT, timeout=120)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "rmat:scale=20,ef=16" in done.stderr and "RLIMIT_AS" in done.stderr

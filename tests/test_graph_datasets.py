@@ -55,7 +55,7 @@ def test_dataset_counts_match_readme(name):
 def test_graph_info_reports_readme_counts(name, tmp_path, capsys):
     nodes, lines, unique, self_loops = _main_counts(name)
     out = tmp_path / "info.json"
-    assert main(["graph", "info", name, "--keep-self-loops", "--keep-duplicates", "--json", str(out)]) == 0
+    assert main(["graph", "info", "--graph", name, "--keep-self-loops", "--keep-duplicates", "--json", str(out)]) == 0
     info = json.loads(out.read_text())
     assert info["vertices"] == nodes
     assert info["cleaning"]["input_edges"] == lines

@@ -108,7 +108,7 @@ def test_parse_spec():
 
 def test_cli_info_json(tmp_path, capsys):
     out = tmp_path / "info.json"
-    assert main(["graph", "info", "tiny:isolated", "--json", str(out)]) == 0
+    assert main(["graph", "info", "--graph", "tiny:isolated", "--json", str(out)]) == 0
     info = json.loads(out.read_text())
     assert info["vertices"] == 6 and info["edges"] == 2 and info["isolated_vertices"] == 4
     assert info["out_degree"] == {"min": 0, "max": 1, "mean": 2 / 6, "median": 0.0}
@@ -117,13 +117,13 @@ def test_cli_info_json(tmp_path, capsys):
 
 
 def test_cli_info_json_to_stdout(capsys):
-    assert main(["graph", "info", "rmat:scale=6,ef=4", "--keep-duplicates", "--keep-self-loops", "--json", "-"]) == 0
+    assert main(["graph", "info", "--graph", "rmat:scale=6,ef=4", "--keep-duplicates", "--keep-self-loops", "--json", "-"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["edges"] == 256 and info["cleaning"]["input_edges"] == 256
 
 
 def test_cli_errors_are_one_line_exit_2(capsys):
-    assert main(["graph", "info", "rmat:scale=4,bogus=1"]) == 2
+    assert main(["graph", "info", "--graph", "rmat:scale=4,bogus=1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gravfm: error: ") and "'bogus'" in err and err.count("\n") == 1
 

@@ -59,7 +59,8 @@ def test_every_fpga_of_a_system_has_the_same_top(arch):
 
 
 def test_graph_too_large_for_the_memories():
-    with pytest.raises(ConfigError, match="local_bits=1 holds 2 vertices per PE"):
+    with pytest.raises(ConfigError, match=r"--vertices-per-pe 2 \(local_bits=1\) is too small: a PE holds up to 8 vertices; "
+                                          r"use at least --vertices-per-pe 8"):
         run(RunOptions(edge_memory="onchip", algorithm="wcc", graph="tiny:grid", fpgas=2, pes=1, local_bits=1, backend="amaranth"))
 
 

@@ -80,6 +80,23 @@ class ForgetfulGather(wiring.Component):
         return m
 
 
+class CornerDroppingGather(wiring.Component):
+    """WCC's gather that produces nothing when message and state labels are both 0: a corner
+    random labels all but never reach (as a k-core gather dropping its output at slack 0)."""
+
+    def __init__(self, layouts):
+        super().__init__(gather_signature(layouts))
+
+    def elaborate(self, platform):
+        m = Module()
+        label, active = _smaller_label(self.i.payload)
+        corner = (self.i.payload.state.label == 0) & (self.i.payload.message.label == 0)
+        m.d.comb += [self.o.payload.nodeid.eq(self.i.payload.nodeid), self.o.payload.state.label.eq(label),
+                     self.o.payload.state.active.eq(active), self.o.valid.eq(self.i.valid & ~corner),
+                     self.i.ready.eq(self.o.ready | corner)]
+        return m
+
+
 class BarrierlessApply(wiring.Component):
     """WCC's apply that emits active vertices' labels but never the barrier."""
 
@@ -155,6 +172,29 @@ def test_gather_without_an_output_for_some_inputs_is_refused():
     assert f"{THIS_FILE}:" in message.split(": ")[0]  # at the user's kernel class
     assert "gather kernel ForgetfulGather" in message and "(one output per input, in order)" in message
     assert "has no output" in message
+
+
+def test_gather_that_drops_its_output_in_a_field_corner_is_refused_naming_the_input():
+    message = refusal(user_algorithm("cornered", gather=CornerDroppingGather))
+    assert "gather kernel CornerDroppingGather" in message and "(one output per input, in order)" in message
+    # Found by the corner segment (the random ones passed), naming the corner of the input.
+    assert "on the field corners" in message and "every field 0) has no output" in message
+
+
+def test_corner_items_cover_zero_all_ones_and_equal_values():
+    import random
+
+    from gravfm.hw.arch import architecture
+    from gravfm.hw.kernel_bench import corner_items, field_value
+
+    config = SystemConfig.of(WCC)
+    layout = architecture(config.arch).layouts(config.algorithm, config).gather_in
+    items = dict((label, raw) for raw, label in corner_items(layout, random.Random(1)))
+    width = layout["state"].shape["label"].width
+    for label, want in (("every field 0", 0), ("every field all ones", (1 << width) - 1), ("every field 1", 1)):
+        assert field_value(layout["state"].shape, items[label] >> layout["state"].offset, "label") == want
+        assert field_value(layout["message"].shape, items[label] >> layout["message"].offset, "label") == want
+    assert "state.label = 0" in items and "message.label all ones" in items
 
 
 def test_apply_that_drops_the_barrier_is_refused():

@@ -87,6 +87,8 @@ def _write_variant(tmp_path, old, new):
     ("max_fpgas = 4\n", "max_fpgas"),
     ("word_bits = 128\nclock_mhz", "word_bits"),
     ('name = "ac510x4"\n', "name"),
+    ("latency_cycles = 190\n", "latency_cycles"),           # the memory's: no silent 100-cycle default
+    ("latency_jitter_cycles = 32\n", "latency_jitter_cycles"),
 ])
 def test_missing_key_is_named(tmp_path, old, key):
     replacement = "clock_mhz" if old.endswith("clock_mhz") else ""

@@ -112,7 +112,9 @@ def test_edges_beyond_the_platforms_memory_are_refused_naming_the_figure(tmp_pat
     platform = _platform(tmp_path, [("capacity_mib = 4096.0", "capacity_mib = 0.01")])
     line = cli_error(capsys, "run", "wcc", "--graph", "rmat:scale=10,ef=16,seed=1", "--platform", platform,
                      "--backend", "amaranth")
-    assert "FPGA 0's edges need" in line and "[memory] capacity_mib is 0.01" in line
+    assert "FPGA 0's edges need" in line and "[memory] capacity_mib is 0.01 (10,485 bytes)" in line
+    needed = int(line.split("edges need ")[1].split(" bytes")[0].replace(",", ""))
+    assert needed > 10_485                      # the figures do not contradict each other
 
 
 def test_vertex_state_beyond_block_ram_is_refused_naming_the_figure(tmp_path, capsys):

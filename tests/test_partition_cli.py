@@ -13,7 +13,7 @@ from gravfm.partition import gravfm_edge_stores, partition, partition_report
 
 def test_cli_prints_report_and_json(tmp_path, capsys):
     out_file = tmp_path / "p.json"
-    assert main(["partition", "tiny:grid", "--fpgas", "2", "--pes", "2", "--json", str(out_file)]) == 0
+    assert main(["partition", "--graph", "tiny:grid", "--fpgas", "2", "--pes", "2", "--json", str(out_file)]) == 0
     text = capsys.readouterr().out
     assert "greedy partition over 2 FPGA(s) x 2 PE(s)" in text
     assert "edges crossing FPGAs: 26 (54.17%)" in text
@@ -30,15 +30,15 @@ def test_cli_prints_report_and_json(tmp_path, capsys):
 
 @pytest.mark.parametrize("method", ["greedy", "round_robin", "metis"])
 def test_cli_methods(method, capsys):
-    assert main(["partition", "tiny:binary_tree", "--fpgas", "2", "--pes", "3", "--method", method]) == 0
+    assert main(["partition", "--graph", "tiny:binary_tree", "--fpgas", "2", "--pes", "3", "--method", method]) == 0
     assert f"{method} partition over 2 FPGA(s) x 3 PE(s)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["tiny:grid", "--pes", "17"], "17 PEs is more than the graph's 16 vertices"),
-    (["tiny:grid", "--fpgas", "0"], "fpgas must be a positive integer"),
-    (["tiny:grid", "--local-bits", "1"], "--local-bits 1 cannot index"),
-    (["tiny:no_such_graph"], "unknown tiny graph"),
+    (["--graph", "tiny:grid", "--pes", "17"], "17 PEs is more than the graph's 16 vertices"),
+    (["--graph", "tiny:grid", "--fpgas", "0"], "fpgas must be a positive integer"),
+    (["--graph", "tiny:grid", "--vertices-per-pe", "2"], "--vertices-per-pe 2 is too small: a PE holds up to 16 vertices; use at least --vertices-per-pe 16"),
+    (["--graph", "tiny:no_such_graph"], "unknown tiny graph"),
 ])
 def test_cli_errors_are_one_line(argv, message, capsys):
     assert main(["partition", *argv]) == 2
@@ -49,7 +49,7 @@ def test_cli_errors_are_one_line(argv, message, capsys):
 
 def test_cli_rejects_unknown_method(capsys):
     with pytest.raises(SystemExit):
-        main(["partition", "tiny:grid", "--method", "spectral"])
+        main(["partition", "--graph", "tiny:grid", "--method", "spectral"])
     assert "invalid choice" in capsys.readouterr().err
 
 

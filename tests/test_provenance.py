@@ -51,8 +51,8 @@ def test_revision_is_head_of_the_checkout_gravfm_is_imported_from(checkout, monk
     assert record["git_revision"] == git(checkout, "rev-parse", "HEAD")
     assert isinstance(record["git_dirty"], bool)
     assert "git_note" not in record
-    assert record["gravfm_version"] == gravfm.__version__
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["date"])
+    assert record["version"] == gravfm.__version__
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["time_utc"])
     assert set(record["machine"]) == {"cpus", "python", "platform", "load_average"}
 
 
@@ -112,13 +112,13 @@ def test_write_results_round_trips_and_keeps_the_callers_keys(tmp_path):
     assert json.loads(text) == final
     assert "provenance" not in document                          # the caller's dict is not modified
     assert {k: final[k] for k in document} == document
-    assert set(final["provenance"]) >= {"git_revision", "git_dirty", "gravfm_version", "date", "machine"}
+    assert set(final["provenance"]) >= {"git_revision", "git_dirty", "version", "time_utc", "command", "machine"}
     assert list(final)[-1] == "provenance"
     assert not list(tmp_path.glob("new_folder/*.partial"))
 
     own = {"benchmark": "y", "provenance": {"git_revision": "given by the caller"}}
     again = prov.write_results(own, path, stream=None)
-    assert again == own and json.loads(path.read_text()) == own
+    assert again == {"schema_version": prov.SCHEMA_VERSION, **own} and json.loads(path.read_text()) == again
 
 
 def test_write_results_prints_to_stdout_by_default(capsys):

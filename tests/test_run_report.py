@@ -75,10 +75,14 @@ def test_capacities_round_up_and_check_given_ones():
     partition = Partition(np.array([0, 0, 0, 1, 1]), fpgas=1, pes_per_fpga=2)
     assert choose_capacities(partition, 37) == (2, 64)
     assert choose_capacities(partition, 37, local_bits=4, edges_per_pe=40) == (4, 40)
-    with pytest.raises(ConfigError, match="local_bits=1 holds 2 vertices per PE, but a PE needs 3"):
+    with pytest.raises(ConfigError, match=r"^--vertices-per-pe 2 \(local_bits=1\) is too small: a PE holds up to 3 "
+                                          r"vertices; use at least --vertices-per-pe 4$"):
         choose_capacities(partition, 37, local_bits=1)
-    with pytest.raises(ConfigError, match="edges_per_pe=30 is too small: a PE needs 37 edges"):
+    with pytest.raises(ConfigError, match=r"^--edges-per-pe 30 \(edges_per_pe\) is too small: a PE holds up to 37 "
+                                          r"edges; use at least --edges-per-pe 37$"):
         choose_capacities(partition, 37, edges_per_pe=30)
+    with pytest.raises(ConfigError, match="with edges off chip it bounds one edge list, and the longest holds 37"):
+        choose_capacities(partition, 37, edges_per_pe=30, offchip=True)
 
 
 def test_options_are_checked():

@@ -91,7 +91,7 @@ def test_cli_exits_nonzero_when_verification_fails(build_cache, tmp_path, capsys
     data = json.loads(out.read_text())
     assert data["verified"] is True and data["graph"]["vertices"] == 16
     lines = capsys.readouterr().out.splitlines()  # --quiet: one result line per run
-    assert len(lines) == 2 and lines[0].startswith("broken on tiny:grid: done, NOT VERIFIED, ")
+    assert len(lines) == 2 and lines[0].startswith("broken on tiny:grid: done, NOT VERIFIED (")  # and why
     assert lines[1].startswith(f"wcc on tiny:grid: done, verified, {data['cycles']:,} cycles, 192 messages")
 
 

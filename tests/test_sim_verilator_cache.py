@@ -19,7 +19,13 @@ def test_cache_root_prefers_argument_then_environment(monkeypatch, tmp_path):
     assert cache_root(tmp_path / "arg") == tmp_path / "arg"
     assert cache_root() == tmp_path / "env"
     monkeypatch.delenv("GRAVFM_CACHE")
-    assert str(cache_root()) == ".gravfm-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root() == tmp_path / "xdg" / "gravfm"     # the user's cache folder, whatever the cwd
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")       # not absolute: ignored, as XDG says
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_root() == tmp_path / "home" / ".cache" / "gravfm"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_root() == tmp_path / "home" / ".cache" / "gravfm"
 
 
 def test_make_builds_once_then_serves_from_cache(tmp_path):

@@ -52,8 +52,8 @@ def test_a_device_too_small_for_one_pe_says_what_one_pe_needs():
 @pytest.mark.slow
 def test_gravfm_synth_reports_fmax_and_resources(tmp_path):
     out = tmp_path / "s.json"
-    assert main(["synth", "wcc", "--pes", "1", "--target", "ecp5-85", "--build-local-bits", "6",
-                 "--build-edges-per-pe", "512", "--seed", "3", "--workdir", str(tmp_path), "--json", str(out)]) == 0
+    assert main(["synth", "wcc", "--pes", "1", "--target", "ecp5-85", "--vertices-per-pe", "64",
+                 "--edges-per-pe", "512", "--seed", "3", "--workdir", str(tmp_path), "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["fpga"]["luts"] > 100 and report["fpga"]["flip_flops"] > 100
     assert 10 < report["fpga"]["fmax_mhz"] < 500
@@ -70,8 +70,8 @@ def test_fpgas_synthesises_one_fpga_of_a_multi_fpga_system(tmp_path, monkeypatch
 
     monkeypatch.setattr(synth_report, "run_tool", fake_tool)
     out = tmp_path / "s.json"
-    assert main(["synth", "wcc", "--pes", "4", "--fpgas", "2", "--target", "xcu", "--build-local-bits", "5",
-                 "--build-edges-per-pe", "64", "--workdir", str(tmp_path), "--json", str(out)]) == 0
+    assert main(["synth", "wcc", "--pes", "4", "--fpgas", "2", "--target", "xcu", "--vertices-per-pe", "32",
+                 "--edges-per-pe", "64", "--workdir", str(tmp_path), "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["fpgas"] == 2 and report["build"]["link_fifo_depth"] == 1024  # 8 PEs in the system
     # Which RTL the figures describe: this checkout's revision, stamped by the CLI.

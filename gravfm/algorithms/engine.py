@@ -31,6 +31,8 @@ an order that depends on the partition. So gather must not depend on the order o
 messages, or the algorithm's ``check`` must accept any order's answer (BFS parents).
 """
 
+import contextlib
+import contextvars
 import itertools
 
 import numpy as np
@@ -41,8 +43,35 @@ from .engine_inputs import ApplyInput, Fields, GatherInput, ScatterInput, column
 from .reference.results import SuperstepResult
 from .reference.rounds import out_edges_of
 
-__all__ = ["run_supersteps", "state_check", "Fields", "ApplyInput", "ScatterInput", "GatherInput",
-           "DEFAULT_MAX_SUPERSTEPS"]
+__all__ = ["run_supersteps", "state_check", "reference_layout", "Fields", "ApplyInput", "ScatterInput",
+           "GatherInput", "DEFAULT_MAX_SUPERSTEPS"]
+
+#: The update and message layouts of the algorithm whose reference runs now (:func:`reference_layout`):
+#: a user's reference calls :func:`run_supersteps` without them, and a misspelt field of an update
+#: or a message must be refused where it is returned, not when gather reads it.
+_LAYOUTS = contextvars.ContextVar("gravfm_reference_layouts", default=None)
+
+
+@contextlib.contextmanager
+def reference_layout(algorithm):
+    """Within this block :func:`run_supersteps` checks apply's updates and scatter's messages
+    against ``algorithm``'s update and message layouts (the fields, all of them, no others)."""
+    token = _LAYOUTS.set({"update": list(algorithm.update), "message": list(algorithm.message)})
+    try:
+        yield
+    finally:
+        _LAYOUTS.reset(token)
+
+
+def _layout_columns(kind, what, result, rows, *, used=True):
+    """:func:`columns` of an update or message, with the running algorithm's layout when known;
+    ``used``: some row is sent (a field may then not be missing)."""
+    layout = (_LAYOUTS.get() or {}).get(kind)
+    out = columns(what, result, rows, allowed=layout)
+    missing = [name for name in layout or () if name not in out]
+    if missing and used and rows:
+        raise ConfigError(f"{what} lacks field {missing[0]!r} of the {kind} layout (fields: {', '.join(layout)})")
+    return out
 
 #: Supersteps after which :func:`run_supersteps` gives up on an algorithm that never falls silent.
 DEFAULT_MAX_SUPERSTEPS = 100_000
@@ -176,7 +205,7 @@ def _apply_round(apply, state, applied, r, dtypes):
         raise ConfigError(f"{name} emit must be booleans, one per vertex in i.nodeid ({applied.size}), "
                           f"not {emit.dtype} with shape {emit.shape}")
     emit = np.broadcast_to(emit.astype(bool), applied.shape)
-    update = columns(f"{name} update", update, applied.size)
+    update = _layout_columns("update", f"{name} update", update, applied.size, used=bool(emit.any()))
     return applied[emit], {field: values[emit] for field, values in update.items()}
 
 
@@ -192,7 +221,7 @@ def _scatter_round(scatter, graph, senders, update, edges, r):
                      edge_index=read_only(edge_index), round=r)
     message = dict(i.update) if scatter is None else scatter(i)
     name = "scatter (default: the update)" if scatter is None else described("scatter", scatter)
-    message = columns(f"{name} message", message, edge_index.size)
+    message = _layout_columns("message", f"{name} message", message, edge_index.size)
     return i.sender, i.neighbor, message
 
 

@@ -16,7 +16,7 @@ from ..errors import ConfigError, UserCodeError
 from . import REGISTRY, get_algorithm
 from .base import Algorithm
 
-__all__ = ["resolve_algorithm", "load_algorithm_file", "user_code_error"]
+__all__ = ["resolve_algorithm", "load_algorithm_file", "algorithm_file", "user_code_error"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # Where code that is not the user's lives: gravfm itself and the Python installation.
@@ -67,6 +67,13 @@ def _split(text):
     if colon and file.endswith(".py"):
         return file, name
     return None
+
+
+def algorithm_file(spec):
+    """The user's file named by ``spec`` (``FILE.py`` or ``FILE.py:NAME``), or None for a
+    registered name or an algorithm object."""
+    split = _split(spec) if isinstance(spec, str) else None
+    return None if split is None else split[0]
 
 
 def resolve_algorithm(spec):

@@ -75,5 +75,5 @@ def run_build(args):
     else:
         print(f"project: {figures['gateware']} — {figures['note']}")
     if args.json:
-        write_json(args.json, {**figures, "provenance": origin})
+        write_json(args.json, {**figures, "provenance": origin}, args)
     return 0

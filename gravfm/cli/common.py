@@ -1,7 +1,9 @@
 """Helpers the subcommands share: the graph input options, option checks, JSON output."""
 
 import argparse
+import contextlib
 import json
+import sys
 from pathlib import Path
 
 from ..errors import ConfigError, GravfmError
@@ -9,22 +11,47 @@ from ..files import can_create_in
 from ..graph import RELABEL_POLICIES
 from ..graph.readers import FORMATS
 
-__all__ = ["write_json", "check_output_file", "add_graph_input_arguments",
+__all__ = ["write_json", "json_document", "report_stream", "check_output_file", "add_graph_argument",
+           "graph_argument", "deprecated", "add_deprecated_option", "add_capacity_arguments", "local_bits_of", "add_graph_input_arguments",
            "graph_load_options", "positive_int", "parse_params"]
 
 
-def write_json(path, figures):
-    """Write ``figures`` to ``path`` as indented JSON (the ``--json FILE`` option).
+def json_document(figures, args):
+    """``figures`` as the document ``--json`` writes: with ``schema_version`` and the
+    ``provenance`` of the command line in ``args`` (and of the user's algorithm file it names)."""
+    from ..algorithms.loading import algorithm_file
+    from ..provenance import stamped
+
+    return stamped(figures, command=getattr(args, "command_line", None),
+                   algorithm_file=algorithm_file(getattr(args, "algorithm", None)))
+
+
+def write_json(path, figures, args):
+    """Write ``figures`` (through :func:`json_document`) to ``path`` as indented JSON, the
+    ``--json FILE`` option; ``-`` is the standard output.
 
     Raises
     ------
     gravfm.errors.GravfmError
         The file cannot be written (one line naming it, for the CLI to print).
     """
+    text = json.dumps(json_document(figures, args), indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     try:
-        Path(path).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
         raise GravfmError(f"--json {path}: cannot write the figures: {error.strerror or error}") from None
+
+
+def report_stream(args):
+    """Context manager: with ``--json -`` the standard output holds the JSON alone, so the
+    human-readable report goes to the standard error."""
+    if getattr(args, "json", None) == "-":
+        return contextlib.redirect_stdout(sys.stderr)
+    return contextlib.nullcontext()
 
 
 def check_output_file(path, option="--json", *, stdout=False):
@@ -46,6 +73,66 @@ def check_output_file(path, option="--json", *, stdout=False):
             raise ConfigError(f"{option} {path}: not writable ({error.strerror})") from None
     elif not can_create_in(path.parent):
         raise ConfigError(f"{option} {path}: cannot create files in {path.parent}")
+
+
+def deprecated(old, new):
+    """The one line an old spelling of an option prints on the standard error (it still works)."""
+    print(f"gravfm: note: {old} is deprecated; write {new}", file=sys.stderr)
+
+
+def add_deprecated_option(parser, old, new, *, dest, type=None, convert=None):
+    """Accept ``old``, an earlier spelling of the option ``new``, into ``dest`` (``convert``ed),
+    with :func:`deprecated`'s line; it is left out of ``--help``."""
+    class _Old(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            deprecated(option_string, new)
+            setattr(namespace, dest, values if convert is None else convert(values))
+
+    parser.add_argument(old, dest=f"_old_{dest}", type=type, action=_Old, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)
+
+
+def add_capacity_arguments(parser, *, vertices_default=None, edges_default=None, edges_help=None):
+    """``--vertices-per-pe`` and ``--edges-per-pe``, the capacity of a PE's memories, spelt alike
+    by ``run``, ``synth`` and ``partition``."""
+    vertices = "default: from the graph" if vertices_default is None else f"default {vertices_default}"
+    parser.add_argument("--vertices-per-pe", type=positive_int, default=vertices_default, metavar="N",
+                        help=f"vertex capacity of a PE (a power of two; {vertices})")
+    if edges_help is not False:
+        parser.add_argument("--edges-per-pe", type=positive_int, default=edges_default, metavar="N",
+                            help=edges_help or f"edge capacity of a PE (default "
+                                               f"{'from the graph, rounded up to a power of two' if edges_default is None else edges_default})")
+
+
+def local_bits_of(vertices_per_pe, option="--vertices-per-pe"):
+    """``--vertices-per-pe`` as local_bits (it must be a power of two)."""
+    if vertices_per_pe is None:
+        return None
+    if vertices_per_pe < 1 or vertices_per_pe & (vertices_per_pe - 1):
+        raise ConfigError(f"{option} must be a power of two, not {vertices_per_pe}")
+    return vertices_per_pe.bit_length() - 1
+
+
+def add_graph_argument(parser, *, required=True, default=None,
+                       help="graph file or generator spec, e.g. rmat:scale=12,ef=16,seed=1"):
+    """``--graph SPEC``, the graph's one spelling in every subcommand; the positional ``SPEC`` of
+    ``partition`` and ``graph info`` is still taken (:func:`graph_argument` notes it)."""
+    parser.add_argument("--graph", metavar="SPEC", default=default, help=help)
+    parser.set_defaults(graph_required=required)
+    parser.add_argument("positional_graph", nargs="?", metavar="SPEC", help=argparse.SUPPRESS)
+
+
+def graph_argument(args):
+    """The graph spec of :func:`add_graph_argument`'s options (None when optional and not given)."""
+    old = getattr(args, "positional_graph", None)
+    if old is not None:
+        if args.graph is not None:
+            raise ConfigError(f"the graph given twice: --graph {args.graph} and {old}")
+        deprecated(f"the positional graph {old!r}", f"--graph {old}")
+        return old
+    if args.graph is None and args.graph_required:
+        raise ConfigError("the following argument is required: --graph SPEC")
+    return args.graph
 
 
 def add_graph_input_arguments(parser):

@@ -17,8 +17,10 @@ def register(subparsers):
                     "scale 12 with one FPGA of four PEs, and print the report. Every option of "
                     "`gravfm run` may override the defaults.")
     add_run_arguments(parser)
-    parser.add_argument("--algorithm", default=DEMO_ALGORITHM, metavar="ALGO")
-    parser.add_argument("--graph", default=DEMO_GRAPH, metavar="SPEC")
+    parser.add_argument("--algorithm", default=DEMO_ALGORITHM, metavar="ALGO",
+                        help=f"registered algorithm or FILE.py:NAME (default {DEMO_ALGORITHM})")
+    parser.add_argument("--graph", default=DEMO_GRAPH, metavar="SPEC",
+                        help=f"graph file or generator spec (default {DEMO_GRAPH})")
     parser.add_argument("--pes", type=positive_int, default=DEMO_PES, help=f"PEs per FPGA (default {DEMO_PES})")
     parser.set_defaults(handler=handle)
 

@@ -1,12 +1,12 @@
 """``gravfm graph``: inspect and convert graphs (files or generator specs)."""
 
 import argparse
-import json
 
 from ..graph import GENERATORS, load_graph
 from ..graph.stats import graph_summary
 from ..graph.writers import WRITE_FORMATS, write_graph
-from .common import add_graph_input_arguments, check_output_file, graph_load_options, write_json
+from .common import (add_graph_argument, add_graph_input_arguments, check_output_file, graph_argument,
+                     graph_load_options, write_json)
 
 
 def register(subparsers):
@@ -19,7 +19,7 @@ def register(subparsers):
     info = actions.add_parser("info", help="print sizes, degree statistics and cleaning counts",
                               formatter_class=argparse.RawDescriptionHelpFormatter,
                               epilog=f"generator specs (NAME:key=value,...):\n{generators}")
-    info.add_argument("spec", metavar="SPEC", help="graph file or generator spec")
+    add_graph_argument(info, help="graph file or generator spec")
     info.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-' for stdout)")
     add_graph_input_arguments(info)
     info.set_defaults(handler=_info)
@@ -33,19 +33,17 @@ def register(subparsers):
     convert.set_defaults(handler=_convert)
 
 
-def _load(args):
-    return load_graph(args.spec, **graph_load_options(args))
+def _load(args, spec):
+    return load_graph(spec, **graph_load_options(args))
 
 
 def _info(args):
     check_output_file(args.json, stdout=True)
-    summary = graph_summary(_load(args))
-    if args.json == "-":
-        print(json.dumps(summary, indent=2))
-        return 0
+    summary = graph_summary(_load(args, graph_argument(args)))
     if args.json:
-        write_json(args.json, summary)
-    print(format_summary(summary))
+        write_json(args.json, summary, args)
+    if args.json != "-":
+        print(format_summary(summary))
     return 0
 
 
@@ -73,7 +71,7 @@ def format_summary(summary):
 
 def _convert(args):
     check_output_file(args.output, "OUT")
-    graph = _load(args)
+    graph = _load(args, args.spec)
     write_graph(graph, args.output, fmt=args.format)
     print(f"wrote {args.output}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
           f"({graph.cleaning.summary()})")

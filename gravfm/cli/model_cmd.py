@@ -15,7 +15,7 @@ from ..graph import load_graph
 from ..hw.link_check import link_overhead_bits  # no Amaranth (a description)
 from ..model import LIMIT_DESCRIPTIONS
 from ..model.plot import plot_sweep
-from .common import check_output_file, write_json
+from .common import check_output_file, parse_params, report_stream, write_json
 
 
 
@@ -64,7 +64,10 @@ def register(subparsers):
     parser.add_argument("--root", type=int, default=None, metavar="V",
                         help="root vertex (the file's own id) for rooted algorithms' references "
                              "(default: the algorithm's, vertex 0)")
-    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="an algorithm parameter for the reference run of --supersteps (repeatable), as "
+                             "gravfm run takes it, e.g. k=3")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON ('-': standard output)")
     parser.set_defaults(handler=run)
 
 
@@ -104,8 +107,11 @@ def _prepared(args, algorithm):
     file's own id of the root, as in ``gravfm run``."""
     graph = load_graph(args.graph)
     if algorithm is None:
+        if args.param:
+            raise ConfigError(f"--param: {args.algorithm!r} is known to the model by its sizes only; "
+                              f"parameters need a registered algorithm or FILE.py:NAME")
         return graph, {}
-    given = {"root": args.root} if args.root is not None and "root" in algorithm.default_params else {}
+    given = parse_params(args.param, args.root if "root" in algorithm.default_params else None)
     params = algorithm.params(internal_params(graph, given, algorithm.name))
     return algorithm.prepare(graph, params), params
 
@@ -114,7 +120,10 @@ def _reference_counts(graph, algorithm, params):
     """(messages, updates) per superstep of the software reference run."""
     if algorithm is None:
         raise ConfigError(f"no software reference for {graph.name!r}'s algorithm; pass --messages instead")
-    result = algorithm.reference(graph, params)
+    from ..algorithms.engine import reference_layout
+
+    with reference_layout(algorithm):
+        result = algorithm.reference(graph, params)
     return list(result.messages_per_superstep), list(result.updates_per_superstep)
 
 
@@ -206,7 +215,18 @@ def run(args):
         for name in model.builtin_platforms():
             print(f"{name:<16} {model.load_platform(name).description}")
         return 0
-    check_output_file(args.json)
+    check_output_file(args.json, stdout=True)
+    with report_stream(args):
+        report = _predict(args)
+    if args.json:
+        write_json(args.json, report, args)
+    return 0
+
+
+def _predict(args):
+    """Print the predictions the options ask for; return them as the ``--json`` document."""
+    from .. import model
+
     platform = model.load_platform(args.platform)
     algorithm = _algorithm(args.algorithm)
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
@@ -257,7 +277,4 @@ def run(args):
         print()
         _print_supersteps(result)
         report["supersteps"] = result.to_dict()
-
-    if args.json:
-        write_json(args.json, report)
-    return 0
+    return report

@@ -1,4 +1,4 @@
-"""``gravfm partition SPEC``: partition a graph over FPGAs and PEs and report the balance."""
+"""``gravfm partition --graph SPEC``: partition a graph over FPGAs and PEs and report the balance."""
 
 import time
 
@@ -6,7 +6,8 @@ from ..architectures import ARCHITECTURES, architecture_info
 from ..errors import ConfigError
 from ..graph import load_graph
 from ..partition import METHODS, edge_stores, neighbor_filter, partition, partition_report
-from .common import check_output_file, write_json
+from .common import (add_capacity_arguments, add_deprecated_option, add_graph_argument, check_output_file,
+                     graph_argument, local_bits_of, report_stream, write_json)
 
 __all__ = ["register", "run", "partition_figures", "format_report"]
 
@@ -22,8 +23,7 @@ def register(subparsers):
                     "across FPGAs) and report vertices and edges per PE, max/mean imbalance, the "
                     "fraction of edges crossing FPGAs, and the memory of the edge stores.",
     )
-    parser.add_argument("graph", metavar="SPEC",
-                        help="graph file or generator spec, e.g. rmat:scale=14,ef=16,seed=1")
+    add_graph_argument(parser)
     parser.add_argument("--fpgas", type=int, default=1, metavar="N", help="number of FPGAs (default 1)")
     parser.add_argument("--pes", type=int, default=1, metavar="P", help="PEs per FPGA (default 1)")
     parser.add_argument("--method", default="greedy", choices=METHODS,
@@ -32,10 +32,10 @@ def register(subparsers):
     parser.add_argument("--ufactor", type=int, default=1, metavar="U",
                         help="METIS allowed imbalance in thousandths (default 1, as in the paper)")
     parser.add_argument("--seed", type=int, default=0, help="METIS random seed (default 0)")
-    parser.add_argument("--local-bits", type=int, default=None, metavar="B",
-                        help="bits of the local vertex index for the edge-store sizes "
-                             "(default: the least that fits)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
+    add_capacity_arguments(parser, edges_help=False)
+    add_deprecated_option(parser, "--local-bits", "--vertices-per-pe 2^B", dest="vertices_per_pe", type=int,
+                          convert=lambda bits: 1 << bits)
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON ('-': standard output)")
     parser.set_defaults(handler=run)
 
 
@@ -49,9 +49,9 @@ def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bit
     if local_bits is None:
         local_bits = parts.min_local_bits
     if local_bits < parts.min_local_bits:
-        raise ConfigError(f"--local-bits {local_bits} cannot index the busiest PE's "
-                          f"{int(parts.vertices_per_pe.max())} vertices; use at least "
-                          f"{parts.min_local_bits}")
+        raise ConfigError(f"--vertices-per-pe {1 << local_bits} is too small: a PE holds up to "
+                          f"{int(parts.vertices_per_pe.max()):,} vertices; use at least "
+                          f"--vertices-per-pe {1 << parts.min_local_bits}")
     figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
                "local_bits": local_bits}
     figures["memory_bits"] = {
@@ -106,11 +106,12 @@ def format_report(figures):
 
 
 def run(args):
-    check_output_file(args.json)
-    graph = load_graph(args.graph)
+    check_output_file(args.json, stdout=True)
+    graph = load_graph(graph_argument(args))
     figures = partition_figures(graph, args.fpgas, args.pes, args.method, ufactor=args.ufactor,
-                                seed=args.seed, local_bits=args.local_bits)
-    print("\n".join(format_report(figures)))
+                                seed=args.seed, local_bits=local_bits_of(args.vertices_per_pe))
+    with report_stream(args):
+        print("\n".join(format_report(figures)))
     if args.json:
-        write_json(args.json, figures)
+        write_json(args.json, figures, args)
     return 0

@@ -7,6 +7,7 @@ from ..reproduce import PointStore, chosen_points, reproduce
 from ..reproduce.estimate import DEFAULT_RATES, Rates, estimate, format_estimate
 from ..reproduce.experiments import EXPERIMENTS
 from ..reproduce.plan import format_plan, plan_points, probe_cache
+from ..errors import ConfigError
 from .common import positive_int
 
 __all__ = ["register", "handle"]
@@ -20,7 +21,7 @@ def register(subparsers):
                     "OUT/points are reused. Experiments: " + ", ".join(EXPERIMENTS) + ", or all.")
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", default=["all"],
                         help="experiments to run (default: all)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (created; needed unless --dry-run)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="small graphs, 2 PEs per FPGA, few points (default; aimed at `all` in under 30 min on "
@@ -53,6 +54,8 @@ def handle(args):
 
     if args.dry_run:
         return _dry_run(args)
+    if args.out is None:
+        raise ConfigError("--out DIR is required (only --dry-run writes nothing)")
     console = Console(stderr=True)
     claims, results, stats = reproduce(args.experiments, args.out, mode=args.mode, cache_dir=args.cache,
                                        scheduler=args.scheduler, workers=args.workers,
@@ -78,7 +81,7 @@ def _dry_run(args):
               "benchmarks/bench_reproduce_rates.py)")
         return 0
     workers = args.workers or (1 if args.scheduler else os.cpu_count() or 1)
-    store = PointStore(Path(args.out) / "points") if (Path(args.out) / "points").is_dir() else None
+    store = PointStore(Path(args.out) / "points") if args.out and (Path(args.out) / "points").is_dir() else None
     done = {p for rows in planned.values() for p, _ in rows if store is not None and store.get(p) is not None}
     if done:
         print(f"{len(done)} points already stored in {args.out}: the estimate is for the rest")

@@ -7,11 +7,12 @@ from ..board.backend import BoardBackend
 from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
 from ..flow import RunOptions, run
+from ..flow.readings import BREAKDOWN_LABELS, cycle_breakdown, pe_cycles, run_notes, superstep_lines
 from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
 from ..partition import METHODS
 from ..sim.trace import TraceRequest, parse_window
-from .common import (add_graph_input_arguments, check_output_file, graph_load_options, parse_params, positive_int,
-                     write_json)
+from .common import (add_capacity_arguments, add_graph_input_arguments, check_output_file, graph_load_options,
+                     local_bits_of, parse_params, positive_int, report_stream, write_json)
 from .link_options import add_link_arguments, link_options_from_args
 from .memory_args import add_memory_arguments, memory_overrides
 from .run_plot import check_plot_file, plot_run
@@ -67,10 +68,7 @@ def add_run_arguments(parser):
                         help="--backend board: the --out folder of the board's `gravfm board build`")
     parser.add_argument("--board-server", metavar="HOST:PORT", default="127.0.0.1:1234",
                         help="--backend board: the litex_server connected to the board (default 127.0.0.1:1234)")
-    parser.add_argument("--vertices-per-pe", type=positive_int, default=None, metavar="N",
-                        help="vertex capacity of a PE (a power of two; default: from the graph)")
-    parser.add_argument("--edges-per-pe", type=positive_int, default=None, metavar="N",
-                        help="edge capacity of a PE (default: from the graph, rounded up to a power of two)")
+    add_capacity_arguments(parser)
     parser.add_argument("--max-cycles", type=positive_int, default=None, metavar="N",
                         help="stop after N cycles")
     parser.add_argument("--watchdog", type=positive_int, default=1 << 20, metavar="N",
@@ -81,12 +79,17 @@ def add_run_arguments(parser):
                              "With links of latency L >= 4 (FIFO depth >= 2, no faults, no --link-check) "
                              "the threads meet every L - 2 cycles at most, else every cycle")
     parser.add_argument("--cache", default=None, metavar="DIR",
-                        help="build cache (default $GRAVFM_CACHE or ./.gravfm-cache)")
-    parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures as JSON")
+                        help="build cache (default $GRAVFM_CACHE, else $XDG_CACHE_HOME/gravfm, i.e. ~/.cache/gravfm)")
+    parser.add_argument("--json", default=None, metavar="FILE",
+                        help="also write the figures as JSON ('-': standard output, the report going to "
+                             "the standard error)")
     parser.add_argument("--quiet", action="store_true",
                         help="print only the result line: ALGO on GRAPH: STATUS, verified|NOT VERIFIED, "
                              "CYCLES cycles, MESSAGES messages, MTEPS MTEPS (simulated); no progress, "
                              "no tables (--json and --plot files are still written)")
+    parser.add_argument("--all-supersteps", action="store_true",
+                        help=f"print every row of the per-superstep table (default: the first and last "
+                             f"{FOLD_KEEP} when there are more than {FOLD_ROWS})")
     parser.add_argument("--plot", default=None, metavar="FILE.png",
                         help="draw the messages and cycles of each superstep and the cycle breakdown "
                              "(PNG, PDF or SVG by suffix)")
@@ -102,19 +105,10 @@ def add_run_arguments(parser):
     add_link_arguments(parser)
 
 
-def local_bits_of(vertices_per_pe):
-    """``--vertices-per-pe`` as local_bits (it must be a power of two)."""
-    if vertices_per_pe is None:
-        return None
-    if vertices_per_pe < 1 or vertices_per_pe & (vertices_per_pe - 1):
-        raise ConfigError(f"--vertices-per-pe must be a power of two, not {vertices_per_pe}")
-    return vertices_per_pe.bit_length() - 1
-
-
 def check_paths(args):
     """The output path, checked before any work so that a finished run is not lost (the cache
     folder is checked by :class:`~gravfm.flow.RunOptions`)."""
-    check_output_file(args.json, "--json")
+    check_output_file(args.json, "--json", stdout=True)
     check_output_file(args.trace, "--trace")
     check_plot_file(args.plot)
 
@@ -196,16 +190,37 @@ class progress_display:
         return False
 
 
+#: Per-superstep tables longer than this are folded to their first and last FOLD_KEEP rows.
+FOLD_ROWS = 12
+FOLD_KEEP = 5
+
+
 def _figure(value, digits=3):
+    """A figure for reading: thousands separators, ``digits`` decimals for a float, "-" if none."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return f"{value:,}"
+        return f"{value:,.{digits}f}"
+    return f"{int(value):,}"
 
 
-def print_report(report, console):
-    """The human-readable report of a :class:`gravfm.flow.RunReport`."""
+def _count(number, noun):
+    """``1 FPGA``, ``4 PEs``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def folded(rows, show_all=False):
+    """``rows`` to print: all of them, or the first and last :data:`FOLD_KEEP` with None where
+    the others were, when there are more than :data:`FOLD_ROWS` and ``show_all`` is false."""
+    rows = list(rows)
+    if show_all or len(rows) <= FOLD_ROWS:
+        return rows
+    return [*rows[:FOLD_KEEP], None, *rows[-FOLD_KEEP:]]
+
+
+def print_report(report, console, *, all_supersteps=False):
+    """The human-readable report of a :class:`gravfm.flow.RunReport`; a long per-superstep table
+    is folded unless ``all_supersteps``."""
     from rich.table import Table  # deferred: rich (only when printing)
 
     verdict = "[bold green]verified[/] against the software reference" if report.verified \
@@ -218,19 +233,22 @@ def print_report(report, console):
     params = "".join(f", {name} {value}" for name, value in report.params.items())
     console.print(f"[bold]{report.algorithm}[/]{params} on {report.graph_name}: {report.vertices:,} vertices, "
                   f"{edges} — {verdict}{detail}", highlight=False)
-    console.print(f"configuration: {report.fpgas} FPGA x {report.pes_per_fpga} PEs ({report.arch}, "
+    console.print(f"configuration: {_count(report.fpgas, 'FPGA')} x {_count(report.pes_per_fpga, 'PE')} ({report.arch}, "
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
                   f"{report.edges_per_pe:,} {'edges per list' if report.edge_memory == 'offchip' else 'edges per PE'}"
-                  f" ({report.edge_memory}), {report.update_lanes} update lane(s), gather "
+                  f" ({report.edge_memory}), {_count(report.update_lanes, 'update lane')}, gather "
                   f"{'forwarding' if report.gather_forwarding else 'waits on hazards'}; platform {report.platform} at "
                   f"{report.f_clk_hz / 1e6:g} MHz", highlight=False)
 
     figures = Table(title="measurement (simulated)", show_header=True, title_justify="left")
     for column in ("status", "supersteps", "cycles", "messages", "CPE", "MTEPS"):
         figures.add_column(column, justify="right")
-    figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles),
-                    _figure(report.messages), _figure(report.cpe), _figure(report.mteps, 1))
+    finished = report.finished
+    figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles), _figure(report.messages),
+                    _figure(report.cpe if finished else None), _figure(report.mteps if finished else None, 1))
     console.print(figures)
+    for note in run_notes(report):
+        console.print(f"[bold yellow]note:[/] {note}", highlight=False)
     hazard_note = hazard_stall_note(report)
     if hazard_note:
         console.print(f"[bold yellow]warning:[/] {hazard_note}", highlight=False)
@@ -240,7 +258,13 @@ def print_report(report, console):
         rounds = Table(title="per superstep", title_justify="left")
         for column in ("round", "active vertices", "messages", "cycles"):
             rounds.add_column(column, justify="right")
-        for row, row_cycles in zip(report.rounds, cycles):
+        shown = folded(zip(report.rounds, cycles), all_supersteps)
+        for entry in shown:
+            if entry is None:
+                rounds.add_row("...", f"{len(report.rounds) - 2 * FOLD_KEEP:,} rounds folded", "",
+                               "(--all-supersteps)")
+                continue
+            row, row_cycles = entry
             rounds.add_row(str(row.round), _figure(row.active), _figure(row.messages), _figure(row_cycles))
         console.print(rounds)
         if first_apply is not None:
@@ -254,17 +278,16 @@ def print_report(report, console):
                           f"{overhead['apply_per_pe']:,.1f}, barrier wait {overhead['wait_barrier_per_pe']:,.1f})",
                           highlight=False)
 
-    if report.stalls:
-        stalls = Table(title="cycle breakdown", caption="PE cycles summed over PEs; categories overlap",
+    breakdown = cycle_breakdown(report)
+    if breakdown:
+        stalls = Table(title="cycle breakdown",
+                       caption="PE cycles summed over PEs; work + mem_wait = busy, the other rows overlap them",
                        title_justify="left", caption_justify="left")
-        stalls.add_column("counter")
-        stalls.add_column("cycles", justify="right")
-        stalls.add_column("share of PE cycles", justify="right")
-        # The PEs' own cycle counters: after a watchdog stop they ran on past `cycles`.
-        counted = sum(pe.get("cycles", 0) for pe in report.per_pe)
-        pe_cycles = max(1, counted or report.cycles * report.total_pes)
-        for cause, cycles in report.stalls.items():
-            stalls.add_row(cause, _figure(cycles), f"{100 * cycles / pe_cycles:.1f}%")
+        for column, justify in (("counter", "left"), ("", "left"), ("cycles", "right"), ("share of PE cycles", "right")):
+            stalls.add_column(column, justify=justify)
+        total = pe_cycles(report)
+        for cause, cycles in breakdown.items():
+            stalls.add_row(cause, BREAKDOWN_LABELS[cause], _figure(cycles), f"{100 * cycles / total:.1f}%")
         console.print(stalls)
 
     if report.links:
@@ -278,11 +301,14 @@ def print_report(report, console):
 
     if report.prediction is not None:
         p = report.prediction
+        measured = (f"measured {report.mteps:,.1f} MTEPS at CPE {_figure(report.cpe)}" if report.finished
+                    else f"no measured MTEPS: the run did not finish ({report.status})")
         console.print(f"model prediction: {p.t_sys_mteps:,.1f} MTEPS, bottleneck {p.bottleneck} "
-                      f"({report.prediction_note}); measured {report.mteps:,.1f} MTEPS at CPE "
-                      f"{_figure(report.cpe)}", highlight=False)
+                      f"({report.prediction_note}); {measured}", highlight=False)
     elif report.prediction_note:
         console.print(f"model prediction: {report.prediction_note}", highlight=False)
+    for line in superstep_lines(report):
+        console.print(line, highlight=False)
 
     cache = "cached build" if report.build_cached else f"built in {report.build_s:.1f} s"
     console.print(f"simulator: {report.backend}, {cache}, run {report.run_s:.2f} s, "
@@ -306,11 +332,12 @@ def _print_links(links, console):
     def extra_cells(row):
         return ["/".join(_figure(row[name]) for name in names) for names in extra.values()]
 
+    def cells(row):  # whole bytes, words and cycles: a fraction of a byte says nothing here
+        return [_figure(round(row[name])) for name in ("items", "bytes", "words", "link_bound_cycles")]
+
     for row in links["per_link"]:
-        table.add_row(f"{row['from']}->{row['to']}", _figure(row["items"]), _figure(row["bytes"]),
-                      _figure(row["words"]), _figure(row["link_bound_cycles"]), *extra_cells(row))
-    table.add_row("total", _figure(links["items"]), _figure(links["bytes"]), _figure(links["words"]),
-                  _figure(links["link_bound_cycles"]), *extra_cells(links))
+        table.add_row(f"{row['from']}->{row['to']}", *cells(row), *extra_cells(row))
+    table.add_row("total", *cells(links), *extra_cells(links))
     console.print(table)
     console.print(f"inter-FPGA bytes per traversed edge: measured {links['bytes_per_edge']:.4f}, "
                   f"theory {links['bytes_per_edge_theory']:.4f}", highlight=False)
@@ -330,10 +357,13 @@ def _print_memory(memory, console):
 
 
 def result_line(report):
-    """The one line ``--quiet`` prints: what ran, its status, verdict, cycles, messages, MTEPS."""
-    verdict = "verified" if report.verified else "NOT VERIFIED"
+    """The one line ``--quiet`` prints: what ran, its status, verdict (and why not verified),
+    cycles, messages, MTEPS."""
+    reason = report.check_detail or (report.diagnosis[0] if report.diagnosis else "")
+    verdict = "verified" if report.verified else f"NOT VERIFIED{f' ({reason})' if reason else ''}"
+    throughput = f", {report.mteps:,.1f} MTEPS" if report.finished else ""
     return (f"{report.algorithm} on {report.graph_name}: {report.status}, {verdict}, {report.cycles:,} cycles, "
-            f"{report.messages:,} messages, {report.mteps:,.1f} MTEPS (simulated)")
+            f"{report.messages:,} messages{throughput} (simulated)")
 
 
 def make_console():
@@ -348,19 +378,20 @@ def make_console():
 def execute(options, args):
     """Run with a progress display, print the report (or, ``--quiet``, its result line), write
     the JSON and the plot; exit status 1 unless verified."""
-    console = make_console()
-    with progress_display(console, enabled=not args.quiet) as display:
-        report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)
-    if args.quiet:
-        print(result_line(report), flush=True)
-    else:
-        print_report(report, console)
+    with report_stream(args):
+        console = make_console()
+        with progress_display(console, enabled=not args.quiet) as display:
+            report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)
+        if args.quiet:
+            print(result_line(report), flush=True)
+        else:
+            print_report(report, console, all_supersteps=getattr(args, "all_supersteps", False))
+        if getattr(args, "plot", None):
+            plot_run(report, args.plot)
+            if not args.quiet:
+                console.print(f"plot written to {args.plot}", highlight=False)
     if args.json:
-        write_json(args.json, report.to_dict())
-    if getattr(args, "plot", None):
-        plot_run(report, args.plot)
-        if not args.quiet:
-            console.print(f"plot written to {args.plot}", highlight=False)
+        write_json(args.json, report.to_dict(), args)
     return 0 if report.verified else 1
 
 

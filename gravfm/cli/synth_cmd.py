@@ -6,7 +6,7 @@ from ..algorithms import get_algorithm
 from ..errors import ConfigError
 from ..provenance import provenance
 from ..synth.targets import NEXTPNR_ROUTERS, TARGETS
-from .common import write_json
+from .common import add_capacity_arguments, add_deprecated_option, local_bits_of, positive_int, write_json
 
 
 def register(subparsers):
@@ -21,19 +21,25 @@ def register(subparsers):
                         help="synthesise FPGA 0 of an N-FPGA GraVF-M system: its PEs, network, neighbour "
                              "filter and link ends, the link ports wrapped like the host ports (default 1: "
                              "the single-FPGA top)")
-    parser.add_argument("--target", choices=sorted(TARGETS), default="ecp5-85")
-    parser.add_argument("--capacity-vertices", type=int, default=1 << 16,
-                        help="vertices of the graph the memories must hold (default 65536)")
-    parser.add_argument("--capacity-edges", type=int, default=1 << 20,
-                        help="edges of the graph the memories must hold (default 1048576)")
+    parser.add_argument("--target", choices=sorted(TARGETS), default="ecp5-85",
+                        help="FPGA family and device to synthesise for (default ecp5-85, the Lattice ECP5 "
+                             "LFE5U-85F, placed and routed by nextpnr)")
+    parser.add_argument("--vertices", type=positive_int, default=1 << 16, metavar="N",
+                        help="|V| of the graph the system's memories must hold, for the PEs that fit "
+                             "(default 65536; as `gravfm model --vertices`)")
+    parser.add_argument("--edges", type=positive_int, default=1 << 20, metavar="M",
+                        help="|E| of that graph (default 1048576)")
+    add_deprecated_option(parser, "--capacity-vertices", "--vertices", dest="vertices", type=positive_int)
+    add_deprecated_option(parser, "--capacity-edges", "--edges", dest="edges", type=positive_int)
     parser.add_argument("--edge-memory", choices=("onchip", "offchip"), default="onchip",
                         help="onchip (default): edges in block RAM; offchip: each PE reads its edges through "
                              "an AXI4 read port, a top-level port of the synthesised FPGA (the paper's HMC)")
     parser.add_argument("--offchip-edges", dest="edge_memory", action="store_const", const="offchip",
                         help="same as --edge-memory offchip")
-    parser.add_argument("--build-local-bits", type=int, default=8,
-                        help="log2 vertices per PE of the synthesised build (default 8)")
-    parser.add_argument("--build-edges-per-pe", type=int, default=4096)
+    add_capacity_arguments(parser, vertices_default=256, edges_default=4096)
+    add_deprecated_option(parser, "--build-local-bits", "--vertices-per-pe 2^B", dest="vertices_per_pe", type=int,
+                          convert=lambda bits: 1 << bits)
+    add_deprecated_option(parser, "--build-edges-per-pe", "--edges-per-pe", dest="edges_per_pe", type=positive_int)
     parser.add_argument("--update-lanes", type=int, choices=(1, 2), default=None,
                         help="updates a PE takes per cycle (default: as `gravfm run` builds this many PEs: "
                              "2 from 8 PEs on, with 64-deep network FIFOs)")
@@ -66,15 +72,16 @@ def run(args):
     which = f" (FPGA 0 of {args.fpgas})" if args.fpgas > 1 else ""
     print(f"synthesising {algorithm.name} x {args.pes} PEs{which} for {args.target} in {workdir} ...", flush=True)
     # Taken before elaboration: a run lasts up to an hour, and the figures describe the RTL of now.
-    origin = provenance()
+    origin = provenance(command=args.command_line)
     report = synth_system(algorithm, pes=args.pes, fpgas=args.fpgas, target=args.target, workdir=workdir,
-                          capacity=GraphCapacity(args.capacity_vertices, args.capacity_edges),
-                          offchip_edges=args.edge_memory == "offchip", build_local_bits=args.build_local_bits,
-                          build_edges_per_pe=args.build_edges_per_pe, update_lanes=args.update_lanes,
+                          capacity=GraphCapacity(args.vertices, args.edges),
+                          offchip_edges=args.edge_memory == "offchip",
+                          build_local_bits=local_bits_of(args.vertices_per_pe),
+                          build_edges_per_pe=args.edges_per_pe, update_lanes=args.update_lanes,
                           freq_mhz=args.freq, seed=args.seed, router=args.router)
     _print(report)
     if args.json:
-        write_json(args.json, {**report, "provenance": origin})
+        write_json(args.json, {**report, "provenance": origin}, args)
     return 0
 
 

@@ -100,8 +100,10 @@ def check_memory_fit(plan, platform):
         capacity = platform.memory.capacity_mib * 2 ** 20
         f = max(range(len(plan.memory_bytes)), key=plan.memory_bytes.__getitem__)
         if plan.memory_bytes[f] > capacity:
-            raise ConfigError(f"FPGA {f}'s edges need {plan.memory_bytes[f] / 2 ** 20:,.1f} MiB of memory, but "
-                              f"{source} [memory] capacity_mib is {platform.memory.capacity_mib:,g}")
+            # Bytes on both sides: MiB rounded to a tenth can read 0.0 against a capacity of 0.01.
+            raise ConfigError(f"FPGA {f}'s edges need {plan.memory_bytes[f]:,} bytes of memory, but "
+                              f"{source} [memory] capacity_mib is {platform.memory.capacity_mib:,g} "
+                              f"({int(capacity):,} bytes)")
     block_ram = platform.fpga.block_ram_kib
     if block_ram:
         from ..hw.arch import architecture  # deferred: Amaranth (heavy)

@@ -56,7 +56,7 @@ class RunOptions:
     watchdog_cycles : int
         Stop a run that makes no progress for this many cycles (it is reported as a deadlock).
     cache_dir : str, optional
-        Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
+        Build cache folder (default ``$GRAVFM_CACHE`` or ``$XDG_CACHE_HOME/gravfm``).
     threads : int, optional
         Compiled simulation of several FPGAs: threads advancing the FPGA models (default: the
         machine's cores, at most the FPGAs); the results do not depend on it.

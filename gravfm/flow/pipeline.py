@@ -64,7 +64,7 @@ def run(options, *, log=None, on_progress=None, on_stage=None):
     check_memory_fit(hardware, platform)
     top = elaborate(hardware, platform=platform, link=options.link, use_filter=options.use_filter,
                     kernel_check=options.check_kernels, log=log, link_options=options.link_options)
-    writes = load(prepared, hardware, top)
+    writes = _load_or_discard(prepared, hardware, top)
     if offchip:
         writes = replace(writes, memory=memory_load(writes, platform, options.memory))
     readback = simulate(top, writes, backend, log=log, on_progress=on_progress,
@@ -73,3 +73,16 @@ def run(options, *, log=None, on_progress=None, on_stage=None):
     stage("verifying", "against the software reference")
     return report(prepared, hardware, top, readback, verify(prepared, readback), platform=platform,
                   backend=backend.name, partition=options.partition)
+
+
+def _load_or_discard(prepared, hardware, top):
+    """:func:`load`; on a refusal (a value wider than its field) the top built for the run is
+    marked as not to be used, so that the one-line error is not followed by Amaranth's
+    "created but never used" warning (as :mod:`gravfm.hw.kernels` marks its benched kernels)."""
+    from ..errors import GravfmError
+
+    try:
+        return load(prepared, hardware, top)
+    except GravfmError:
+        top._MustUse__silence = True
+        raise

@@ -96,22 +96,28 @@ def default_link_fifo_depth(fpgas, pes_per_fpga):
         fpgas, pes_per_fpga)
 
 
-def choose_capacities(partition, edges_needed, *, local_bits=None, edges_per_pe=None):
+def choose_capacities(partition, edges_needed, *, local_bits=None, edges_per_pe=None, offchip=False):
     """PE capacities ``(local_bits, edges_per_pe)``: given ones checked, others from the graph.
 
-    The graph's needs (most vertices on a PE, most edges in a PE's edge array) are rounded up to
-    powers of two so that similar graphs map to the same hardware and share a build.
+    The graph's needs (most vertices on a PE, most edges in a PE's edge array, or off chip the
+    longest edge list) are rounded up to powers of two so that similar graphs map to the same
+    hardware and share a build. A refusal names the command line's option (``gravfm run
+    --vertices-per-pe``) and the option of :class:`~gravfm.flow.RunOptions` it sets.
     """
     needed_bits = partition.min_local_bits
     if local_bits is None:
         local_bits = needed_bits
     elif local_bits < needed_bits:
-        raise ConfigError(f"local_bits={local_bits} holds {1 << local_bits} vertices per PE, but a PE "
-                          f"needs {int(partition.vertices_per_pe.max())}; use at least {needed_bits}")
+        raise ConfigError(f"--vertices-per-pe {1 << local_bits} (local_bits={local_bits}) is too small: a PE holds "
+                          f"up to {int(partition.vertices_per_pe.max()):,} vertices; use at least "
+                          f"--vertices-per-pe {1 << needed_bits}")
     if edges_per_pe is None:
         edges_per_pe = next_power_of_two(max(1, edges_needed))
     elif edges_per_pe < edges_needed:
-        raise ConfigError(f"edges_per_pe={edges_per_pe} is too small: a PE needs {edges_needed} edges")
+        what = ("with edges off chip it bounds one edge list, and the longest holds" if offchip
+                else "a PE holds up to")
+        raise ConfigError(f"--edges-per-pe {edges_per_pe} (edges_per_pe) is too small: {what} {edges_needed:,} "
+                          f"edges; use at least --edges-per-pe {edges_needed}")
     return int(local_bits), int(edges_per_pe)
 
 
@@ -132,7 +138,8 @@ def graph_capacities(graph, partition, *, arch=DEFAULT_ARCHITECTURE, local_bits=
         edges_needed = max([int(store.length.max()) for store in stores if store.length.size] or [1])
     else:
         edges_needed = int(stores.edges_per_pe.max()) if len(stores) else 1
-    return (*choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe), stores)
+    return (*choose_capacities(partition, edges_needed, local_bits=local_bits, edges_per_pe=edges_per_pe,
+                               offchip=offchip), stores)
 
 
 def stated_capacity(vertices, edges, total_pes):

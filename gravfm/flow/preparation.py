@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 
+from ..algorithms.engine import reference_layout
 from ..algorithms.loading import resolve_algorithm, user_code_error
 from ..algorithms.params import internal_params, original_params
 from ..errors import GraphFormatError, GravfmError
@@ -92,7 +93,8 @@ def prepare(algorithm, graph, *, params=None, graph_options=None):
     params = {**defaults, **internal_params(loaded, given, algorithm.name)}
     try:
         prepared = algorithm.prepare(loaded, params)
-        reference = algorithm.reference(prepared, params)
+        with reference_layout(algorithm):  # the reference's updates and messages checked as returned
+            reference = algorithm.reference(prepared, params)
     except GravfmError:
         raise
     except Exception as error:  # a user's algorithm code: report its line, not a traceback

@@ -76,6 +76,7 @@ class RunReport:
     input_edges: int = 0
     edge_memory: str = "onchip"
     memory: dict = field(default_factory=dict)
+    superstep_model: dict | None = None
     prepared: object = field(default=None, repr=False, compare=False)
     plan: object = field(default=None, repr=False, compare=False)
     readback: object = field(default=None, repr=False, compare=False)
@@ -84,6 +85,11 @@ class RunReport:
     def total_pes(self):
         """PEs of the whole system."""
         return self.fpgas * self.pes_per_fpga
+
+    @property
+    def finished(self):
+        """The run terminated by itself (status ``done``): only then are MTEPS and CPE figures."""
+        return self.status == "done"
 
     @property
     def cpe(self):
@@ -111,8 +117,12 @@ class RunReport:
         return self.messages / self.run_s if self.run_s > 0 else 0.0
 
     def to_dict(self):
-        """Plain-data form for ``--json``."""
+        """Plain-data form for ``--json``; ``mteps`` and ``cpe`` are null for a run that did not
+        finish (:attr:`finished`)."""
+        from .readings import cycle_breakdown, run_notes
+
         prediction = self.prediction
+        finished = self.finished
         return {
             "algorithm": self.algorithm,
             "graph": {"name": self.graph_name, "vertices": self.vertices, "edges": self.edges,
@@ -133,13 +143,16 @@ class RunReport:
             "cycles": self.cycles,
             "messages": self.messages,
             "reference": {"supersteps": self.reference_supersteps, "messages": self.reference_messages},
-            "cpe": None if math.isinf(self.cpe) else self.cpe,
+            "finished": finished,
+            "cpe": None if math.isinf(self.cpe) or not finished else self.cpe,
             "f_clk_hz": self.f_clk_hz,
             "platform": self.platform,
-            "mteps": self.mteps,
+            "mteps": self.mteps if finished else None,
+            "notes": run_notes(self),
             "per_superstep": [row.__dict__ for row in self.rounds],
             "superstep_overhead": superstep_overhead(self),
             "stalls": dict(self.stalls),
+            "cycle_breakdown": cycle_breakdown(self),
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
             "links": dict(self.links),
@@ -152,6 +165,7 @@ class RunReport:
                 "cpe": prediction.cpe if prediction is not None else None,
                 "note": self.prediction_note,
                 "detail": prediction.to_dict() if prediction is not None else None,
+                "supersteps": self.superstep_model,
             },
             "sim": {
                 "backend": self.backend,
@@ -237,7 +251,11 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
     overhead = top.link_check.overhead_bits if config.fpgas > 1 else 0
     prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead,
                                    layout_words=plan.memory_words_per_pass)
-    return RunReport(
+    from dataclasses import replace
+
+    from .readings import superstep_model
+
+    run_report = RunReport(
         algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,
         partition=partition, local_bits=config.pe.local_bits, edges_per_pe=config.pe.edges_per_pe,
@@ -257,6 +275,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
         edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
         prepared=prepared, plan=plan, readback=readback)
+    return replace(run_report, superstep_model=superstep_model(run_report, platform))
 
 
 #: What :func:`superstep_cycles` counts, as the report's table and plot explain it.

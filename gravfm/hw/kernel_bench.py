@@ -6,7 +6,9 @@ seed: the same kernel always gets the same bench). A bench is a list of segments
 of items offered on ``i``:
 
 * gather and scatter: 12 items with every output ready in every cycle, then 12 with random
-  back-pressure and gaps between inputs (scatter: two of each 12 are barriers);
+  back-pressure and gaps between inputs (scatter: two of each 12 are barriers), then the
+  corners (:func:`corner_items`): every field 0, every field all ones, every field equal, and
+  each field alone at 0 and at all ones, where random items rarely go;
 * apply: one round of 6 vertices and the barrier per segment (rounds 0 and 1 with
   ``update_o`` always ready, round 2 with back-pressure); the next round starts only after
   the barrier has come out, as in the PE.
@@ -25,8 +27,8 @@ from dataclasses import dataclass, field
 from amaranth.hdl import ClockDomain, Fragment, Instance, Module
 from amaranth.sim import Simulator
 
-__all__ = ["Segment", "SegmentRecord", "NotSimulable", "bench_kernel", "bench_segments",
-           "field_value", "with_fields", "OUTPUT_PORTS", "PATIENCE"]
+__all__ = ["Segment", "SegmentRecord", "NotSimulable", "bench_kernel", "bench_segments", "corner_items",
+           "field_value", "with_fields", "OUTPUT_PORTS", "PATIENCE", "KEY_FIELDS"]
 
 #: The output ports of each kernel kind.
 OUTPUT_PORTS = {"gather": ("o",), "scatter": ("o",), "apply": ("state_o", "update_o")}
@@ -35,6 +37,10 @@ PATIENCE = 64
 #: Cycles a segment runs on after its last expected output, to catch extra outputs.
 GRACE = 4
 SEED = 22
+#: Fields the bench sets itself (which vertex, which round, barrier or not): not data corners.
+KEY_FIELDS = ("nodeid", "neighbor", "barrier", "round")
+#: Single-field corners benched at most (two items each): wide layouts keep a short bench.
+MAX_FIELD_CORNERS = 8
 
 
 class NotSimulable(Exception):
@@ -48,6 +54,8 @@ class Segment:
 
     items: tuple
     backpressure: bool
+    #: What each item is, for a message (corner items: "every field 0", ...); empty for random ones.
+    labels: tuple = ()
 
 
 @dataclass
@@ -109,6 +117,42 @@ class _DistinctIds:
         return value
 
 
+def _leaves(layout, offset=0, prefix=""):
+    """``(dotted name, offset, width)`` of every leaf field of a struct layout, key fields left out."""
+    from amaranth.lib import data
+
+    for name, member in layout:
+        if not prefix and name in KEY_FIELDS:
+            continue
+        shape = member.shape
+        if isinstance(shape, data.StructLayout):
+            yield from _leaves(shape, offset + member.offset, f"{prefix}{name}.")
+        elif member.width:
+            yield f"{prefix}{name}", offset + member.offset, member.width
+
+
+def corner_items(layout, rng):
+    """``(payload, label)`` of the corner inputs of a kernel's input ``layout``: every data field
+    0, all ones, all 1, all one random value (equal values: a message equal to the state), then
+    each field alone at 0 and at all ones (the others random)."""
+    leaves = list(_leaves(layout))
+
+    def every(value):
+        raw = 0
+        for _, offset, width in leaves:
+            raw |= (value & ((1 << width) - 1)) << offset
+        return raw
+
+    equal = rng.getrandbits(max([width for _, _, width in leaves] or [1]))
+    items = [(every(0), "every field 0"), (every(-1), "every field all ones"), (every(1), "every field 1"),
+             (every(equal), f"every field {equal} (equal values)")]
+    for name, offset, width in leaves[:MAX_FIELD_CORNERS]:
+        mask = ((1 << width) - 1) << offset
+        base = rng.getrandbits(layout.size)
+        items += [(base & ~mask, f"{name} = 0"), (base | mask, f"{name} all ones")]
+    return items
+
+
 def bench_segments(kind, layouts, rng):
     """The segments a ``kind`` kernel is benched with (module docstring)."""
     ids = _DistinctIds(layouts.vertexid_bits, rng)
@@ -127,13 +171,21 @@ def bench_segments(kind, layouts, rng):
 
         def items():
             return tuple(with_fields(layout, rng.getrandbits(layout.size), nodeid=ids()) for _ in range(12))
+
+        def keyed(raw):
+            return with_fields(layout, raw, nodeid=ids())
     else:
         layout = layouts.scatter_in
 
         def items():
             return tuple(with_fields(layout, rng.getrandbits(layout.size), neighbor=ids(),
                                      barrier=int(k in (4, 11))) for k in range(12))
-    return [Segment(items(), False), Segment(items(), True)]
+
+        def keyed(raw):
+            return with_fields(layout, raw, neighbor=ids(), barrier=0)
+    corners = corner_items(layout, rng)
+    return [Segment(items(), False), Segment(items(), True),
+            Segment(tuple(keyed(raw) for raw, _ in corners), False, labels=tuple(label for _, label in corners))]
 
 
 def _finished(kind, layouts):

@@ -108,6 +108,19 @@ class MemorySpec(FromDict):
     banks: int = 1
     bank_depth: int = 8
 
+    #: The simulated memory's figures: a platform file states them, since a default would be a
+    #: silent guess at a latency (the keyword defaults serve code that builds a spec itself).
+    STATED_KEYS = ("requests_in_flight", "latency_cycles", "latency_jitter_cycles", "banks", "bank_depth")
+
+    @classmethod
+    def from_dict(cls, data, *, where=None):
+        if isinstance(data, dict):
+            missing = [key for key in cls.STATED_KEYS if key not in data]
+            if missing:
+                raise ConfigError(f"{where or cls.__name__}: missing key {missing[0]!r} (the simulated off-chip "
+                                  f"memory's {', '.join(cls.STATED_KEYS)} are stated in the file, never assumed)")
+        return super().from_dict(data, where=where)
+
     def __post_init__(self):
         check_fields(self, "capacity_mib", "bandwidth_gib_s", "peak_bandwidth_gib_s", check=check_number)
         check_fields(self, "word_bits", "requests_in_flight", "latency_cycles", "banks", "bank_depth")

@@ -284,7 +284,8 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     fpgas, pes : int, optional
         n_FPGA and PEs per FPGA. A missing one is chosen by the model: n maximizes T_sys over
         1..max_fpgas (the fewest FPGAs among equals, and only n for which the graph fits when
-        some n does); p is the least that keeps T_sys.
+        some n does); p is the least that keeps T_sys. A chosen system has at most |V| PEs in
+        all, as ``gravfm run`` gives every PE a vertex; a given one beyond that gets a note.
     arch : str (one of gravfm.architectures.ARCHITECTURES)
         Update broadcast (GraVF-M) or unicast messages (GraVF).
     memory_model : {"simple", "granular", "layout"}
@@ -318,10 +319,12 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     else:
         needed = L.fpgas_needed(vertices, params.m_vertex, platform.memory.capacity_bits)
         first = min(needed, platform.network.max_fpgas)
-        candidates = range(first, platform.network.max_fpgas + 1)
-    trial_pes = platform.fpga.max_pes if pes is None else pes
+        # No more FPGAs than vertices (nor than the first n the memory needs).
+        candidates = range(first, max(first, min(platform.network.max_fpgas, vertices)) + 1)
     best = None
     for n in candidates:
+        # A chosen p leaves every PE a vertex; a given one is evaluated as given.
+        trial_pes = max(1, min(platform.fpga.max_pes, vertices // max(1, n))) if pes is None else pes
         trial = evaluate(platform, params, vertices, edges, n, trial_pes, **kwargs)
         if best is None or trial.t_sys > best.t_sys * (1 + 1e-9):
             best = trial
@@ -332,7 +335,14 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
             if trial.t_sys >= best.t_sys * (1 - 1e-9):
                 best = trial
     chosen = fpgas is None or pes is None
-    return dataclasses.replace(best, chosen=chosen)
+    notes = best.notes
+    if best.fpgas * best.pes > vertices:
+        notes += (f"{best.fpgas} FPGA(s) x {best.pes} PEs = {best.fpgas * best.pes} PEs is more than the graph's "
+                  f"{vertices:,} vertices: gravfm run refuses this system (every PE needs a vertex)",)
+    elif chosen and pes is None and best.pes < platform.fpga.max_pes and best.pes == vertices // best.fpgas:
+        notes += (f"{best.pes} PEs per FPGA, not the platform's {platform.fpga.max_pes}: the graph's "
+                  f"{vertices:,} vertices give every PE one at most (as gravfm run needs)",)
+    return dataclasses.replace(best, chosen=chosen, notes=notes)
 
 
 def sweep(platform, algorithm_params, vertices, edges, fpgas_range, pes=None, arch=DEFAULT_ARCHITECTURE,

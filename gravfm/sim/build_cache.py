@@ -2,8 +2,9 @@
 
 A build is keyed by a hash of everything that goes into it (generated Verilog, harness sources,
 tool version and flags), so a second run on another graph that fits the same capacities reuses the
-executable. The cache lives in ``$GRAVFM_CACHE`` or else ``.gravfm-cache/`` in the current
-directory.
+executable. The cache lives in ``$GRAVFM_CACHE`` or else the user's cache folder,
+``$XDG_CACHE_HOME/gravfm`` (``~/.cache/gravfm``), so a design built from one folder is reused
+from any other.
 
 An entry is the folder ``<kind>-<key>/`` holding the product and ``manifest.json`` (key, product
 size, SHA-256, executable bit, tool information). A build is made in a private temporary folder;
@@ -30,16 +31,20 @@ from ..files import can_create_in
 __all__ = ["cache_root", "check_cache_root", "build_key", "BuildCache", "MANIFEST"]
 
 CACHE_ENV = "GRAVFM_CACHE"
-DEFAULT_CACHE_DIR = ".gravfm-cache"
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 
 
 def cache_root(cache_dir=None):
-    """The cache directory: ``cache_dir`` if given, else ``$GRAVFM_CACHE``, else ``./.gravfm-cache``."""
+    """The cache directory: ``cache_dir`` if given, else ``$GRAVFM_CACHE``, else
+    ``$XDG_CACHE_HOME/gravfm`` (the XDG base directory rule: ``~/.cache/gravfm`` when unset or
+    not absolute)."""
     if cache_dir is not None:
         return Path(cache_dir)
-    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "gravfm"
 
 
 def check_cache_root(cache_dir=None):

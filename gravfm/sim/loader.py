@@ -66,11 +66,11 @@ def _unpack(words, offsets):
     return out
 
 
-def _check_fits(what, values, width):
+def _check_fits(what, values, width, item="item"):
     values = np.asarray(values, dtype=np.int64)
     if values.size and (values.min() < 0 or values.max() >= 1 << width):
         bad = int(np.flatnonzero((values < 0) | (values >= 1 << width))[0])
-        raise ConfigError(f"{what}: value {int(values[bad])} (item {bad}) does not fit in {width} bits")
+        raise ConfigError(f"{what}: value {int(values[bad])} ({item} {bad}) does not fit in its {width} bits")
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,7 +203,7 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         state[name] = np.where(original >= 0, hw_id[np.clip(original, 0, None)], none)
     vertex_offsets, vertex_bits = field_offsets(algorithm.vertex, vid)
     for name, (_, width) in vertex_offsets.items():
-        _check_fits(f"initial state field {name!r}", state[name], width)
+        _check_fits(f"algorithm {algorithm.name!r}: initial state field {name!r}", state[name], width, "vertex")
     index_offsets = {"start": (0, config.pe.edge_addr_bits),
                      "length": (config.pe.edge_addr_bits, config.pe.edge_len_bits)}
     edge_field_offsets, _ = field_offsets(algorithm.edge, vid)

@@ -27,7 +27,7 @@ class VerilatorBackend:
     Parameters
     ----------
     cache_dir : str, optional
-        Build cache folder (default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``).
+        Build cache folder (default ``$GRAVFM_CACHE`` or ``$XDG_CACHE_HOME/gravfm``).
     max_cycles : int, optional
         Stop the simulation after this many cycles (status ``max_cycles``).
     watchdog_cycles : int

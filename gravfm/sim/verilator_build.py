@@ -233,7 +233,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
         :class:`~gravfm.hw.FpgaTop` with the host interface of docs/interfaces.md §5 (one ``sync`` domain), or
         its already generated sources.
     cache_dir : path-like, optional
-        Cache folder; default ``$GRAVFM_CACHE`` or ``./.gravfm-cache``.
+        Cache folder; default ``$GRAVFM_CACHE`` or ``$XDG_CACHE_HOME/gravfm``.
     log : callable, optional
         Receives one-line messages (build start, build time, cache use).
     extra_flags : sequence of str
