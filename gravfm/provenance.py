@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .version import __version__
+from .version import PACKAGE_NAME, __version__
 
 __all__ = ["provenance", "stamped", "command_line", "SCHEMA_VERSION", "file_sha256", "git_state", "machine", "arguments",
            "json_safe", "write_results"]
@@ -177,8 +177,8 @@ def command_line(argv=None):
     """The command line as a shell would take it again: ``argv`` (default ``sys.argv``)."""
     argv = sys.argv if argv is None else argv
     name = Path(argv[0]).name if argv else "python"
-    return " ".join(shlex.quote(part) for part in ["gravfm" if name in ("gravfm", "__main__.py") else argv[0],
-                                                  *argv[1:]])
+    program = PACKAGE_NAME if name in (PACKAGE_NAME, "__main__.py") else argv[0]
+    return " ".join(shlex.quote(part) for part in [program, *argv[1:]])
 
 
 def json_safe(value):

@@ -17,7 +17,7 @@ import sys
 
 from ..errors import GravfmError
 from ..provenance import PACKAGE_PARENT, command_line, git_state
-from ..version import __version__
+from ..version import PACKAGE_NAME, __version__
 from ..stop_signals import STOP_SIGNALS, Stopped, install_stop_handlers
 
 # Modules under gravfm.cli that provide register(subparsers); each is imported lazily so a
@@ -78,12 +78,10 @@ def _quiet_closed_pipe():
 
 
 def main(argv=None):
-    from ..provenance import command_line
-
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
-    args.command_line = command_line(["gravfm", *argv])
+    args.command_line = command_line([PACKAGE_NAME, *argv])
     previous = install_stop_handlers()
     try:
         return args.handler(args) or 0

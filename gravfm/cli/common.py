@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..algorithms.loading import algorithm_file
+from ..provenance import stamped
 from ..errors import ConfigError, GravfmError
 from ..files import can_create_in
 from ..graph import RELABEL_POLICIES
@@ -19,9 +21,6 @@ __all__ = ["write_json", "json_document", "report_stream", "check_output_file", 
 def json_document(figures, args):
     """``figures`` as the document ``--json`` writes: with ``schema_version`` and the
     ``provenance`` of the command line in ``args`` (and of the user's algorithm file it names)."""
-    from ..algorithms.loading import algorithm_file
-    from ..provenance import stamped
-
     return stamped(figures, command=getattr(args, "command_line", None),
                    algorithm_file=algorithm_file(getattr(args, "algorithm", None)))
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .. import model
 from ..algorithms import REGISTRY
+from ..algorithms.engine import reference_layout
 from ..algorithms.loading import resolve_algorithm
 from ..algorithms.params import internal_params
 from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE, architecture_info
@@ -13,6 +14,7 @@ from ..errors import ConfigError, SpecError
 from ..flow.planning import stated_vertexid_bits
 from ..graph import load_graph
 from ..hw.link_check import link_overhead_bits  # no Amaranth (a description)
+from .. import model
 from ..model import LIMIT_DESCRIPTIONS
 from ..model.plot import plot_sweep
 from .common import check_output_file, parse_params, report_stream, write_json
@@ -120,8 +122,6 @@ def _reference_counts(graph, algorithm, params):
     """(messages, updates) per superstep of the software reference run."""
     if algorithm is None:
         raise ConfigError(f"no software reference for {graph.name!r}'s algorithm; pass --messages instead")
-    from ..algorithms.engine import reference_layout
-
     with reference_layout(algorithm):
         result = algorithm.reference(graph, params)
     return list(result.messages_per_superstep), list(result.updates_per_superstep)
@@ -225,8 +225,6 @@ def run(args):
 
 def _predict(args):
     """Print the predictions the options ask for; return them as the ``--json`` document."""
-    from .. import model
-
     platform = model.load_platform(args.platform)
     algorithm = _algorithm(args.algorithm)
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)

@@ -4,6 +4,7 @@ load -> simulate -> verify -> report."""
 from dataclasses import replace
 
 from ..algorithms.loading import resolve_algorithm
+from ..errors import GravfmError
 from ..model import check_fit, model_params
 from ..model.platform import load_platform
 from .elaboration import elaborate
@@ -79,8 +80,6 @@ def _load_or_discard(prepared, hardware, top):
     """:func:`load`; on a refusal (a value wider than its field) the top built for the run is
     marked as not to be used, so that the one-line error is not followed by Amaranth's
     "created but never used" warning (as :mod:`gravfm.hw.kernels` marks its benched kernels)."""
-    from ..errors import GravfmError
-
     try:
         return load(prepared, hardware, top)
     except GravfmError:

@@ -5,6 +5,10 @@ throughput; a root that reaches nothing traverses nothing).
 Shared by the printed report, its JSON and the plot (``gravfm run``), one place for each rule.
 """
 
+from ..errors import GravfmError
+from ..model.algorithm_params import model_params
+from ..model.supersteps import predict_supersteps
+
 __all__ = ["BREAKDOWN_LABELS", "cycle_breakdown", "pe_cycles", "run_notes", "superstep_model", "run_bounds",
            "superstep_lines"]
 
@@ -62,10 +66,7 @@ def superstep_model(report, platform):
     figures (the paper's system). ``cycles`` is the one printed beside the measurement (the
     design's where there is one).
     """
-    from ..flow.reporting import _predicted_overhead
-    from ..model.algorithm_params import model_params
-    from ..model.supersteps import predict_supersteps
-    from ..errors import GravfmError
+    from .reporting import _predicted_overhead  # deferred: a cycle inside flow (reporting reads this module)
 
     prepared, plan = report.prepared, report.plan
     if prepared is None or plan is None or not prepared.reference_messages:

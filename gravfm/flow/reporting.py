@@ -6,13 +6,14 @@ the same configuration, printed beside the measurement, never mixed with it.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import GravfmError
 from ..model.supersteps import design_overhead_cycles
 from .elaboration import gather_latency
+from .readings import cycle_breakdown, run_notes, superstep_model
 
 __all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
            "SUPERSTEP_CYCLES_NOTE", "superstep_overhead"]
@@ -119,8 +120,6 @@ class RunReport:
     def to_dict(self):
         """Plain-data form for ``--json``; ``mteps`` and ``cpe`` are null for a run that did not
         finish (:attr:`finished`)."""
-        from .readings import cycle_breakdown, run_notes
-
         prediction = self.prediction
         finished = self.finished
         return {
@@ -251,10 +250,6 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
     overhead = top.link_check.overhead_bits if config.fpgas > 1 else 0
     prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead,
                                    layout_words=plan.memory_words_per_pass)
-    from dataclasses import replace
-
-    from .readings import superstep_model
-
     run_report = RunReport(
         algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,

@@ -25,6 +25,7 @@ import random
 from dataclasses import dataclass, field
 
 from amaranth.hdl import ClockDomain, Fragment, Instance, Module
+from amaranth.lib import data
 from amaranth.sim import Simulator
 
 __all__ = ["Segment", "SegmentRecord", "NotSimulable", "bench_kernel", "bench_segments", "corner_items",
@@ -119,8 +120,6 @@ class _DistinctIds:
 
 def _leaves(layout, offset=0, prefix=""):
     """``(dotted name, offset, width)`` of every leaf field of a struct layout, key fields left out."""
-    from amaranth.lib import data
-
     for name, member in layout:
         if not prefix and name in KEY_FIELDS:
             continue

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import CacheError
+from ..version import PACKAGE_NAME
 from ..files import can_create_in
 
 __all__ = ["cache_root", "check_cache_root", "build_key", "BuildCache", "MANIFEST"]
@@ -44,7 +45,7 @@ def cache_root(cache_dir=None):
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     xdg = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "gravfm"
+    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / PACKAGE_NAME
 
 
 def check_cache_root(cache_dir=None):
