@@ -68,7 +68,7 @@ BOARDS = {board.name: board for board in (
           synth_target="xcu", dram_bytes=2 << 30, transport="pcie", open_flow=False),
     Board("alveo-u280", "Xilinx Alveo U280 (Virtex UltraScale+ XCU280; DDR4 channel 0, PCIe x4 gen3)",
           "xilinx_alveo_u280", (("with_pcie", True), ("ddram_channel", 0)), sys_clk_hz=150e6,
-          design_clk_hz=250e6, synth_target=None, dram_bytes=16 << 30, transport="pcie", open_flow=False),
+          design_clk_hz=200e6, synth_target=None, dram_bytes=16 << 30, transport="pcie", open_flow=False),
 )}
 
 

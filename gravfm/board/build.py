@@ -64,10 +64,16 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
 
     # LiteX finds meson and ninja (the BIOS's build) on PATH: the ones installed beside this Python.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    with _quiet(out / "generate.log", what=f"{board.name}: LiteX refused the SoC"):
-        soc = _board_soc(board, design, verilog_path=verilog_path, design_clk_hz=design_clk_hz)
-        builder = Builder(soc, output_dir=str(out / "soc"), csr_csv=str(out / "csr.csv"))
-        builder.build(build_name=f"gravfm_{board.name.replace('-', '_')}", run=False)
+    try:
+        with _quiet(out / "generate.log", what=f"{board.name}: LiteX refused the SoC"):
+            soc = _board_soc(board, design, verilog_path=verilog_path, design_clk_hz=design_clk_hz)
+            builder = Builder(soc, output_dir=str(out / "soc"), csr_csv=str(out / "csr.csv"))
+            builder.build(build_name=f"gravfm_{board.name.replace('-', '_')}", run=False)
+    except ValueError as error:   # LiteX's clock generators: no configuration for the asked clocks
+        if "config" not in str(error).lower():
+            raise
+        raise ConfigError(f"{board.name}: its PLL cannot make the design's {design_clk_hz / 1e6:g} MHz beside the "
+                          f"SoC's own clocks ({error}); try another --design-clock") from None
     gateware = out / "soc" / "gateware"
     figures = {"board": board.name, "description": board.description, "design": design.describe(),
                "sys_clock_mhz": board.sys_clk_hz / 1e6, "design_clock_mhz": design_clk_hz / 1e6,
