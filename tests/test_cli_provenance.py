@@ -52,7 +52,12 @@ def test_every_json_document_has_schema_version_and_provenance(tmp_path, capsys,
     assert document["schema_version"] == SCHEMA_VERSION and list(document)[0] == "schema_version"
     record = document["provenance"]
     assert record["version"] == gravfm.__version__
-    assert record["command"] == "gravfm " + " ".join(argv)
+    if name == "reproduce":
+        # The sweep's canonical command: its outputs follow from the stored points alone, byte for
+        # byte whatever invocation wrote them (issue 34), so results.json names the sweep, not the call.
+        assert record["command"] == "gravfm reproduce fig11 --quick"
+    else:
+        assert record["command"] == "gravfm " + " ".join(argv)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", record["time_utc"])
     state = git_state(CHECKOUT)
     assert record["git_revision"] == state["git_revision"] and record["git_dirty"] == state["git_dirty"]

@@ -24,9 +24,9 @@ def fake_run(point, *, cache_dir=None):
 
 
 def without_timestamps(report):
-    """A REPORT.md's text (or path's) without its "written" time, or results.json's without its date."""
+    """A REPORT.md's text (or path's) without its "written" time, or results.json's without its time."""
     text = report.read_text() if hasattr(report, "read_text") else report
-    return re.sub(r"(written |\"date\": \")[0-9T:+ -]+", r"\1<time>", text)
+    return re.sub(r"(written |\"time_utc\": \")[0-9T:+ -]+", r"\1<time>", text)
 
 
 def test_points_run_fail_and_resume(tmp_path):

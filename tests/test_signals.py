@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from gravfm.sim.build_cache import BuildCache
+from gravfm.sim.design_memo import MEMO_FOLDER
 from gravfm.sim.verilator_build import EXECUTABLE, end_process_group
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -184,7 +185,8 @@ def test_sigterm_during_the_simulation(tmp_path):
     assert list(run.tmpdir.iterdir()) == []
     # The finished build stays, sound, for the next run.
     assert run.work_folders() == []
-    entries = [p.name for p in run.cache.iterdir() if not p.name.startswith(".")]
+    # The build, beside the remembered design keys (gravfm.sim.design_memo's "designs" folder).
+    entries = [p.name for p in run.cache.iterdir() if not p.name.startswith(".") and p.name != MEMO_FOLDER]
     assert len(entries) == 1
     assert BuildCache(run.cache).lookup("verilator", entries[0].removeprefix("verilator-"), EXECUTABLE)
 
@@ -222,6 +224,7 @@ def test_end_process_group_kills_what_ignores_sigterm():
 
 GUARDED_CALLER = """
 import sys, time
+from gravfm.sim.design_memo import MEMO_FOLDER
 from gravfm.sim.verilator_build import start_guarded
 start_guarded(["sh", "-c", "sleep 600 & sleep 600 & wait"])
 print("started", flush=True)

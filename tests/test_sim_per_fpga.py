@@ -72,16 +72,16 @@ def test_per_fpga_simulation_is_cycle_identical_everywhere(fpgas, arch, link, bu
 @pytest.fixture
 def schedules(monkeypatch):
     """The harness's schedule of every compiled run in the test: (quantum, quanta, quantum cycles, cycles)."""
-    from gravfm.sim import verilator
+    from gravfm.sim import verilator_backend
 
-    seen, real = [], verilator.run_simulator
+    seen, real = [], verilator_backend.run_simulator
 
     def spy(*args, **kwargs):
         outcome = real(*args, **kwargs)
         seen.append((outcome.quantum, outcome.quanta, outcome.quantum_cycles, outcome.cycles))
         return outcome
 
-    monkeypatch.setattr(verilator, "run_simulator", spy)
+    monkeypatch.setattr(verilator_backend, "run_simulator", spy)  # the name the back-end calls
     return seen
 
 

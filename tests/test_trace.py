@@ -12,6 +12,7 @@ from gravfm.errors import ConfigError
 from gravfm.flow import RunOptions, elaborate, plan, prepare, run
 from gravfm.model.platform import load_platform
 from gravfm.sim.trace import TIME_PER_CYCLE, TraceRequest, parse_window
+from gravfm.sim.harness_inputs import HEADER_NAME
 from gravfm.sim.verilator_build import HARNESS_FILES, check_fst_headers, simulator_sources
 
 pywellen = pytest.importorskip("pywellen")
@@ -41,7 +42,8 @@ def test_an_untraced_build_keeps_its_sources_and_key_a_traced_one_is_apart():
     top = _top()
     plain, traced = simulator_sources(top), simulator_sources(top, trace=".vcd")
     assert simulator_sources(top, trace=None).key == plain.key
-    assert set(plain.harness) == set(HARNESS_FILES) and "trace" not in plain.header
+    # The harness files, with the two every model includes (gravfm.sim.harness_inputs.cpp_sources).
+    assert set(plain.harness) == {*HARNESS_FILES, "named_fields.h", HEADER_NAME} and "trace" not in plain.header
     assert not any("trace" in flag for flag in plain.flags)
     assert "harness_trace.h" in traced.harness and "gravfm_traced_top" in traced.header
     assert traced.flags[-1] == "--trace" and simulator_sources(top, trace=".fst").flags[-1] == "--trace-fst"

@@ -53,8 +53,9 @@ def run_build(args):
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
     if args.design_clock is not None and not args.design_clock > 0:
         raise ConfigError(f"--design-clock must be a positive frequency in MHz, not {args.design_clock}")
-    from ..board.build import build_board  # deferred: Amaranth and Yosys's wrappers
+    from ..board.build import build_board, check_memory_fit  # deferred: Amaranth and Yosys's wrappers
     from ..hw import FpgaTop  # deferred: Amaranth
+    from ..hw.unused import silence_unused  # deferred: Amaranth
 
     algorithm = resolve_algorithm(args.algorithm)
     # Off chip: the PEs' AXI4 ports address the board's DRAM in the 128-bit words LiteDRAM serves.
@@ -62,9 +63,15 @@ def run_build(args):
               "memory_addr_bits": (board.dram_bytes - 1).bit_length()} if args.edge_memory == "offchip" else None
     config = system_config(algorithm, fpgas=1, pes=args.pes, local_bits=args.local_bits,
                            edges_per_pe=args.edges_per_pe, edge_memory=memory)
+    check_memory_fit(config, board)   # before the top is even made
     origin = provenance()
-    figures = build_board(FpgaTop(config), board=board.name, out=args.out, seed=args.seed,
-                          design_clk_hz=None if args.design_clock is None else args.design_clock * 1e6)
+    top = FpgaTop(config)
+    try:
+        figures = build_board(top, board=board.name, out=args.out, seed=args.seed,
+                              design_clk_hz=None if args.design_clock is None else args.design_clock * 1e6)
+    except BaseException:
+        silence_unused(top)   # refused before its export: no "never used" warning after the one line
+        raise
     figures.update(algorithm=algorithm.name, pes=args.pes, local_bits=args.local_bits,
                    edges_per_pe=args.edges_per_pe, edge_memory=args.edge_memory)
     for clock in figures.get("clocks", ()):

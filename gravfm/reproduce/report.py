@@ -20,7 +20,7 @@ def write_outputs(out, experiments, points_by_experiment, results, *, sizes, com
     """Write the PNGs, results.json and REPORT.md into ``out``; return the claims by experiment.
 
     Everything written follows from the stored points and the code: the same points give the same
-    bytes apart from the two timestamps (results.json's ``provenance.date``, REPORT.md's "written"),
+    bytes apart from the two timestamps (results.json's ``provenance.time_utc``, REPORT.md's "written"),
     whether the points were computed by this run or an earlier one (``--report-only``).
     """
     keys = list(dict.fromkeys(p.key() for points in points_by_experiment.values() for p in points))
@@ -43,7 +43,7 @@ def write_outputs(out, experiments, points_by_experiment, results, *, sizes, com
                                  "points": [p.key() for p in points_by_experiment[e.name]]} for e in experiments},
         "points": [json_safe(r) for r in results.values()],
     }
-    code = provenance()
+    code = provenance(command=command)
     code.pop("machine")  # the report is not a measurement: each point records its own
     write_results({**document, "provenance": code}, out / "results.json", stream=None)
     (out / "REPORT.md").write_text(_markdown(experiments, points_by_experiment, results, claims, pngs, summary,
