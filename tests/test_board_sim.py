@@ -37,8 +37,10 @@ CASES = {
 
 def on_board(algorithm, *, pes, build_cache, edge_memory="offchip", backend=None):
     """``algorithm`` on the whole SoC (``backend``: the harness back-end's name instead)."""
+    # On chip, edges_per_pe is a PE's whole edge memory, not the longest list.
+    sizes = SIZES if edge_memory == "offchip" else {**SIZES, "edges_per_pe": 2048}
     return run_flow(algorithm, GRAPH, pes=pes, backend=backend or LitexBackend(cache_dir=build_cache),
-                    edge_memory=edge_memory, cache_dir=build_cache, **SIZES, **CASES[algorithm])
+                    edge_memory=edge_memory, cache_dir=build_cache, **sizes, **CASES[algorithm])
 
 
 def both(algorithm, **options):
