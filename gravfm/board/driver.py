@@ -141,12 +141,12 @@ class BoardDriver:
                                      f"{int(words[index]):#010x} was written (transport or DRAM fault)")
         return {"bytes": int(len(image)), "written": bool(write), "write_s": write_s, "checked_words": int(sample.size)}
 
-    def _write_words(self, address, words, *, fixed_region=None):
-        """``words`` in bursts; with ``fixed_region`` (bytes), every burst starts at ``address`` again
+    def _write_words(self, address, words, *, stream=False):
+        """``words`` in bursts; with ``stream``, every burst starts at ``address`` again
         (a stream region: the address inside it does not matter, only that the burst stays inside)."""
         for at in range(0, len(words), BURST_WORDS):
             burst = [int(w) for w in words[at:at + BURST_WORDS]]
-            self.bus.write(address if fixed_region else address + 4 * at, burst)
+            self.bus.write(address if stream else address + 4 * at, burst)
             if self.settle_bursts:
                 self._reg("records").read()   # answered only after the burst went through
 
@@ -159,7 +159,7 @@ class BoardDriver:
             before = self._reg("records").read()
         words = self.layout.pack(load.pe, load.mem, load.addr, load.data)
         with self.step("sending host writes"):
-            self._write_words(self.window + 4 * WRITE_STREAM, words, fixed_region=True)
+            self._write_words(self.window + 4 * WRITE_STREAM, words, stream=True)
         self._expect_records(before + len(load), "host writes")
         return time.perf_counter() - started
 
