@@ -23,7 +23,9 @@ from ..errors import ConfigError
 from . import require_board_extra
 from .design import BoardDesign
 from .driver import BoardDriver, BoardError, registers_from_csv
-from .sim import SocSimulation, build_soc_simulator
+from .rack import Rack
+from .serwb import serwb_link
+from .sim import WIRE_LATENCY_CYCLES, SocSimulation, build_soc_simulator
 from .window import GRAVFM_BASE, MAIN_RAM_BASE
 
 __all__ = ["LitexBackend", "BoardBackend", "IMAGE_TRANSFERS", "drive"]
@@ -83,6 +85,15 @@ class LitexBackend:
         How the edge image reaches the DRAM (module docstring).
     timeout_s : float
         Wall-clock limit of the run itself.
+    link_ber : float
+        Several FPGAs: the bit-error rate of every simulated wire once the links are up
+        (``--link-ber``; resolution 2**-32).
+    wire_latency : int
+        Several FPGAs: cycles of each simulated wire (part of the build).
+    cut_wires : tuple of (int, int)
+        Several FPGAs: wires ``(sender, receiver)`` that deliver nothing (an absent peer).
+    bring_up_s : float
+        Several FPGAs: wall-clock limit of the link bring-up.
     """
 
     cache_dir: str | None = None
@@ -90,6 +101,10 @@ class LitexBackend:
     watchdog_cycles: int = 1 << 22
     image_transfer: str = "auto"
     timeout_s: float = 3600.0
+    link_ber: float = 0.0
+    wire_latency: int = WIRE_LATENCY_CYCLES
+    cut_wires: tuple = ()
+    bring_up_s: float = 120.0
 
     name = "litex"
 
@@ -97,17 +112,26 @@ class LitexBackend:
         require_board_extra("--backend litex")
         if self.image_transfer not in IMAGE_TRANSFERS:
             raise ConfigError(f"image_transfer must be one of {', '.join(IMAGE_TRANSFERS)}, not {self.image_transfer!r}")
+        if not 0 <= self.link_ber < 0.5:
+            raise ConfigError(f"--link-ber must be in [0, 0.5), not {self.link_ber!r}")
+
+    def _over_bus(self, image):
+        return image is not None and (self.image_transfer == "bus" or
+                                      (self.image_transfer == "auto" and image.size <= BUS_IMAGE_BYTES))
 
     def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0, on_stage=None):
         stage = on_stage or (lambda name, detail="": None)
+        design = BoardDesign.of(top)
+        if design.fpgas > 1:
+            return self._simulate_rack(design, top, load, log=log, on_progress=on_progress,
+                                       total_messages=total_messages, stage=stage)
         stage("building", "the whole SoC (LiteX, LiteDRAM, Verilator)")
-        build = build_soc_simulator(BoardDesign.of(top), cache_dir=self.cache_dir, log=log)
+        build = build_soc_simulator(design, cache_dir=self.cache_dir, log=log)
         image = load.memory_images[0] if load.memory_images else None
-        over_bus = image is not None and (self.image_transfer == "bus" or
-                                          (self.image_transfer == "auto" and image.size <= BUS_IMAGE_BYTES))
+        over_bus = self._over_bus(image)
         stage("loading", f"{len(load):,} host writes over the simulated UART"
                          + ("" if image is None else f", edge image {'over the bus' if over_bus else 'by backdoor'}"))
-        with SocSimulation(build, image=None if over_bus else image) as sim:
+        with SocSimulation(build, images=[None if over_bus else image]) as sim:
             # The simulated serial line drops bytes beyond its 2 KiB buffer: one burst at a time.
             driver = BoardDriver(sim.client, registers_from_csv(build.csr_csv, sim.client), build.design,
                                  window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board="litex-sim", settle_bursts=True)
@@ -116,6 +140,65 @@ class LitexBackend:
                          limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
                                  "timeout_s": self.timeout_s},
                          extra={"build_s": build.build_s, "build_cached": build.cached, "build_key": build.key})
+
+
+    def _check_links(self, top):
+        """The top's links must be the simulated boards': SERWB wires (faults: ``--link-ber``) whose
+        speed the link check's timers were planned for."""
+        link = top.link_config
+        if link.faulty or link.stall_probability or link.reorder_window > 1:
+            raise ConfigError("--backend litex: the boards' links are simulated SERWB wires; the harness's link "
+                              "faults, stalls and reordering (--link-drop, --link-duplicate, --link-flip, --link-dead, "
+                              "--link-stall, --link-reorder) do not apply to them: use --link-ber RATE")
+        serwb = serwb_link(top.item_bits, wire_latency=self.wire_latency)
+        needed, planned = serwb.link_check(item_bits=top.item_bits), top.link_check
+        if (planned.silence_cycles < needed.silence_cycles or planned.nak_retry_cycles < needed.nak_retry_cycles
+                or planned.heartbeat_cycles < needed.heartbeat_cycles):
+            raise ConfigError(f"--backend litex: the link check's timers were planned for a faster link than the "
+                              f"boards' SERWB wires ({planned.silence_cycles} cycles of silence allowed, "
+                              f"{needed.silence_cycles} needed): run with --link-latency {serwb.latency_cycles} "
+                              f"--link-bandwidth {serwb.bits_per_cycle:.4f}")
+
+    def _simulate_rack(self, design, top, load, *, log, on_progress, total_messages, stage):
+        n = design.fpgas
+        self._check_links(top)
+        stage("building", f"{n} board SoCs joined by SERWB links (LiteX, LiteDRAM, LiteICLink, Verilator)")
+        build = build_soc_simulator(design, cache_dir=self.cache_dir, log=log, wire_latency=self.wire_latency)
+        images = list(load.memory_images) if load.memory_images else [None] * n
+        over_bus = all(self._over_bus(image) for image in images if image is not None)
+        with SocSimulation(build, images=[None if over_bus else image for image in images]) as sim:
+            drivers = [BoardDriver(client, registers_from_csv(build.csr_csv, client), build.design, window=GRAVFM_BASE,
+                                   dram=MAIN_RAM_BASE, board=f"litex-sim board {f}", settle_bursts=True)
+                       for f, client in enumerate(sim.clients)]
+            rack = Rack(drivers, pes_per_fpga=top.config.pes_per_fpga, bring_up_s=self.bring_up_s)
+            self._set_wires(rack, errors=False)
+            stage("loading", f"links up, then {len(load):,} host writes over {n} simulated UARTs")
+            bring_up_s = rack.bring_up()
+            self._set_wires(rack, errors=True)   # the links trained on clean wires, as a cable's would
+            load_s, _ = rack.load(load, write_images=over_bus)
+            stage("simulating", "")
+
+            def progress(cycles, superstep, messages):
+                if on_progress is not None:
+                    on_progress(cycles, superstep, messages, total_messages)
+
+            status, cycles, run_s = rack.run(max_cycles=self.max_cycles, watchdog_cycles=self.watchdog_cycles,
+                                             timeout_s=self.timeout_s, on_progress=progress)
+            readback = rack.readback(load, status=status, cycles=cycles, run_s=run_s,
+                                     vertex_bits=top.layouts.vertex.size, max_rounds=top.config.pe.max_rounds,
+                                     extra={"build_s": build.build_s, "build_cached": build.cached,
+                                            "build_key": build.key})
+        if log is not None:
+            log(f"{n} boards: links up in {bring_up_s:.1f} s, loaded in {load_s:.1f} s, run in {run_s:.1f} s")
+        return readback
+
+    def _set_wires(self, rack, *, errors):
+        """Every wire's error threshold (``errors``: the run's bit-error rate, else none) and cuts."""
+        threshold = round(self.link_ber * (1 << 32)) if errors else 0
+        for f, k, peer in rack.links():
+            registers = rack.drivers[f].registers
+            getattr(registers, f"wire{k}_error_threshold").write(threshold)
+            getattr(registers, f"wire{k}_cut").write(int((peer, f) in self.cut_wires))
 
 
 @dataclass(frozen=True)

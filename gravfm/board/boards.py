@@ -40,6 +40,9 @@ class Board:
         Yosys + nextpnr + ecppack build its bitstream here; else a Vivado project is generated.
     soc_bram_blocks : int
         Block RAMs the SoC itself takes (BIOS ROM, SRAM, FIFOs), kept out of the design's share.
+    link_connector : str or None
+        Several FPGAs: the connector whose pins carry the SERWB links (link ``k``: ``tx`` on pin
+        ``2k``, ``rx`` on pin ``2k + 1``; :mod:`gravfm.board.link`); None: no links built for it.
     """
 
     name: str
@@ -53,12 +56,20 @@ class Board:
     transport: str
     open_flow: bool
     soc_bram_blocks: int = 40
+    link_connector: str | None = None
+
+    def link_pins(self, links):
+        """``[(tx, rx), ...]``: the connector pins of each link (``connector:index``)."""
+        if self.link_connector is None:
+            raise ConfigError(f"{self.name}: links between boards are not built for it yet (ECP5 boards over "
+                              f"their PMOD pins are: {', '.join(b.name for b in BOARDS.values() if b.link_connector)})")
+        return [(f"{self.link_connector}:{2 * k}", f"{self.link_connector}:{2 * k + 1}") for k in range(links)]
 
 
 BOARDS = {board.name: board for board in (
     Board("ecpix5", "LambdaConcept ECPIX-5 (ECP5 LFE5UM5G-85F, 512 MiB DDR3, FT2232 UART)",
           "lambdaconcept_ecpix5", (("device", "85F"),), sys_clk_hz=75e6, design_clk_hz=75e6,
-          synth_target="ecp5-85", dram_bytes=512 << 20, transport="uart", open_flow=True),
+          synth_target="ecp5-85", dram_bytes=512 << 20, transport="uart", open_flow=True, link_connector="pmod0"),
     Board("ulx3s", "Radiona ULX3S (ECP5 LFE5U-85F speed 6, 32 MiB SDRAM, FT231X UART)",
           "radiona_ulx3s", (("device", "LFE5U-85F"), ("revision", "2.0"), ("sdram_module_cls", "MT48LC16M16")),
           sys_clk_hz=50e6, design_clk_hz=50e6, synth_target="ecp5-85-6", dram_bytes=32 << 20,

@@ -9,7 +9,9 @@ its Minerva CPU) in its own clock domain (``design``) and gives it
 - CSRs: ``design_id``, ``records`` (applied), ``status`` (done, link_error, running),
   ``superstep`` and ``cycles`` (from ``start`` to ``done``, the design's clock);
 - with edges off chip, each PE's AXI4 read port on a LiteDRAM crossbar port of the top's word
-  (:func:`add_edge_ports`), the image at ``image_base`` bytes into the DRAM.
+  (:func:`add_edge_ports`), the image at ``image_base`` bytes into the DRAM;
+- with several FPGAs, each link port on a :class:`~gravfm.board.link.LinkPort` (SERWB) and the
+  start behind a barrier: the start record arms the board, the top starts when every peer is armed.
 
 Every crossing between the SoC's ``sys`` domain and the design's goes through an asynchronous FIFO
 (streams) or a bus synchroniser (status words).
@@ -25,6 +27,7 @@ from migen import Cat, ClockDomainsRenamer, ClockSignal, If, Instance, ResetSign
 from migen.genlib.cdc import MultiReg
 
 from ..hw.protocol import HOST_MEM_BITS, HOST_READ_LATENCY
+from .link import LinkPort
 from .window import DESIGN_DOMAIN, READ_COUNT_BITS, STREAM_WORDS, WORD_BITS, RecordLayout
 
 __all__ = ["GravfmCore", "add_edge_ports"]
@@ -49,9 +52,12 @@ class GravfmCore(LiteXModule):
         The 32-bit design id (:func:`gravfm.board.window.design_id`).
     image_base : int
         Byte offset of the edge image in the DRAM (added to every ``araddr``).
+    links : dict, optional
+        Several FPGAs: ``{"pads": [per peer, an object with tx and rx], "frame_bits", "checked"}``
+        (``checked``: the top has the link check, so its ``link_error`` output).
     """
 
-    def __init__(self, *, top_name, geometry, pes, memory, identity, image_base=0):
+    def __init__(self, *, top_name, geometry, pes, memory, identity, image_base=0, links=None):
         self.layout = layout = RecordLayout.of(geometry)
         self.bus = wishbone.Interface(data_width=WORD_BITS, address_width=32, addressing="word")
         self.design_id = CSRStatus(32, reset=identity, description="Hash of the FPGA top's Verilog")
@@ -75,6 +81,9 @@ class GravfmCore(LiteXModule):
         )
         self._memory = memory
         self._image_base = image_base
+        self.link_ports, self._checked_links = [], False
+        if links is not None:
+            self._links(identity, **links)
         self._window(layout)
         self.specials += Instance(top_name, **self._top)
 
@@ -97,19 +106,51 @@ class GravfmCore(LiteXModule):
         fields = {name: crossing.source.data[offset:offset + width] for name, offset, width in layout.fields}
         take = crossing.source.valid
         sync = getattr(self.sync, DESIGN_DOMAIN)
-        self.wr_en, self.start = Signal(), Signal()
+        self.wr_en, start_record = Signal(), Signal()
         wr = {name: Signal(width, name=f"wr_{name}") for name, _, width in layout.fields if name != "start"}
         self.applied = Signal(32)
         # Registered: the record FIFO's read side and the top's host port are apart by one cycle.
         sync += [
             self.wr_en.eq(take & ~fields["start"]),
-            self.start.eq(take & fields["start"]),
+            start_record.eq(take & fields["start"]),
             *[wr[name].eq(fields[name]) for name in wr],
             If(take, self.applied.eq(self.applied + 1)),
         ]
+        self.start = self._start_barrier(start_record) if self.link_ports else start_record
         self._top.update(i_host_wr_en=self.wr_en, i_host_wr_pe=wr["pe"], i_host_wr_mem=wr["mem"],
                          i_host_wr_addr=wr["addr"], i_host_wr_data=wr["data"], i_start=self.start)
         return to_records.sink
+
+    # -- several FPGAs: the link ports and the start barrier -------------------------------------------------
+
+    def _links(self, identity, *, pads, frame_bits, checked):
+        """One :class:`~gravfm.board.link.LinkPort` per peer on ``pads`` (its ``link{k}_*`` CSRs),
+        joined to the top's link port ``k``."""
+        self.fpga = CSRStorage(8, description="This board's FPGA index in the rack (sent in HELLO)")
+        for k, port_pads in enumerate(pads):
+            port = LinkPort(port_pads, frame_bits=frame_bits, identity=identity)
+            setattr(self, f"link{k}", port)
+            self.link_ports.append(port)
+            self.comb += port.fpga.eq(self.fpga.storage)
+            self._top.update({
+                f"o_link_out__{k}__payload": port.frames_out.data, f"o_link_out__{k}__valid": port.frames_out.valid,
+                f"i_link_out__{k}__ready": port.frames_out.ready,
+                f"i_link_in__{k}__payload": port.frames_in.data, f"i_link_in__{k}__valid": port.frames_in.valid,
+                f"o_link_in__{k}__ready": port.frames_in.ready,
+            })
+        self._checked_links = checked
+
+    def _start_barrier(self, start_record):
+        """The top starts once the start record came and every peer is armed too (their ARMED
+        packets precede their first frames on each link): the boards start apart by a packet."""
+        sync = getattr(self.sync, DESIGN_DOMAIN)
+        armed, started, start, go = Signal(), Signal(), Signal(), Signal()
+        peers = Signal(len(self.link_ports))
+        for k, port in enumerate(self.link_ports):
+            self.specials += [MultiReg(armed, port.armed, "sys"), MultiReg(port.peer_armed, peers[k], DESIGN_DOMAIN)]
+        self.comb += go.eq(armed & (peers == (1 << len(peers)) - 1) & ~started)
+        sync += [If(start_record, armed.eq(1)), start.eq(go), If(go, started.eq(1))]
+        return start
 
     # -- read stream: a CSR request -> addresses -> host_rd_* -> data words ---------------------------------
 
@@ -193,6 +234,8 @@ class GravfmCore(LiteXModule):
         done, link_error, superstep = Signal(), Signal(), Signal(32)
         running, finished, cycles = Signal(), Signal(), Signal(64)
         self._top.update(o_done=done, o_superstep=superstep)
+        if self.link_ports and self._checked_links:
+            self._top.update(o_link_error=link_error)
         self.link_error = link_error
         # Cycles as the harness counts them: the edge that samples start is the first, the one
         # after which done is seen the last.

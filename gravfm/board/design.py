@@ -7,6 +7,8 @@ re-elaborates the top or knows its Amaranth classes.
 
 from dataclasses import dataclass
 
+from amaranth.hdl import Shape
+
 from ..errors import ConfigError
 from ..hw.host import HostGeometry
 from ..sim.verilator_build import export_verilog
@@ -33,6 +35,8 @@ class BoardDesign:
         Edges off chip: ``{"addr_bits", "word_bits", "id_bits"}`` of each PE's AXI4 read port.
     fpgas : int
         FPGAs of the system the top belongs to (one board carries one FPGA's top).
+    link_bits : int
+        Several FPGAs: width of a link port's frame; ``link_check``: the top's link check.
     """
 
     verilog: str
@@ -40,21 +44,29 @@ class BoardDesign:
     pes: int
     memory: dict | None
     fpgas: int
+    link_bits: int = 0
+    link_check: str = "off"
 
     @classmethod
     def of(cls, top):
-        """The design of an :class:`~gravfm.hw.FpgaTop` (exports its Verilog)."""
+        """The design of an :class:`~gravfm.hw.FpgaTop`, or of the FPGAs of a system of several
+        (one top serves every board: the host gives each its identity). Exports its Verilog."""
+        top = getattr(top, "tops", [top])[0]
         config = top.config
+        link_bits = 0
         if config.fpgas > 1:
-            raise ConfigError(f"a board carries one FPGA: a system of {config.fpgas} FPGAs needs the "
-                              f"boards-joined layer (links on serial transceivers), not built yet")
+            if not top.link_check.retransmit:
+                raise ConfigError(f"a board link cannot hold back its sender: {config.fpgas} FPGAs on boards need "
+                                  f"--link-check retransmit (its replays recover what the wire drops), "
+                                  f"not {top.link_check.mode}")
+            link_bits = Shape.cast(top.link_out[0].payload.shape()).width
         verilog = "\n".join((export_verilog(top, name=TOP_MODULE), *top.verilog_sources))
         memory = None
         if config.pe.offchip:
             memory = {"addr_bits": config.pe.memory_addr_bits, "word_bits": config.pe.memory_word_bits,
                       "id_bits": config.pe.memory_id_bits}
         return cls(verilog=verilog, geometry=top.geometry, pes=config.pes_per_fpga, memory=memory,
-                   fpgas=config.fpgas)
+                   fpgas=config.fpgas, link_bits=link_bits, link_check=top.link_check.mode)
 
     @property
     def identity(self):
@@ -68,7 +80,8 @@ class BoardDesign:
     def describe(self):
         """JSON-able figures of the design (the build's JSON, the driver's checks)."""
         g = self.geometry
-        return {"design_id": self.identity, "pes": self.pes, "fpgas": self.fpgas,
+        return {"design_id": self.identity, "pes": self.pes, "fpgas": self.fpgas, "link_bits": self.link_bits,
+                "link_check": self.link_check,
                 "edges": "offchip" if self.memory else "onchip", "memory_port": self.memory,
                 "host": {"pe_bits": g.pe_bits, "addr_bits": g.addr_bits, "wr_data_bits": g.wr_data_bits,
                          "rd_data_bits": g.rd_data_bits}}

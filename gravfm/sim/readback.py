@@ -55,6 +55,9 @@ class Readback:
     links : dict of str to np.ndarray
         Several FPGAs: the link counters by name (:data:`~gravfm.hw.protocol.LINK_COUNTER_NAMES`),
         shape (fpgas, fpgas - 1), row = sending FPGA, column ``k`` = link to ``peers_of(row)[k]``.
+    board_links : tuple of dict
+        Several boards (``--backend litex``/``board``): per FPGA and link, the link port's and
+        link ends' counters (:func:`gravfm.board.rack.link_rows`).
     diagnosis : tuple of str
         A stalled run: what each PE (and link) waits on; a link error: what went wrong where.
     build_s, build_cached, build_key, run_s
@@ -72,6 +75,7 @@ class Readback:
     counters: dict = field(repr=False)
     round_log: dict = field(repr=False)
     links: dict = field(default_factory=dict, repr=False)
+    board_links: tuple = field(default=(), repr=False)
     diagnosis: tuple = ()
     build_s: float = 0.0
     build_cached: bool = False

@@ -1,0 +1,63 @@
+"""What a board link costs, in plain Python: the top's frames as SERWB packets on LiteICLink's
+generic PHY (:mod:`gravfm.board.link`), for the link check's timers, the model and the platform
+files, without the board extra.
+
+At a bit per ``sys`` cycle with 8b10b, a 32-bit word takes :data:`LINE_BITS_PER_WORD` cycles; a
+frame of ``b`` bits is a packet of ``ceil(b / 32)`` words behind a preamble and a port/length
+word. The receiver hands a frame on once its last word is in (store and forward).
+"""
+
+from ..hw.link import LinkConfig
+
+__all__ = ["LINE_BITS_PER_WORD", "PACKET_OVERHEAD_WORDS", "CONTROL_WORDS", "frame_words", "cycles_per_frame",
+           "serwb_link", "link_item_bits", "PIPELINE_CYCLES"]
+
+#: Bits on the wire per 32-bit word (8b10b).
+LINE_BITS_PER_WORD = 40
+#: Words a packet adds: the preamble, then its port and length.
+PACKET_OVERHEAD_WORDS = 2
+#: Words of a control packet: the kind and FPGA index, then the design id (HELLO) or 0.
+CONTROL_WORDS = 2
+#: Cycles of registers and clock-domain crossings on a frame's way, beside the wire and its
+#: packet (two asynchronous FIFOs, the deserialiser's word, the packetiser).
+PIPELINE_CYCLES = 64
+
+
+def frame_words(frame_bits):
+    """32-bit words of one frame on the wire."""
+    return -(-frame_bits // 32)
+
+
+def cycles_per_frame(frame_bits):
+    """``sys`` cycles one frame of ``frame_bits`` occupies the wire (its packet, at a bit per cycle)."""
+    return (frame_words(frame_bits) + PACKET_OVERHEAD_WORDS) * LINE_BITS_PER_WORD
+
+
+def serwb_link(item_bits, *, wire_latency, replay_depth=None):
+    """The :class:`~gravfm.hw.link.LinkConfig` of a SERWB link carrying items of ``item_bits``
+    (the top's link word without the check) over a wire of ``wire_latency`` cycles: the link
+    check ``retransmit`` (the wire cannot hold back its sender), the bandwidth and the latency of
+    its frames, so that the check's timers fit the real link.
+
+    The frame's width depends on the replay depth the plan picks, which depends on the link's
+    figures: planned until it no longer changes.
+    """
+    frame_bits = item_bits + 24   # a first guess of the check's fields
+    for _ in range(4):
+        per_frame = cycles_per_frame(frame_bits)
+        link = LinkConfig(check="retransmit", bits_per_cycle=frame_bits / per_frame, replay_depth=replay_depth,
+                          latency_cycles=wire_latency + per_frame + LINE_BITS_PER_WORD + PIPELINE_CYCLES,
+                          fifo_depth=16)
+        planned = item_bits + link.link_check(item_bits=item_bits).overhead_bits
+        if planned == frame_bits:
+            return link
+        frame_bits = planned
+    return link
+
+
+def link_item_bits(config):
+    """Bits of one item on the links of a :class:`~gravfm.hw.SystemConfig` (the link word without the check)."""
+    from ..hw.arch import architecture  # deferred: Amaranth (the architecture's layouts)
+
+    arch = architecture(config.arch)
+    return arch.item_bits(config, arch.layouts(config.algorithm, config))
