@@ -43,13 +43,19 @@ class ModelBoard:
         self.read_queue, self.request = [], {}
         self.dram = {}
         self.regs = types.SimpleNamespace(**{f"gravfm_{name}": Register(self, name) for name in (
-            "design_id", "records", "status", "superstep", "cycles", "read_mem", "read_pe", "read_addr", "read_count")})
+            "design_id", "records", "status", "superstep", "cycles", "read_mem", "read_pe", "read_addr", "read_count",
+            "write_word", "read_word", "read_ready", "read_pop")})
 
     def csr_read(self, name):
         return {"design_id": self.design_id, "records": self.records, "status": int(self.started),
-                "superstep": 3, "cycles": 1234}[name]
+                "superstep": 3, "cycles": 1234, "read_ready": int(bool(self.read_queue)),
+                "read_word": self.read_queue[0] if self.read_queue else 0}[name]
 
     def csr_write(self, name, value):
+        if name == "write_word":   # the streams through CSRs (as over PCIe): a word at a time
+            return self.write(WINDOW + 4 * WRITE_STREAM, [value])
+        if name == "read_pop":
+            return self.read_queue.pop(0)
         self.request[name] = value
         if name == "read_count":
             for k in range(value):
@@ -87,8 +93,8 @@ class ModelBoard:
         return out
 
 
-def driver(board):
-    return BoardDriver(board, board.regs, DESIGN, window=WINDOW, dram=DRAM, board="model")
+def driver(board, **options):
+    return BoardDriver(board, board.regs, DESIGN, window=WINDOW, dram=DRAM, board="model", **options)
 
 
 def fake_load(n, rng):
@@ -114,6 +120,24 @@ def test_records_carry_every_field_of_wide_writes_in_order():
     assert [w["pe"] for w in board.writes] == load.pe.tolist()
     assert [w["mem"] for w in board.writes] == load.mem.tolist()
     assert [w["addr"] for w in board.writes] == load.addr.tolist()
+
+
+def test_the_streams_through_csrs_carry_the_same_records_and_reads():
+    """A bridge that reaches the CSRs only (LitePCIe's BAR0): a word per CSR access, same result."""
+    class Load(types.SimpleNamespace):
+        def __len__(self):
+            return len(self.pe)
+
+    rng = np.random.default_rng(2)
+    plain, data = fake_load(40, rng)
+    load = Load(pe=plain.pe, mem=plain.mem, addr=plain.addr, data=plain.data)
+    board = ModelBoard()
+    pcie = driver(board, csr_streams=True)
+    pcie.load_writes(load)
+    assert [w["data"] for w in board.writes] == data and [w["addr"] for w in board.writes] == load.addr.tolist()
+    assert pcie.read(mem=3, pe=1, addr=7, count=90) == [read_value(3, 1, 7 + k) for k in range(90)]
+    pcie.run(max_cycles=1)
+    assert board.started
 
 
 def test_reads_come_back_in_order_across_bursts():

@@ -82,3 +82,13 @@ def test_image_placed_by_backdoor_is_checked_over_the_bus(build_cache):
                         backend=LitexBackend(cache_dir=build_cache, image_transfer="backdoor"))
     check_run(backdoor)
     assert backdoor.cycles == on_board("bfs", pes=4, build_cache=build_cache).cycles
+
+
+def test_the_streams_through_csrs_give_the_same_run(build_cache):
+    """The path a PCIe host takes (LitePCIe's BAR0 reaches the CSRs only): records and reads a word
+    per CSR access, the same answer and cycles as through the window."""
+    pcie = on_board("wcc", pes=1, build_cache=build_cache, edge_memory="onchip",
+                    backend=LitexBackend(cache_dir=build_cache, csr_streams=True))
+    window = on_board("wcc", pes=1, build_cache=build_cache, edge_memory="onchip")
+    check_run(pcie)
+    assert pcie.cycles == window.cycles and pcie.messages == window.messages

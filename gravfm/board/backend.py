@@ -83,6 +83,8 @@ class LitexBackend:
         Status ``stalled`` when no superstep or message count moved for this many cycles.
     image_transfer : {"auto", "bus", "backdoor"}
         How the edge image reaches the DRAM (module docstring).
+    csr_streams : bool
+        Drive the record and read streams through the core's CSRs, as over PCIe (one board).
     timeout_s : float
         Wall-clock limit of the run itself.
     link_ber : float
@@ -100,6 +102,7 @@ class LitexBackend:
     max_cycles: int | None = None
     watchdog_cycles: int = 1 << 22
     image_transfer: str = "auto"
+    csr_streams: bool = False
     timeout_s: float = 3600.0
     link_ber: float = 0.0
     wire_latency: int = WIRE_LATENCY_CYCLES
@@ -134,7 +137,8 @@ class LitexBackend:
         with SocSimulation(build, images=[None if over_bus else image]) as sim:
             # The simulated serial line drops bytes beyond its 2 KiB buffer: one burst at a time.
             driver = BoardDriver(sim.client, registers_from_csv(build.csr_csv, sim.client), build.design,
-                                 window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board="litex-sim", settle_bursts=True)
+                                 window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board="litex-sim", settle_bursts=True,
+                                 csr_streams=self.csr_streams)
             return drive(driver, top, load, write_image=over_bus, dram_bytes=build.dram.size_bytes, stage=stage,
                          log=log, on_progress=on_progress, total_messages=total_messages,
                          limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
@@ -252,8 +256,10 @@ class BoardBackend:
         except OSError as error:
             raise BoardError(f"{board}: connecting to litex_server: {error}") from None
         try:
+            # LitePCIe's BAR0 reaches the CSRs only: the streams go through the core's CSRs there.
             driver = BoardDriver(client, registers_from_csv(folder / "csr.csv", client), built["design"],
-                                 window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board=board)
+                                 window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board=board,
+                                 csr_streams=built["transport"] == "pcie")
             return drive(driver, top, load, write_image=True, dram_bytes=built["dram_bytes"], stage=stage, log=log,
                          on_progress=on_progress, total_messages=total_messages,
                          limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,

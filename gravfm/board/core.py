@@ -23,7 +23,7 @@ from litex.soc.interconnect import stream, wishbone
 from litex.soc.interconnect.axi import AXIInterface
 from litex.soc.interconnect.csr import CSRField, CSRStatus, CSRStorage
 from litedram.frontend.axi import LiteDRAMAXI2NativeR
-from migen import Cat, ClockDomainsRenamer, ClockSignal, If, Instance, ResetSignal, Signal
+from migen import Cat, ClockDomainsRenamer, ClockSignal, If, Instance, Mux, ResetSignal, Signal
 from migen.genlib.cdc import MultiReg
 
 from ..hw.protocol import HOST_MEM_BITS, HOST_READ_LATENCY
@@ -73,6 +73,11 @@ class GravfmCore(LiteXModule):
         self.read_pe = CSRStorage(max(1, geometry.pe_bits), description="host_rd_pe of the next read request")
         self.read_addr = CSRStorage(32, description="First host_rd_addr of the next read request")
         self.read_count = CSRStorage(READ_COUNT_BITS, description="Writing it starts that many host reads")
+        # The same streams through CSRs, for a bridge that reaches the CSRs only (LitePCIe's BAR0).
+        self.write_word = CSRStorage(WORD_BITS, description="Writing it appends the word to the write stream")
+        self.read_word = CSRStatus(WORD_BITS, description="The read stream's next word (when read_ready)")
+        self.read_ready = CSRStatus(1, description="1: read_word holds a word")
+        self.read_pop = CSRStorage(1, description="Writing it drops read_word's word (the next one follows)")
 
         self.axi = [AXIInterface(data_width=memory["word_bits"], address_width=32, id_width=memory["id_bits"],
                                  clock_domain=DESIGN_DOMAIN) for _ in range(pes)] if memory else []
@@ -211,16 +216,19 @@ class GravfmCore(LiteXModule):
 
     def _bus_slave(self, writes, reads):
         """Writes anywhere in the first region append, reads anywhere in the second pop; the other
-        two combinations are acknowledged at once (a stray access never hangs the bridge)."""
+        two combinations are acknowledged at once (a stray access never hangs the bridge). The CSRs
+        ``write_word`` and ``read_word``/``read_ready``/``read_pop`` do the same a word at a time."""
         bus = self.bus
         in_reads = bus.adr[(STREAM_WORDS - 1).bit_length()]
         access = bus.cyc & bus.stb & ~bus.ack
         push = access & bus.we & ~in_reads
         pop = access & ~bus.we & in_reads
         stray = access & (bus.we == in_reads)
+        word_in, word_out = self.write_word, self.read_pop   # the CSR path (never at once with the window's)
         self.comb += [
-            writes.valid.eq(push), writes.data.eq(bus.dat_w),
-            reads.ready.eq(pop),
+            writes.valid.eq(push | word_in.re), writes.data.eq(Mux(word_in.re, word_in.storage, bus.dat_w)),
+            reads.ready.eq(pop | (word_out.re & reads.valid)),
+            self.read_word.status.eq(reads.data), self.read_ready.status.eq(reads.valid),
         ]
         self.sync += [
             bus.ack.eq((push & writes.ready) | (pop & reads.valid) | stray),

@@ -89,11 +89,14 @@ class BoardDriver:
     settle_bursts : bool
         Wait for each burst to land (a CSR read behind it) before sending the next: for a
         transport that drops what it cannot buffer (LiteX's simulated serial line keeps 2 KiB).
+    csr_streams : bool
+        Move the record and read streams a word at a time through the core's CSRs instead of its
+        bus window: for a bridge that reaches the CSRs only (LitePCIe's BAR0).
     """
 
-    def __init__(self, bus, registers, design, *, window, dram, board, settle_bursts=False):
+    def __init__(self, bus, registers, design, *, window, dram, board, settle_bursts=False, csr_streams=False):
         self.bus, self.registers, self.design, self.board = bus, registers, design, board
-        self.settle_bursts = settle_bursts
+        self.settle_bursts, self.csr_streams = settle_bursts, csr_streams
         self.window, self.dram = window, dram
         host = design["host"]
         self.layout = RecordLayout(host["pe_bits"], host["addr_bits"], host["wr_data_bits"], host["rd_data_bits"])
@@ -150,6 +153,28 @@ class BoardDriver:
             if self.settle_bursts:
                 self._reg("records").read()   # answered only after the burst went through
 
+    def _send_records(self, words):
+        """Record words into the write stream: through the window, or a CSR write each."""
+        if not self.csr_streams:
+            self._write_words(self.window + 4 * WRITE_STREAM, words, stream=True)
+            return
+        for word in words:
+            self._reg("write_word").write(int(word))
+
+    def _receive_words(self, count, *, timeout_s=10.0):
+        """``count`` words of the read stream: through the window, or CSR by CSR."""
+        if not self.csr_streams:
+            return self.bus.read(self.window + 4 * READ_STREAM, count)
+        words, deadline = [], time.monotonic() + timeout_s
+        while len(words) < count:
+            if not self._reg("read_ready").read():
+                if time.monotonic() > deadline:
+                    raise BoardError(f"{self.board}: the read stream gave {len(words)} of {count} words")
+                continue
+            words.append(self._reg("read_word").read())
+            self._reg("read_pop").write(1)
+        return words
+
     # -- 3. host writes --------------------------------------------------------------------------------------
 
     def load_writes(self, load):
@@ -159,7 +184,7 @@ class BoardDriver:
             before = self._reg("records").read()
         words = self.layout.pack(load.pe, load.mem, load.addr, load.data)
         with self.step("sending host writes"):
-            self._write_words(self.window + 4 * WRITE_STREAM, words, stream=True)
+            self._send_records(words)
         self._expect_records(before + len(load), "host writes")
         return time.perf_counter() - started
 
@@ -181,7 +206,7 @@ class BoardDriver:
         """Send the start record (with several FPGAs it arms the board: :mod:`gravfm.board.rack`)."""
         with self.step("starting"):
             before = self._reg("records").read()
-            self.bus.write(self.window + 4 * WRITE_STREAM, [int(w) for w in self.layout.start_record()])
+            self._send_records(self.layout.start_record())
         self._expect_records(before + 1, "the start record")
 
     def sample(self, pes):
@@ -213,7 +238,7 @@ class BoardDriver:
                 self._reg("read_pe").write(pe)
                 self._reg("read_addr").write(addr + at)
                 self._reg("read_count").write(n)
-                words = self.bus.read(self.window + 4 * READ_STREAM, n * per)
+                words = self._receive_words(n * per)
                 out.extend(self.layout.unpack_reads(words))
         return out
 
