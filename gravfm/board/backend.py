@@ -214,7 +214,8 @@ class BoardBackend:
     build_dir : str
         The ``--out`` folder of the board's ``gravfm board build`` (its ``csr.csv`` and ``build.json``).
     server : str
-        ``HOST:PORT`` of the ``litex_server`` connected to the board (default ``127.0.0.1:1234``).
+        ``HOST:PORT`` of the ``litex_server`` connected to the board (default ``127.0.0.1:1234``);
+        several FPGAs: one per board, comma-separated, FPGA 0 first (the same bitstream on each).
     max_cycles, watchdog_cycles, timeout_s
         As :class:`LitexBackend`.
     """
@@ -233,13 +234,18 @@ class BoardBackend:
         for needed in ("csr.csv", "build.json"):
             if not (folder / needed).is_file():
                 raise ConfigError(f"--board-build {self.build_dir}: no {needed} (the --out folder of `gravfm board build`)")
-        host, _, port = self.server.rpartition(":")
-        if not host or not port.isdigit():
-            raise ConfigError(f"--board-server must be HOST:PORT, not {self.server!r}")
+        for server in self.servers:
+            host, _, port = server.rpartition(":")
+            if not host or not port.isdigit():
+                raise ConfigError(f"--board-server must be HOST:PORT (several FPGAs: one per board, comma-separated), "
+                                  f"not {server!r}")
+
+    @property
+    def servers(self):
+        """One ``litex_server`` per board, FPGA 0 first."""
+        return [server.strip() for server in self.server.split(",")]
 
     def simulate(self, top, load, *, log=None, on_progress=None, total_messages=0, on_stage=None):
-        from litex.tools.litex_client import RemoteClient  # deferred: the board extra (LiteX)
-
         stage = on_stage or (lambda name, detail="": None)
         folder = Path(self.build_dir)
         built = json.loads((folder / "build.json").read_text())
@@ -247,22 +253,47 @@ class BoardBackend:
         if design.identity != built["design"]["design_id"]:
             raise ConfigError(f"--board-build {self.build_dir} was built for another design "
                               f"({built['design']['design_id']:#010x}, this run's is {design.identity:#010x}): build this one")
-        host, _, port = self.server.rpartition(":")
-        board = f"board {built['board']} at {self.server}"
+        if len(self.servers) != design.fpgas:
+            raise ConfigError(f"--board-server: {design.fpgas} FPGA(s) need as many litex_servers (one per board, "
+                              f"FPGA 0 first), {len(self.servers)} given")
         stage("loading", f"{len(load):,} host writes over {built['transport']}")
+        clients = []
+        try:
+            drivers = [self._driver(server, built, clients) for server in self.servers]
+            limits = {"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
+                      "timeout_s": self.timeout_s}
+            if design.fpgas == 1:
+                return drive(drivers[0], top, load, write_image=True, dram_bytes=built["dram_bytes"], stage=stage,
+                             log=log, on_progress=on_progress, total_messages=total_messages, limits=limits, extra={})
+            rack = Rack(drivers, pes_per_fpga=top.config.pes_per_fpga)
+            rack.bring_up()
+            rack.load(load, write_images=True)
+            stage("simulating", "")
+
+            def progress(cycles, superstep, messages):
+                if on_progress is not None:
+                    on_progress(cycles, superstep, messages, total_messages)
+
+            status, cycles, run_s = rack.run(**limits, on_progress=progress)
+            return rack.readback(load, status=status, cycles=cycles, run_s=run_s, vertex_bits=top.layouts.vertex.size,
+                                 max_rounds=top.config.pe.max_rounds)
+        finally:
+            for client in clients:
+                client.close()
+
+    def _driver(self, server, built, clients):
+        """A connected :class:`~gravfm.board.driver.BoardDriver` for the board behind ``server``."""
+        from litex.tools.litex_client import RemoteClient  # deferred: the board extra (LiteX)
+
+        host, _, port = server.rpartition(":")
+        board = f"board {built['board']} at {server}"
         client = RemoteClient(host=host, port=int(port))
         try:
             client.open()
         except OSError as error:
             raise BoardError(f"{board}: connecting to litex_server: {error}") from None
-        try:
-            # LitePCIe's BAR0 reaches the CSRs only: the streams go through the core's CSRs there.
-            driver = BoardDriver(client, registers_from_csv(folder / "csr.csv", client), built["design"],
-                                 window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board=board,
-                                 csr_streams=built["transport"] == "pcie")
-            return drive(driver, top, load, write_image=True, dram_bytes=built["dram_bytes"], stage=stage, log=log,
-                         on_progress=on_progress, total_messages=total_messages,
-                         limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
-                                 "timeout_s": self.timeout_s}, extra={})
-        finally:
-            client.close()
+        clients.append(client)
+        # LitePCIe's BAR0 reaches the CSRs only: the streams go through the core's CSRs there.
+        return BoardDriver(client, registers_from_csv(Path(self.build_dir) / "csr.csv", client), built["design"],
+                           window=GRAVFM_BASE, dram=MAIN_RAM_BASE, board=board,
+                           csr_streams=built["transport"] == "pcie")

@@ -11,6 +11,7 @@ from amaranth.hdl import Shape
 
 from ..errors import ConfigError
 from ..hw.host import HostGeometry
+from ..hw.unused import silence_unused
 from ..sim.verilator_build import export_verilog
 from .window import RecordLayout, design_id
 
@@ -51,7 +52,9 @@ class BoardDesign:
     def of(cls, top):
         """The design of an :class:`~gravfm.hw.FpgaTop`, or of the FPGAs of a system of several
         (one top serves every board: the host gives each its identity). Exports its Verilog."""
-        top = getattr(top, "tops", [top])[0]
+        if hasattr(top, "tops"):   # a system: its first top is exported, the SoCs are the rest of it
+            silence_unused(top)
+            top = top.tops[0]
         config = top.config
         link_bits = 0
         if config.fpgas > 1:

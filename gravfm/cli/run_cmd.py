@@ -68,7 +68,8 @@ def add_run_arguments(parser):
     parser.add_argument("--board-build", metavar="DIR", default=None,
                         help="--backend board: the --out folder of the board's `gravfm board build`")
     parser.add_argument("--board-server", metavar="HOST:PORT", default="127.0.0.1:1234",
-                        help="--backend board: the litex_server connected to the board (default 127.0.0.1:1234)")
+                        help="--backend board: the litex_server connected to the board (default 127.0.0.1:1234); "
+                             "several FPGAs: one per board, comma-separated, FPGA 0 first")
     parser.add_argument("--link-ber", type=bit_error_rate, default=None, metavar="RATE",
                         help="--backend litex with several FPGAs: bits flipped per bit on every simulated "
                              "board-to-board wire once the links are up (the link check retransmit recovers)")
