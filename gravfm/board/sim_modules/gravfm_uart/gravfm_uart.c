@@ -57,8 +57,13 @@ static void on_readable(int fd, short event, void *arg)
 {
   struct session_s *s = arg;
   char chunk[1024];
-  ssize_t got = read(fd, chunk, sizeof chunk);
-  if (got <= 0) {   /* the host closed the connection */
+  ssize_t got;
+  if (!(event & EV_READ))
+    return;
+  got = read(fd, chunk, sizeof chunk);
+  if (got < 0)
+    return;
+  if (got == 0) {   /* the host closed the connection */
     event_del(s->ev);
     event_free(s->ev);
     s->ev = NULL;
@@ -75,10 +80,9 @@ static void on_connection(struct evconnlistener *listener, evutil_socket_t fd, s
                           int socklen, void *ctx)
 {
   struct session_s *s = ctx;
-  struct timeval tv = {1, 0};
   s->fd = fd;
   s->ev = event_new(base, fd, EV_READ | EV_PERSIST, on_readable, s);
-  event_add(s->ev, &tv);
+  event_add(s->ev, NULL);   /* no timeout: a quiet host is not a closed one */
 }
 
 static int uart_start(void *b)
