@@ -36,7 +36,8 @@ def test_a_missing_extra_is_named_before_any_work(monkeypatch):
 
 def test_board_backend_needs_its_build_folder(capsys):
     message = cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--backend", "board")
-    assert message == "gravfm: error: --backend board needs --board-build DIR (the --out folder of `gravfm board build`)"
+    assert message == ("gravfm: error: --backend board needs --board-build DIR "
+                       "(the --out folder of `gravfm board build`)")
 
 
 needs_extra = pytest.mark.skipif(importlib.util.find_spec("litex") is None,

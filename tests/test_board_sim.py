@@ -58,7 +58,7 @@ def test_whole_soc_gives_the_harness_answer_with_edges_in_ddr(algorithm, pes, bu
     assert board.backend == "litex" and board.edge_memory == "offchip"
     for field, values in harness.readback.state.items():
         if algorithm == "pagerank" and field == "rank":
-            continue   # float sums in arrival order, which the DRAM's timing changes: checked against the reference above
+            continue   # float sums in arrival order, which the DRAM's timing changes: checked above
         assert np.array_equal(board.readback.state[field], values), field
     assert board.messages == harness.messages
     assert board.readback.messages_per_superstep == harness.readback.messages_per_superstep

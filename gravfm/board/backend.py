@@ -63,7 +63,8 @@ def drive(driver, top, load, *, write_image, dram_bytes, limits, on_progress, to
         how = ("written over the bus in " + format(image_report["write_s"], ".1f") + " s" if write_image
                else "placed by backdoor") if image_report else ""
         image_text = "" if image_report is None else (
-            f"; edge image {image_report['bytes']:,} bytes {how}, {image_report['checked_words']} words checked over the bus")
+            f"; edge image {image_report['bytes']:,} bytes {how}, "
+            f"{image_report['checked_words']} words checked over the bus")
         log(f"{driver.board}: host writes in {writes_s:.1f} s{image_text}; loaded and run in "
             f"{time.perf_counter() - started:.1f} s")
     return readback
@@ -114,7 +115,8 @@ class LitexBackend:
     def __post_init__(self):
         require_board_extra("--backend litex")
         if self.image_transfer not in IMAGE_TRANSFERS:
-            raise ConfigError(f"image_transfer must be one of {', '.join(IMAGE_TRANSFERS)}, not {self.image_transfer!r}")
+            raise ConfigError(f"image_transfer must be one of {', '.join(IMAGE_TRANSFERS)}, "
+                              f"not {self.image_transfer!r}")
         if not 0 <= self.link_ber < 0.5:
             raise ConfigError(f"--link-ber must be in [0, 0.5), not {self.link_ber!r}")
 
@@ -233,7 +235,8 @@ class BoardBackend:
         folder = Path(self.build_dir)
         for needed in ("csr.csv", "build.json"):
             if not (folder / needed).is_file():
-                raise ConfigError(f"--board-build {self.build_dir}: no {needed} (the --out folder of `gravfm board build`)")
+                raise ConfigError(f"--board-build {self.build_dir}: no {needed} "
+                                  f"(the --out folder of `gravfm board build`)")
         for server in self.servers:
             host, _, port = server.rpartition(":")
             if not host or not port.isdigit():
@@ -252,7 +255,8 @@ class BoardBackend:
         design = BoardDesign.of(top)
         if design.identity != built["design"]["design_id"]:
             raise ConfigError(f"--board-build {self.build_dir} was built for another design "
-                              f"({built['design']['design_id']:#010x}, this run's is {design.identity:#010x}): build this one")
+                              f"({built['design']['design_id']:#010x}, this run's is {design.identity:#010x}): "
+                              f"build this one")
         if len(self.servers) != design.fpgas:
             raise ConfigError(f"--board-server: {design.fpgas} FPGA(s) need as many litex_servers (one per board, "
                               f"FPGA 0 first), {len(self.servers)} given")

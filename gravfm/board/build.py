@@ -102,7 +102,8 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     text = (out / "pnr.log").read_text(errors="replace")
     if result.returncode != 0:
         tail = "".join(text.splitlines(keepends=True)[-8:])
-        raise ToolError(f"{board.name}: the bitstream build failed (exit {result.returncode}); see {out / 'pnr.log'}:\n{tail}")
+        raise ToolError(f"{board.name}: the bitstream build failed (exit {result.returncode}); "
+                        f"see {out / 'pnr.log'}:\n{tail}")
     clocks, utilisation = parse_nextpnr_log(text)
     bitstreams = sorted(str(path) for path in gateware.glob("*.bit"))
     return _recorded(out, {**figures, "built": True, "bitstream": bitstreams[0] if bitstreams else None, "seed": seed,
@@ -133,7 +134,8 @@ def check_memory_fit(config, board):
     if blocks > device.bram_blocks - board.soc_bram_blocks:
         raise ConfigError(f"{config.pes_per_fpga} PEs do not fit {board.name}: their memories need about {blocks} "
                           f"block RAMs, the device has {device.bram_blocks - board.soc_bram_blocks} beside the SoC's "
-                          f"{board.soc_bram_blocks} (fewer PEs, --local-bits, --edges-per-pe, or --edge-memory offchip)")
+                          f"{board.soc_bram_blocks} (fewer PEs, --local-bits, --edges-per-pe, "
+                          f"or --edge-memory offchip)")
 
 
 def check_fit(top, board, workdir, *, log=print):
@@ -172,7 +174,8 @@ def _board_soc(board, design, *, verilog_path, design_clk_hz):
                          uart_name="crossover", with_uartbone=board.transport == "uart", l2_size=0,
                          integrated_rom_size=BIOS_ROM_BYTES, **dict(board.soc_options))
     if soc.bus.regions["main_ram"].origin != MAIN_RAM_BASE:
-        raise ConfigError(f"{board.name}: main_ram at {soc.bus.regions['main_ram'].origin:#x}, expected {MAIN_RAM_BASE:#x}")
+        raise ConfigError(f"{board.name}: main_ram at {soc.bus.regions['main_ram'].origin:#x}, "
+                          f"expected {MAIN_RAM_BASE:#x}")
     soc.cd_design = ClockDomain(DESIGN_DOMAIN)
     soc.crg.pll.create_clkout(soc.cd_design, design_clk_hz)
     add_gravfm(soc, design, verilog_path=verilog_path, link_pads=_link_pads(soc.platform, board, design.fpgas - 1))

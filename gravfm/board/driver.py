@@ -32,7 +32,8 @@ from ..hw.protocol import COUNTER_NAMES, ROUND_LOGS, HostReadMem
 from ..sim.readback import Readback, logged_rounds
 from .window import READ_STREAM, WRITE_STREAM, RecordLayout
 
-__all__ = ["BoardDriver", "BoardError", "follow", "read_back", "BURST_WORDS", "IMAGE_SAMPLE_WORDS", "registers_from_csv"]
+__all__ = ["BoardDriver", "BoardError", "follow", "read_back", "BURST_WORDS", "IMAGE_SAMPLE_WORDS",
+           "registers_from_csv"]
 
 #: Words per bus burst: Etherbone records count them in 8 bits.
 BURST_WORDS = 255
@@ -59,7 +60,8 @@ class _Register:
 
     def write(self, value):
         mask = (1 << self.width) - 1
-        self.bus.write(self.address, [(value >> (self.width * (self.length - 1 - i))) & mask for i in range(self.length)])
+        self.bus.write(self.address,
+                       [(value >> (self.width * (self.length - 1 - i))) & mask for i in range(self.length)])
 
 
 def registers_from_csv(path, bus):
@@ -120,7 +122,8 @@ class BoardDriver:
         with self.step("reading the design id"):
             found = self._reg("design_id").read()
         if found != self.design["design_id"]:
-            raise BoardError(f"{self.board}: carries design {found:#010x}, not this run's {self.design['design_id']:#010x} "
+            raise BoardError(f"{self.board}: carries design {found:#010x}, "
+                             f"not this run's {self.design['design_id']:#010x} "
                              f"(load the bitstream built for this design)")
 
     # -- 2. the edge image --------------------------------------------------------------------------------

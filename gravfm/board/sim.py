@@ -59,15 +59,19 @@ class DramGeometry:
 
     @classmethod
     def of_model(cls, module_name):
+        """The geometry of the simulation's DRAM chip, as LiteDRAM's PHY model and controller use it."""
         from litedram import modules as dram_modules  # deferred: the board extra (LiteDRAM)
+        from litedram.common import burst_lengths  # deferred: the board extra (LiteDRAM)
+        from litedram.phy.model import get_sdram_phy_settings  # deferred: the board extra (LiteDRAM)
 
-        from .soc import SIM_CLOCK_HZ  # deferred: the board extra (LiteX)
+        from .soc import SIM_CLOCK_HZ, SIM_DRAM_BITS  # deferred: the board extra (LiteX)
         module = getattr(dram_modules, module_name)(SIM_CLOCK_HZ, "1:4")
+        settings = get_sdram_phy_settings(memtype=module.memtype, data_width=SIM_DRAM_BITS, clk_freq=SIM_CLOCK_HZ)
         geom = module.geom_settings
-        nphases, burst = 4, 2
-        word_bits = 2 * 16 * nphases
+        # A controller word is every phase's DFI data; a column address steps by the burst length.
         return cls(banks=1 << geom.bankbits, rows=1 << geom.rowbits,
-                   column_words=(1 << geom.colbits) // (burst * nphases), word_bits=word_bits)
+                   column_words=(1 << geom.colbits) // burst_lengths[module.memtype],
+                   word_bits=settings.dfi_databits * settings.nphases)
 
     @property
     def size_bytes(self):

@@ -32,11 +32,13 @@ from .design import TOP_MODULE
 from .link import SimWire
 from .window import DESIGN_DOMAIN, GRAVFM_BASE, MAIN_RAM_BASE, WINDOW_BYTES
 
-__all__ = ["add_gravfm", "SimSoC", "SimRack", "RACK_UART_MODULE", "SIM_MODULES", "GRAVFM_BASE", "MAIN_RAM_BASE", "sim_config", "SIM_DRAM_MODULE",
+__all__ = ["add_gravfm", "SimSoC", "SimRack", "RACK_UART_MODULE", "SIM_MODULES", "GRAVFM_BASE", "MAIN_RAM_BASE",
+           "sim_config", "SIM_DRAM_MODULE", "SIM_DRAM_BITS",
            "PcieImageLoader", "add_pcie_image_loader"]
 
 #: The simulated DDR3 chip: 16 bits wide, 4 phases per controller cycle = the top's 128-bit word.
 SIM_DRAM_MODULE = "MT41K128M16"
+SIM_DRAM_BITS = 16
 #: The simulation's nominal clock (UARTBone's inactivity timer counts it: 100 ms of it).
 SIM_CLOCK_HZ = int(100e6)
 
@@ -116,7 +118,7 @@ class SimSoC(SoCMini):
         self.bus.add_master(name="uartbone", master=self.uartbone.wishbone)
 
         module = getattr(dram_modules, SIM_DRAM_MODULE)(SIM_CLOCK_HZ, "1:4")
-        settings = get_sdram_phy_settings(memtype=module.memtype, data_width=16, clk_freq=SIM_CLOCK_HZ)
+        settings = get_sdram_phy_settings(memtype=module.memtype, data_width=SIM_DRAM_BITS, clk_freq=SIM_CLOCK_HZ)
         self.sdrphy = SDRAMPHYModel(module=module, settings=settings, clk_freq=SIM_CLOCK_HZ, init=list(dram_init))
         # No L2 cache: the host's writes must reach the DRAM that the PEs read around the bus.
         self.add_sdram("sdram", phy=self.sdrphy, module=module, origin=MAIN_RAM_BASE, l2_cache_size=0)
