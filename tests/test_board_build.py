@@ -110,12 +110,24 @@ def test_xilinx_project_is_generated_complete_and_says_it_was_not_built(board):
 @needs_extra
 @pytest.mark.board
 @pytest.mark.slow
-def test_ecpix5_bitstream_meets_every_constrained_clock():
-    out = REPOSITORY / "build" / "test-board" / "ecpix5"
-    result = gravfm("board", "build", "wcc", "--board", "ecpix5", "--pes", "1", "--out", str(out),
-                    "--json", str(out / "figures.json"))
+@pytest.mark.parametrize("fpgas", [1, 2])
+def test_ecpix5_bitstream_meets_every_constrained_clock(fpgas):
+    """One board, and a board of a pair (its SERWB link on PMOD0, the same bitstream for both)."""
+    out = REPOSITORY / "build" / "test-board" / f"ecpix5-x{fpgas}"
+    result = gravfm("board", "build", "wcc", "--board", "ecpix5", "--pes", "1", "--fpgas", str(fpgas),
+                    "--out", str(out), "--json", str(out / "figures.json"))
     assert result.returncode == 0, result.stderr
     figures = json.loads((out / "figures.json").read_text())
     assert Path(figures["bitstream"]).is_file() and figures["bitstream"].endswith(".bit")
     assert figures["clocks"] and figures["all_clocks_met"], figures["clocks"]
     assert figures["fit"]["largest_pes_estimate"] >= 1
+    assert figures["links"] == [{"link": k, "tx": f"pmod0:{2 * k}", "rx": f"pmod0:{2 * k + 1}"}
+                                for k in range(fpgas - 1)]
+
+
+@needs_extra
+def test_a_rack_on_a_board_without_link_pins_is_refused_before_any_work(capsys, tmp_path):
+    message = cli_error(capsys, "board", "build", "wcc", "--board", "ulx3s", "--fpgas", "2", "--out", tmp_path)
+    assert message.startswith("gravfm: error: ulx3s: links between boards are not built for it yet (ECP5 boards "
+                              "over their PMOD pins are: ecpix5)")
+    assert not any(tmp_path.iterdir())

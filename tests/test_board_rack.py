@@ -62,14 +62,33 @@ def test_boards_joined_give_the_harness_answer(algorithm, fpgas, build_cache):
                for row in rows)
 
 
-def test_bit_errors_on_the_wires_are_recovered_by_retransmission(build_cache):
-    boards = rack_run("wcc", fpgas=2, build_cache=build_cache, link_ber=1e-5)
+def check_recovered(boards):
+    """Verified, bits flipped on the wires, frames lost to them and replayed."""
     check_run(boards)
     rows = boards.readback.board_links
     assert sum(row["wire_bits_flipped"] for row in rows) > 0
     # A flipped bit costs a frame: dropped as a bad packet, or by the check's CRC, then replayed.
     assert sum(row["retransmissions"] for row in rows) > 0
     assert sum(row["bad_packets"] + row["discarded_in"] for row in rows) > 0
+
+
+def test_bit_errors_on_the_wires_are_recovered_by_retransmission(build_cache):
+    """A run of ~11k cycles: at 1e-3 per bit about one frame in six is hit."""
+    check_recovered(rack_run("wcc", fpgas=2, build_cache=build_cache, link_ber=1e-3))
+
+
+@pytest.mark.slow
+def test_a_bit_error_rate_of_1e_5_is_recovered_on_a_longer_run(build_cache):
+    """At 1e-5 per bit a run needs ~10**6 cycles on the wires to see a few errors: a larger graph."""
+    sizes = dict(local_bits=9, edges_per_pe=8192)
+    graph = "rmat:scale=10,ef=8,seed=1"
+    config = plan(prepare("wcc", graph), fpgas=2, pes=1, **sizes).config
+    link = serwb_link(link_item_bits(config), wire_latency=WIRE_LATENCY_CYCLES)
+    backend = LitexBackend(cache_dir=build_cache, timeout_s=3600, link_ber=1e-5)
+    boards = run_flow("wcc", graph, fpgas=2, pes=1, backend=backend, link=link, edge_memory="onchip",
+                      cache_dir=build_cache, **sizes)
+    check_recovered(boards)
+    assert boards.cycles > 500_000
 
 
 def test_an_absent_peer_is_named_not_waited_for(build_cache):
