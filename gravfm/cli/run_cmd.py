@@ -314,6 +314,8 @@ def print_report(report, console, *, all_supersteps=False):
 
     if report.links:
         _print_links(report.links, console)
+    if report.board_links:
+        _print_board_links(report.board_links, console)
     if report.memory:
         _print_memory(report.memory, console)
 
@@ -335,6 +337,20 @@ def print_report(report, console, *, all_supersteps=False):
     cache = "cached build" if report.build_cached else f"built in {report.build_s:.1f} s"
     console.print(f"simulator: {report.backend}, {cache}, run {report.run_s:.2f} s, "
                   f"{report.cycles_per_s:,.0f} cycles/s, {report.edges_per_s:,.0f} edges/s", highlight=False)
+
+
+def _print_board_links(rows, console):
+    """Several boards: each link's frames, what the wire cost and what the link check replayed."""
+    from rich.table import Table  # deferred: rich (only when printing)
+
+    table = Table(title="board links (SERWB; docs/boards.md)", title_justify="left")
+    names = ("frames_sent", "frames_received", "frames_dropped", "bad_packets", "retransmissions", "discarded_in")
+    for column in ("FPGA -> peer", *names, "check error"):
+        table.add_column(column, justify="left" if column in ("FPGA -> peer", "check error") else "right")
+    for row in rows:
+        table.add_row(f"{row['fpga']} -> {row['peer']}", *(f"{row[name]:,}" for name in names),
+                      row["error"]["kind"] or "-")
+    console.print(table)
 
 
 def _print_links(links, console):

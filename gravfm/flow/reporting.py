@@ -73,6 +73,7 @@ class RunReport:
     threads: int = 1
     load_cycles: int = 0
     links: dict = field(default_factory=dict)
+    board_links: tuple = ()
     params: dict = field(default_factory=dict)
     input_edges: int = 0
     edge_memory: str = "onchip"
@@ -155,6 +156,7 @@ class RunReport:
             "per_pe": [dict(pe) for pe in self.per_pe],
             "diagnosis": list(self.diagnosis),
             "links": dict(self.links),
+            "board_links": [dict(row) for row in self.board_links],
             "edge_memory": self.edge_memory,
             "memory": dict(self.memory),
             "model": {
@@ -266,6 +268,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         threads=readback.threads,
         load_cycles=readback.load_cycles,
         links=_link_figures(prepared, plan, top, readback) if readback.links else {},
+        board_links=readback.board_links,
         params=prepared.given_params,
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
         edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
