@@ -40,6 +40,15 @@ def test_board_backend_needs_its_build_folder(capsys):
                        "(the --out folder of `gravfm board build`)")
 
 
+def test_a_bit_error_rate_goes_with_the_simulated_boards_only(capsys):
+    message = cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--fpgas", "2", "--link-ber", "1e-5")
+    assert message == ("gravfm: error: --link-ber goes with --backend litex (the simulated boards' wires); "
+                       "the harness's links take --link-flip")
+    message = cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--backend", "litex", "--link-ber", "0.7")
+    assert message == ("gravfm run: error: argument --link-ber: a bit-error rate is in [0, 0.5), not 0.7 "
+                       "(see gravfm run --help)")
+
+
 needs_extra = pytest.mark.skipif(importlib.util.find_spec("litex") is None,
                                  reason="the board extra is not installed (make test-board installs it)")
 
