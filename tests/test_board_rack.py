@@ -80,7 +80,7 @@ def test_bit_errors_on_the_wires_are_recovered_by_retransmission(build_cache):
 @pytest.mark.slow
 def test_a_bit_error_rate_of_1e_5_is_recovered_on_a_longer_run(build_cache):
     """At 1e-5 per bit a run needs ~10**6 cycles on the wires to see a few errors: a larger graph."""
-    sizes = dict(local_bits=9, edges_per_pe=8192)
+    sizes = dict(local_bits=10, edges_per_pe=8192)
     graph = "rmat:scale=10,ef=8,seed=1"
     config = plan(prepare("wcc", graph), fpgas=2, pes=1, **sizes).config
     link = serwb_link(link_item_bits(config), wire_latency=WIRE_LATENCY_CYCLES)
