@@ -16,7 +16,7 @@ pytest.importorskip("litex", reason="the board extra is not installed (make test
 
 from gravfm.board.backend import LitexBackend  # noqa: E402  (after the extra's check)
 from gravfm.board.driver import BoardError  # noqa: E402
-from gravfm.board.serwb import link_item_bits, serwb_link  # noqa: E402
+from gravfm.board.serwb import serwb_link_of  # noqa: E402
 from gravfm.board.sim import WIRE_LATENCY_CYCLES  # noqa: E402
 
 pytestmark = pytest.mark.board
@@ -30,7 +30,7 @@ def boards_link(algorithm, fpgas):
     """The boards' link for ``algorithm``'s items on ``fpgas`` FPGAs (the check's timers follow it)."""
     config = plan(prepare(algorithm, GRAPH, params=CASES[algorithm].get("params")), fpgas=fpgas, pes=1,
                   **SIZES).config
-    return serwb_link(link_item_bits(config), wire_latency=WIRE_LATENCY_CYCLES)
+    return serwb_link_of(config, wire_latency=WIRE_LATENCY_CYCLES)
 
 
 def rack_run(algorithm, *, fpgas, build_cache, backend=None, **backend_options):
@@ -83,7 +83,7 @@ def test_a_bit_error_rate_of_1e_5_is_recovered_on_a_longer_run(build_cache):
     sizes = dict(local_bits=10, edges_per_pe=8192)
     graph = "rmat:scale=10,ef=8,seed=1"
     config = plan(prepare("wcc", graph), fpgas=2, pes=1, **sizes).config
-    link = serwb_link(link_item_bits(config), wire_latency=WIRE_LATENCY_CYCLES)
+    link = serwb_link_of(config, wire_latency=WIRE_LATENCY_CYCLES)
     backend = LitexBackend(cache_dir=build_cache, timeout_s=3600, link_ber=1e-5)
     boards = run_flow("wcc", graph, fpgas=2, pes=1, backend=backend, link=link, edge_memory="onchip",
                       cache_dir=build_cache, **sizes)

@@ -24,7 +24,7 @@ from . import require_board_extra
 from .design import BoardDesign
 from .driver import BoardDriver, BoardError, registers_from_csv
 from .rack import Rack
-from .serwb import serwb_link
+from .serwb import link_item_bits, serwb_link_of
 from .sim import WIRE_LATENCY_CYCLES, SocSimulation, build_soc_simulator
 from .window import GRAVFM_BASE, MAIN_RAM_BASE
 
@@ -156,8 +156,8 @@ class LitexBackend:
             raise ConfigError("--backend litex: the boards' links are simulated SERWB wires; the harness's link "
                               "faults, stalls and reordering (--link-drop, --link-duplicate, --link-flip, --link-dead, "
                               "--link-stall, --link-reorder) do not apply to them: use --link-ber RATE")
-        serwb = serwb_link(top.item_bits, wire_latency=self.wire_latency)
-        needed, planned = serwb.link_check(item_bits=top.item_bits), top.link_check
+        serwb = serwb_link_of(top.config, wire_latency=self.wire_latency)
+        needed, planned = serwb.link_check(item_bits=link_item_bits(top.config)), top.link_check
         if (planned.silence_cycles < needed.silence_cycles or planned.nak_retry_cycles < needed.nak_retry_cycles
                 or planned.heartbeat_cycles < needed.heartbeat_cycles):
             raise ConfigError(f"--backend litex: the link check's timers were planned for a faster link than the "

@@ -10,7 +10,7 @@ word. The receiver hands a frame on once its last word is in (store and forward)
 from ..hw.link import LinkConfig
 
 __all__ = ["LINE_BITS_PER_WORD", "PACKET_OVERHEAD_WORDS", "CONTROL_WORDS", "frame_words", "cycles_per_frame",
-           "serwb_link", "link_item_bits", "PIPELINE_CYCLES"]
+           "serwb_link", "serwb_link_of", "link_item_bits", "link_word_bits", "PIPELINE_CYCLES"]
 
 #: Bits on the wire per 32-bit word (8b10b).
 LINE_BITS_PER_WORD = 40
@@ -33,31 +33,51 @@ def cycles_per_frame(frame_bits):
     return (frame_words(frame_bits) + PACKET_OVERHEAD_WORDS) * LINE_BITS_PER_WORD
 
 
-def serwb_link(item_bits, *, wire_latency, replay_depth=None):
-    """The :class:`~gravfm.hw.link.LinkConfig` of a SERWB link carrying items of ``item_bits``
-    (the top's link word without the check) over a wire of ``wire_latency`` cycles: the link
-    check ``retransmit`` (the wire cannot hold back its sender), the bandwidth and the latency of
-    its frames, so that the check's timers fit the real link.
+def serwb_link(item_bits, *, wire_latency, word_bits=None, replay_depth=None):
+    """The :class:`~gravfm.hw.link.LinkConfig` of a SERWB link over a wire of ``wire_latency``
+    cycles: the link check ``retransmit`` (the wire cannot hold back its sender), the bandwidth and
+    the latency of its frames, so that the check's timers fit the real link.
 
-    The frame's width depends on the replay depth the plan picks, which depends on the link's
-    figures: planned until it no longer changes.
+    ``item_bits`` is what the check plans a frame from (the model's item: :func:`link_item_bits`),
+    ``word_bits`` what the wire carries of it (the link word: the item and its parity;
+    :func:`link_word_bits`; default ``item_bits``): the bandwidth is stated so that the planned
+    frame takes the cycles the real one takes. The frame's width depends on the replay depth the
+    plan picks, which depends on the link's figures: planned until it no longer changes.
     """
-    frame_bits = item_bits + 24   # a first guess of the check's fields
+    word_bits = item_bits if word_bits is None else word_bits
+    overhead = 24   # a first guess of the check's fields
     for _ in range(4):
-        per_frame = cycles_per_frame(frame_bits)
-        link = LinkConfig(check="retransmit", bits_per_cycle=frame_bits / per_frame, replay_depth=replay_depth,
-                          latency_cycles=wire_latency + per_frame + LINE_BITS_PER_WORD + PIPELINE_CYCLES,
-                          fifo_depth=16)
-        planned = item_bits + link.link_check(item_bits=item_bits).overhead_bits
-        if planned == frame_bits:
+        per_frame = cycles_per_frame(word_bits + overhead)
+        link = LinkConfig(check="retransmit", bits_per_cycle=(item_bits + overhead) / per_frame,
+                          replay_depth=replay_depth, fifo_depth=16,
+                          latency_cycles=wire_latency + per_frame + LINE_BITS_PER_WORD + PIPELINE_CYCLES)
+        planned = link.link_check(item_bits=item_bits).overhead_bits
+        if planned == overhead:
             return link
-        frame_bits = planned
+        overhead = planned
     return link
 
 
 def link_item_bits(config):
-    """Bits of one item on the links of a :class:`~gravfm.hw.SystemConfig` (the link word without the check)."""
+    """Bits of one item on the links of a :class:`~gravfm.hw.SystemConfig`, as the link check
+    plans them (the model's m_update or m_message)."""
     from ..hw.arch import architecture  # deferred: Amaranth (the architecture's layouts)
 
     arch = architecture(config.arch)
     return arch.item_bits(config, arch.layouts(config.algorithm, config))
+
+
+def link_word_bits(config):
+    """Bits of one link word of a :class:`~gravfm.hw.SystemConfig` on the wire (the item and its parity)."""
+    from amaranth.hdl import Shape  # deferred: Amaranth
+
+    from ..hw.arch import architecture  # deferred: Amaranth (the architecture's layouts)
+    from ..hw.link.endpoints import link_word_layout  # deferred: Amaranth
+
+    arch = architecture(config.arch)
+    return Shape.cast(link_word_layout(arch.network_item(arch.layouts(config.algorithm, config)))).width
+
+
+def serwb_link_of(config, *, wire_latency):
+    """:func:`serwb_link` for the links of a :class:`~gravfm.hw.SystemConfig`."""
+    return serwb_link(link_item_bits(config), word_bits=link_word_bits(config), wire_latency=wire_latency)

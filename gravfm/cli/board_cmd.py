@@ -44,14 +44,14 @@ def register(subparsers):
 
 def board_link_check(config):
     """The link check of a board's links (none for one FPGA): ``retransmit``, its timers those of
-    a SERWB link (:func:`gravfm.board.serwb.serwb_link`) over a short cable."""
-    from ..board.serwb import link_item_bits, serwb_link  # deferred: Amaranth (the link check's planner)
+    a SERWB link (:func:`gravfm.board.serwb.serwb_link_of`) over a short cable."""
+    from ..board.serwb import link_item_bits, serwb_link_of  # deferred: Amaranth (the link check's planner)
     from ..board.sim import WIRE_LATENCY_CYCLES  # deferred: numpy and the build cache
 
     if config.fpgas == 1:
         return None
-    item_bits = link_item_bits(config)
-    return serwb_link(item_bits, wire_latency=WIRE_LATENCY_CYCLES).link_check(item_bits=item_bits)
+    link = serwb_link_of(config, wire_latency=WIRE_LATENCY_CYCLES)
+    return link.link_check(item_bits=link_item_bits(config))
 
 
 def run_list(args):
