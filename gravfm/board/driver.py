@@ -37,6 +37,9 @@ __all__ = ["BoardDriver", "BoardError", "follow", "read_back", "BURST_WORDS", "I
 
 #: Words per bus burst: Etherbone records count them in 8 bits.
 BURST_WORDS = 255
+#: Single-word CSR writes sent before waiting for them to land (settle_bursts): about 10 bytes each
+#: on a serial bridge, so well inside the simulated line's 2 KiB.
+_SETTLE_WRITES = 100
 #: Words of the edge image read back and compared after loading (plus the first and last).
 IMAGE_SAMPLE_WORDS = 1024
 
@@ -161,8 +164,10 @@ class BoardDriver:
         if not self.csr_streams:
             self._write_words(self.window + 4 * WRITE_STREAM, words, stream=True)
             return
-        for word in words:
+        for count, word in enumerate(words, 1):
             self._reg("write_word").write(int(word))
+            if self.settle_bursts and count % _SETTLE_WRITES == 0:
+                self._reg("records").read()   # answered only after the writes before it went through
 
     def _receive_words(self, count, *, timeout_s=10.0):
         """``count`` words of the read stream: through the window, or CSR by CSR."""
