@@ -103,10 +103,15 @@ def _predicted_supersteps(report, platform, messages, updates, params, latency="
         return predict_supersteps(platform, params, report.vertices, report.edges, messages, fpgas=report.fpgas,
                                   pes=report.pes_per_fpga, arch=report.arch, updates_per_superstep=updates,
                                   latency=latency, layout_words=report.plan.memory_words_per_pass,
-                                  memory_model="layout" if report.plan.memory_words_per_pass else "simple",
-                                  update_fanout=fanout)
+                                  memory_model=_memory_model(report, latency), update_fanout=fanout)
     except GravfmError:
         return None
+
+
+def _memory_model(report, latency):
+    """The design's memory time follows its layout's words (edges off chip); the platform's the
+    run's own prediction (equation (2))."""
+    return "layout" if latency == "design" and report.plan.memory_words_per_pass else "simple"
 
 
 def _design_model(report, platform, messages, updates):
