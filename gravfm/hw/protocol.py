@@ -18,10 +18,12 @@ import numpy as np
 
 __all__ = [
     "HostMem", "HostReadMem", "codes", "PeRegister", "PRESENT_WORD_BITS", "PRESENT_WORD_SHIFT", "FpgaRegister",
-    "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS", "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS", "PE_READ_LATENCY", "HOST_READ_LATENCY",
+    "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS", "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS",
+    "PE_READ_LATENCY", "HOST_READ_LATENCY",
     "LINK_COUNTER_NAMES", "LINK_MODEL_COUNTER_NAMES", "LINK_END_COUNTER_NAMES", "peers_of", "link_counter_address",
     "LOAD_MAGIC", "split_words", "join_words", "write_load_file", "cpp_header",
 ]
+
 
 class HostMem:
     """``host_wr_mem`` codes: what a host write fills."""

@@ -65,7 +65,8 @@ class AddressGenerator(wiring.Component):
         fire = b_valid & self.o.ready
         last = is_barrier | left_one
         take = self.lists.ready
-        next_item, next_start, next_length = self.lists.payload.item, self.lists.payload.start, self.lists.payload.length
+        next_item, next_start, next_length = (self.lists.payload.item, self.lists.payload.start,
+                                              self.lists.payload.length)
         m.d.comb += take.eq(~busy | (~is_barrier & ~left_nonzero) | (fire & last))
         with m.If(take):
             m.d.sync += busy.eq(self.lists.valid & ~self.bypassed)

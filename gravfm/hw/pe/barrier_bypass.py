@@ -74,6 +74,7 @@ class BarrierBypass(wiring.Component):
                 self.o.payload.item.eq(Mux(a_skip, self.index_barrier.payload, self.list_barrier.payload)),
                 self.o.payload.round.eq(self.round), self.o.payload.length.eq(0)]
         with m.Else():
-            m.d.comb += [self.o.payload.item.eq(self.edges.payload.item), self.o.payload.round.eq(self.edges.payload.round),
-                         self.o.payload.length.eq(self.edges.payload.length)]
+            edge = self.edges.payload
+            m.d.comb += [self.o.payload.item.eq(edge.item), self.o.payload.round.eq(edge.round),
+                         self.o.payload.length.eq(edge.length)]
         return m
