@@ -8,6 +8,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ...model.offchip_layout import INDEX_LENGTH_BITS
 from ..layouts import edge_item_layout
 from .list_bursts import descriptor_layout
 
@@ -54,7 +55,7 @@ class EdgeUnpacker(wiring.Component):
         layout = self._layout
         slots, inline = layout.per_word, layout.inline
         u_slot = Signal(range(slots))
-        u_done = Signal(32)   # edges of the current list already delivered
+        u_done = Signal(INDEX_LENGTH_BITS)   # edges of the current list already delivered
         current = self.lists.payload
         u_barrier = current.item.barrier
         u_inline = u_done < inline   # (constant 0 without inline edges)

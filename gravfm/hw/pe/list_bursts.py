@@ -10,7 +10,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..config import MAX_BURST_WORDS
-from ...model.offchip_layout import INDEX_ENTRY_BITS
+from ...model.offchip_layout import INDEX_ENTRY_BITS, INDEX_LENGTH_BITS, INDEX_START_BITS
 
 __all__ = ["ListBursts", "index_meta_layout", "descriptor_layout"]
 
@@ -22,7 +22,7 @@ def index_meta_layout(layouts, layout):
 
 def descriptor_layout(layouts, layout):
     """A list (or a barrier) for the unpacker: the update, the list's length, its inline edges."""
-    return data.StructLayout({"item": layouts.net_update, "length": 32,
+    return data.StructLayout({"item": layouts.net_update, "length": INDEX_LENGTH_BITS,
                               "inline": max(1, layout.inline * layout.slot_bits)})
 
 
@@ -67,11 +67,11 @@ class ListBursts(wiring.Component):
         pe, layout = self._config.pe, self._layout
         slots, inline = layout.per_word, layout.inline
         b_word = Signal.like(self.edge_base)
-        b_left = Signal(32)
+        b_left = Signal(INDEX_LENGTH_BITS)   # words of the list still to request
         head_word = self.index.payload.data
         entry = (head_word.word_select(self.index.payload.meta.lane, layout.entry_bits) if layout.entries_per_word > 1
                  else head_word[:layout.entry_bits])
-        start_word, length = entry[:32], entry[32:INDEX_ENTRY_BITS]
+        start_word, length = entry[:INDEX_START_BITS], entry[INDEX_START_BITS:INDEX_ENTRY_BITS]
         in_memory = Mux(length > inline, length - inline, 0) if inline else length
         head_item = self.index.payload.meta.item
         edge_issue = self.bursts.valid & self.bursts.ready

@@ -149,7 +149,8 @@ class OffchipScatterUnit(wiring.Component):
         another request may be outstanding."""
         pe = self._config.pe
         slot_bits = pe.memory_id_bits - 1
-        request = data.StructLayout({"word": len(self.index_base), "id": pe.memory_id_bits, "len": 8})
+        request = data.StructLayout({"word": len(self.index_base), "id": pe.memory_id_bits,
+                                     "len": len(self.mem.arlen)})
         m.submodules.ar = ar = SkidBuffer(shape=request)
         outstanding = Signal(range(pe.requests_in_flight + 1))
         may_request = outstanding != pe.requests_in_flight
