@@ -74,8 +74,11 @@ HARNESS = {
         "--link-bandwidth", "5"],
 }
 SETS = {"default": CONFIGS, "harness": HARNESS}
-IGNORED = {"sim", "model", "edge_memory", "memory"}   # wall times, build keys, the prediction's prose;
-# the edge-memory keys are absent before off-chip edges existed, and always on chip here
+IGNORED = {"sim", "model", "edge_memory", "memory", "provenance"}   # wall times, build keys, the prediction's
+# prose, the run's command line (a temporary file, the cache), machine and time; the edge-memory keys are
+# absent before off-chip edges existed, and always on chip here
+MEMORY_KEYS = {"edge_memory", "memory"}   # kept by --set harness
+NEVER_KEPT = IGNORED - MEMORY_KEYS         # in no signature, nor compared (older outputs kept provenance)
 #: Added to every configuration: the edges on chip (the platform's default is off chip since
 #: off-chip edges exist; revisions before them reject the option: pass --legacy there).
 ON_CHIP = ["--edge-memory", "onchip"]
@@ -93,7 +96,7 @@ def signature(args, gravfm, *, memory=False, cache=None):
             return {"error": f"gravfm run exited {done.returncode} without JSON"}
         figures = json.loads(out.read_text())
     if memory:
-        kept = {key: value for key, value in figures.items() if key not in IGNORED - {"edge_memory", "memory"}}
+        kept = {key: value for key, value in figures.items() if key not in NEVER_KEPT}
         return {**kept, "load_cycles": figures["sim"]["load_cycles"]}
     figures["per_pe"] = [{name: value for name, value in pe.items() if not name.startswith("mem_")}
                          for pe in figures.get("per_pe", [])]
@@ -101,7 +104,8 @@ def signature(args, gravfm, *, memory=False, cache=None):
 
 
 def compare(old_file, new_file, configs=CONFIGS):
-    old, new = (json.loads(Path(f).read_text()) for f in (old_file, new_file))
+    old, new = ({name: {key: value for key, value in row.items() if key not in NEVER_KEPT}
+                 for name, row in json.loads(Path(f).read_text()).items()} for f in (old_file, new_file))
     same = True
     for name in configs:
         a, b = old.get(name), new.get(name)

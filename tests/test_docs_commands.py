@@ -48,7 +48,8 @@ def option(argv, name):
 
 
 def graph_of(argv):
-    """The graph a gravfm command names (``--graph`` or the positional spec of graph/partition)."""
+    """The graph a gravfm command names (``--graph``, or the positional spec graph and partition
+    still take: the test then fails on its deprecation line)."""
     if option(argv, "--graph"):
         return option(argv, "--graph")
     positional = [a for a in argv[2:] if not a.startswith("-") and a != "info"]
@@ -117,6 +118,8 @@ def test_command_runs_as_written(argv, kind, tmp_path):
     result = subprocess.run([sys.executable, "-m", "gravfm", *argv[1:]], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, f"`{shlex.join(argv)}` exited {result.returncode}:\n{result.stderr[-2000:]}"
+    deprecations = [line for line in result.stderr.splitlines() if "is deprecated; write" in line]
+    assert not deprecations, f"`{shlex.join(argv)}` uses an old spelling: {deprecations}"
 
 
 def test_the_pages_have_commands():

@@ -6,8 +6,11 @@ import sys
 
 import numpy as np
 import pytest
+from amaranth.hdl import Module
 
 from gravfm.hw import protocol
+from gravfm.hw.pe.pe import event_counters
+from gravfm.hw.unused import silence_unused
 from gravfm.sim.verilator import harness_source
 
 
@@ -20,8 +23,8 @@ def test_importing_the_protocol_and_the_loader_does_not_import_amaranth():
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs a C++ compiler (Verilator builds need one too)")
 def test_cpp_header_carries_the_python_values(tmp_path):
     (tmp_path / "gravfm_protocol.h").write_text(protocol.cpp_header())
-    names = {f"HOST_MEM_{k}": v for k, v in vars(protocol.HostMem).items() if k.isupper()}
-    names |= {f"HOST_READ_{k}": v for k, v in vars(protocol.HostReadMem).items() if k.isupper()}
+    names = {f"HOST_MEM_{k}": v for k, v in protocol.codes(protocol.HostMem).items()}
+    names |= {f"HOST_READ_{k}": v for k, v in protocol.codes(protocol.HostReadMem).items()}
     names |= {"HOST_READ_LATENCY": protocol.HOST_READ_LATENCY, "COUNTER_COUNT": len(protocol.COUNTER_NAMES),
               "LINK_COUNTER_COUNT": len(protocol.LINK_COUNTER_NAMES),
               "LINK_MODEL_COUNTER_COUNT": len(protocol.LINK_MODEL_COUNTER_NAMES)}
@@ -44,10 +47,26 @@ def test_harness_takes_its_constants_from_the_header():
 
 
 def test_codes_are_distinct_and_fit_the_port():
-    for codes in (protocol.HostMem, protocol.HostReadMem):
-        values = [v for k, v in vars(codes).items() if k.isupper()]
+    for table in (protocol.HostMem, protocol.HostReadMem):
+        values = list(protocol.codes(table).values())
         assert len(set(values)) == len(values)
         assert max(values) < 1 << protocol.HOST_MEM_BITS
+    # the port is no wider than the largest code needs
+    largest = max(*protocol.codes(protocol.HostMem).values(), *protocol.codes(protocol.HostReadMem).values())
+    assert largest >= 1 << (protocol.HOST_MEM_BITS - 1)
+
+
+def test_presence_word_is_a_power_of_two_with_its_shift():
+    assert protocol.PRESENT_WORD_BITS == 1 << protocol.PRESENT_WORD_SHIFT
+
+
+def test_pe_counters_refuse_events_that_do_not_match_the_protocol():
+    events = {name: 1 for name in protocol.COUNTER_NAMES}
+    # Modules only built, never elaborated: no "never used" warning when they are collected.
+    assert list(event_counters(silence_unused(Module()), events=events, running=1)) == list(protocol.COUNTER_NAMES)
+    with pytest.raises(ValueError, match=r"missing \['busy'\], unknown \['bussy'\]"):
+        event_counters(silence_unused(Module()), events={**{k: v for k, v in events.items() if k != "busy"},
+                                                         "bussy": 1}, running=1)
 
 
 def test_load_file_round_trip(tmp_path):

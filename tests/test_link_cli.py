@@ -86,9 +86,11 @@ def test_retransmission_from_the_command_line(capsys, tmp_path, build_cache):
     assert "link check retransmit" in text and total in text
     # The frame's bits count on the link: sender id + label + 2 x 8 sequence bits, 2 flags, a CRC-8.
     assert links["item_bits"] == 8 + 8 + 26
-    # ... and in the model's m_update: the interface limit falls by 64 / (64 + 26).
+    # ... and in the model's m_update: the interface limit falls by 64 / (64 + 26) (the same
+    # partition's update fan-out in both).
     model = figures["model"]["detail"]
-    plain = predict("ac510x4", algorithm_params("wcc"), model["vertices"], model["edges"], fpgas=2, pes=1)
+    plain = predict("ac510x4", algorithm_params("wcc"), model["vertices"], model["edges"], fpgas=2, pes=1,
+                    update_fanout=model["details"]["update_fanout"])
     assert model["limits_mteps"]["L_if"] == pytest.approx(plain.limits["L_if"] / 1e6 * 64 / (64 + 26))
 
 

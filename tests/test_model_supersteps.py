@@ -1,5 +1,6 @@
 """The superstep-aware prediction: per superstep max(work at T_sys, synchronization latency)."""
 
+import dataclasses
 import math
 
 import pytest
@@ -165,5 +166,41 @@ def test_design_overhead_by_hand():
     # Round 0 costs the longer of its pass and the per-superstep latency, not their sum.
     assert design_overhead_cycles(first_pass=122, supersteps=5, pes=1) == 122 + 4 * DESIGN_SUPERSTEP_CYCLES[1]
     assert (design_overhead_cycles(first_pass=1, supersteps=3, pes=2, fpgas=2, link_latency_cycles=10)
-            == 3 * (DESIGN_SUPERSTEP_CYCLES["more"] + 20))
+            == 3 * (DESIGN_SUPERSTEP_CYCLES["more"] + 10))  # one link latency: the barrier crosses it once
     assert design_overhead_cycles(first_pass=7, supersteps=0, pes=1) == 7
+
+
+def test_design_latency_by_hand():
+    from gravfm.model import load_platform
+    from gravfm.model.supersteps import DESIGN_SUPERSTEP_CYCLES, design_latency_cycles
+
+    platform = load_platform("ac510x4")   # link 300 cycles; memory 190 + jitter 32 (mean 16)
+    # several PEs, one link crossing (the floating barrier, one way), the memory's mean round trip
+    assert design_latency_cycles(platform, 4, 2) == DESIGN_SUPERSTEP_CYCLES["more"] + 300 + 190 + 16
+    assert design_latency_cycles(platform, 1, 1) == DESIGN_SUPERSTEP_CYCLES[1] + 190 + 16
+    onchip = dataclasses.replace(platform, memory=dataclasses.replace(platform.memory, edge_storage="onchip"))
+    assert design_latency_cycles(onchip, 2, 2) == DESIGN_SUPERSTEP_CYCLES["more"] + 300
+
+
+def test_design_times_add_latency_and_work_with_the_requests_in_flight():
+    """BFS, 1025 vertices, 8172 edges, 4 x 2 PEs, the layout's words of a partition: a superstep
+    takes latency + work, the work the largest of the limits and the requests in flight."""
+    from gravfm.model.limits import in_flight_limit
+
+    words = (665, 1339, 1386, 1301)
+    messages, updates = [1024, 7148, 0], [1, 1024, 0]
+    result = predict_supersteps("ac510x4", "bfs", 1025, 8172, messages, fpgas=4, pes=2, latency="design",
+                                memory_model="layout", layout_words=words, updates_per_superstep=updates)
+    assert result.combine == "sum" and result.latency == "design"
+    assert result.latency_cycles == 21 + 300 + 190 + 16
+    flight = in_flight_limit(2, 64, 206, F_AC510, 8172, words)   # 2 PEs x 64 requests per 206 cycles
+    assert flight < result.steady.t_sys                          # the lists are short: the requests bind
+    latency_s = result.latency_cycles / F_AC510
+    assert result.times_s == pytest.approx(tuple(latency_s + m / flight for m in messages))
+    assert result.latency_bound_supersteps == 2
+    assert result.to_dict()["latency"] == "design"
+
+
+def test_unknown_latency_is_refused():
+    with pytest.raises(ConfigError, match="latency must be one of platform, design"):
+        predict_supersteps("ac510x4", "wcc", 100, 1000, [10], latency="paper")

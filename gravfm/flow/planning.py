@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..architectures import DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
 from ..hw import SystemConfig
-from ..partition import Partition, bits_for_count, edge_stores, partition as make_partition
+from ..partition import Partition, bits_for_count, edge_stores, partition as make_partition, update_fanout
 from .memory import image_bytes, words_per_pass
 
 __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capacities", "stated_capacity",
@@ -42,12 +42,17 @@ class Plan:
     memory_words_per_pass : tuple of int, optional
         Off-chip edges: memory words each FPGA reads in a pass with every vertex active
         (:func:`gravfm.flow.memory.words_per_pass`), the layout the model's L_mem is told about.
+    update_fanout : float, optional
+        Several FPGAs, GraVF-M: the mean number of other FPGAs an update goes to through the
+        neighbour filter (:func:`gravfm.partition.update_fanout`), the fan-out the model's link
+        limits are told about.
     """
 
     partition: object = field(repr=False)
     config: object
     memory_bytes: tuple | None = None
     memory_words_per_pass: tuple | None = None
+    update_fanout: float | None = None
 
 
 def next_power_of_two(value):
@@ -228,8 +233,10 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECT
     config = system_config(prepared.algorithm, fpgas=parts.fpgas, pes=parts.pes_per_fpga, local_bits=bits,
                            edges_per_pe=edges, arch=arch, update_lanes=update_lanes,
                            gather_forwarding=gather_forwarding, edge_memory=edge_memory, **hardware)
+    fanout = (update_fanout(prepared.graph, parts)
+              if parts.fpgas > 1 and architecture_info(arch).filters_links else None)
     if not offchip:
-        return Plan(partition=parts, config=config)
+        return Plan(partition=parts, config=config, update_fanout=fanout)
     return Plan(partition=parts, config=config, memory_bytes=image_bytes(stores, config),
-                memory_words_per_pass=words_per_pass(stores, config))
+                memory_words_per_pass=words_per_pass(stores, config), update_fanout=fanout)
 

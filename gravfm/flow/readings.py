@@ -6,7 +6,7 @@ Shared by the printed report, its JSON and the plot (``gravfm run``), one place 
 """
 
 from ..errors import GravfmError
-from ..model.algorithm_params import model_params
+from ..model.algorithm_params import model_params, params_for_algorithm
 from ..model.supersteps import predict_supersteps
 
 __all__ = ["BREAKDOWN_LABELS", "cycle_breakdown", "pe_cycles", "run_notes", "superstep_model", "run_bounds",
@@ -58,33 +58,28 @@ def run_notes(report):
 
 def superstep_model(report, platform):
     """The superstep-aware predictions for this run's configuration, from the software
-    reference's messages per superstep (never from the measurement), as a dict, or None.
+    reference's messages and updates per superstep (never from the measurement), as a dict, or None.
 
-    ``design`` (one FPGA, edges on chip): the generated design's own per-superstep cost
-    (:func:`gravfm.model.supersteps.design_overhead_cycles`) on top of one message per PE per
-    cycle; ``platform``: :func:`gravfm.model.predict_supersteps` with the platform's latency
-    figures (the paper's system). ``cycles`` is the one printed beside the measurement (the
-    design's where there is one).
+    ``design``: the generated design's own per-superstep cost — one FPGA with edges on chip
+    :func:`gravfm.model.supersteps.design_overhead_cycles` on top of one message per PE per
+    cycle; otherwise :func:`gravfm.model.predict_supersteps` with the design's latency (links,
+    memory round trip) and its own item sizes, the partition's memory words and update fan-out.
+    ``platform``: :func:`gravfm.model.predict_supersteps` with the platform's latency figures
+    (the paper's system). ``cycles`` is the one printed beside the measurement (the design's
+    where there is one).
     """
-    from .reporting import _predicted_overhead  # deferred: a cycle inside flow (reporting reads this module)
-
     prepared, plan = report.prepared, report.plan
     if prepared is None or plan is None or not prepared.reference_messages:
         return None
-    reference, config = prepared.reference, plan.config
+    reference = prepared.reference
     messages = [int(count) for count in reference.messages_per_superstep]
+    updates = [int(count) for count in reference.updates_per_superstep]
     model = {}
-    overhead = _predicted_overhead(report) if not config.pe.offchip else None
-    if overhead is not None:
-        bound = sum(messages) / report.total_pes
-        model["design"] = {"cycles": bound + overhead, "message_bound_cycles": bound, "above_bound": overhead}
-    try:
-        steps = predict_supersteps(platform, model_params(prepared.algorithm, vertexid_bits=config.vertexid_bits),
-                                   report.vertices, report.edges, messages, fpgas=report.fpgas,
-                                   pes=report.pes_per_fpga, arch=report.arch,
-                                   updates_per_superstep=[int(u) for u in reference.updates_per_superstep])
-    except GravfmError:
-        steps = None
+    design = _design_model(report, platform, messages, updates)
+    if design is not None:
+        model["design"] = design
+    steps = _predicted_supersteps(report, platform, messages, updates,
+                                  model_params(prepared.algorithm, vertexid_bits=plan.config.vertexid_bits))
     if steps is not None:
         model["platform"] = {"cycles": steps.total_time_s * steps.f_clk_hz, "mteps": steps.teps / 1e6,
                              "latency_cycles": steps.latency_cycles,
@@ -99,6 +94,48 @@ def superstep_model(report, platform):
     return model
 
 
+def _predicted_supersteps(report, platform, messages, updates, params, latency="platform"):
+    """:func:`gravfm.model.predict_supersteps` for this run (its partition's memory words and
+    update fan-out, as the run's own prediction took them), or None when the model refuses."""
+    prediction = report.prediction
+    fanout = prediction.details.get("update_fanout") if prediction is not None else None
+    try:
+        return predict_supersteps(platform, params, report.vertices, report.edges, messages, fpgas=report.fpgas,
+                                  pes=report.pes_per_fpga, arch=report.arch, updates_per_superstep=updates,
+                                  latency=latency, layout_words=report.plan.memory_words_per_pass,
+                                  memory_model=_memory_model(report, latency), update_fanout=fanout)
+    except GravfmError:
+        return None
+
+
+def _memory_model(report, latency):
+    """The design's memory time follows its layout's words (edges off chip); the platform's the
+    run's own prediction (equation (2))."""
+    return "layout" if latency == "design" and report.plan.memory_words_per_pass else "simple"
+
+
+def _design_model(report, platform, messages, updates):
+    """The ``design`` entry of :func:`superstep_model`: predicted cycles, the message bound
+    (messages / PEs), the cycles above it, and the cycles the supersteps' latency alone takes."""
+    from .reporting import _predicted_overhead  # deferred: a cycle inside flow (reporting reads this module)
+
+    config = report.plan.config
+    bound = sum(messages) / report.total_pes
+    overhead = _predicted_overhead(report) if not config.pe.offchip else None
+    if overhead is not None:
+        return {"cycles": bound + overhead, "message_bound_cycles": bound, "above_bound": overhead,
+                "latency_cycles_total": overhead}
+    # The design's own item sizes (its vertex ids); the link check's frame, when on, is not counted.
+    params = params_for_algorithm(report.prepared.algorithm, vertexid_bits=config.vertexid_bits)
+    steps = _predicted_supersteps(report, platform, messages, updates, params, latency="design")
+    if steps is None:
+        return None
+    cycles = steps.total_time_s * steps.f_clk_hz
+    return {"cycles": cycles, "message_bound_cycles": bound, "above_bound": cycles - bound,
+            "latency_cycles_total": steps.latency_cycles * len(messages), "mteps": steps.teps / 1e6,
+            "latency_cycles": steps.latency_cycles, "latency_bound_supersteps": steps.latency_bound_supersteps}
+
+
 #: The throughput model's limits by the bound each stands for.
 LIMIT_BOUNDS = {"L_PE": "PE", "L_mem": "memory", "L_if": "link", "L_net": "link", "L_if_node": "link",
                 "L_net_node": "link"}
@@ -111,7 +148,7 @@ def run_bounds(report, model):
     bounds = {"PE": report.messages / report.total_pes}
     supersteps = report.supersteps or 1
     if "design" in model:
-        bounds["latency"] = model["design"]["above_bound"]
+        bounds["latency"] = model["design"]["latency_cycles_total"]
     elif "platform" in model:
         bounds["latency"] = model["platform"]["latency_cycles"] * supersteps
     prediction = report.prediction
@@ -136,8 +173,10 @@ def superstep_lines(report):
     if "design" in model:
         design = model["design"]
         lines.append(f"superstep-aware model of the generated design: {design['cycles']:,.0f} cycles (message bound "
-                     f"{design['message_bound_cycles']:,.1f} + {design['above_bound']:,} for the first apply pass "
-                     f"and each superstep's barrier){measured}")
+                     f"{design['message_bound_cycles']:,.1f} + {design['above_bound']:,.0f} for "
+                     + ("the first apply pass and each superstep's barrier" if "latency_cycles" not in design else
+                        f"{design['latency_cycles']:,.0f} cycles of latency per superstep and work beyond one "
+                        "message per PE per cycle") + f"){measured}")
     if "platform" in model:
         steps = model["platform"]
         lines.append(f"superstep-aware model of platform {report.platform}: {steps['mteps']:,.1f} MTEPS, "

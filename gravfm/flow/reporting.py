@@ -183,11 +183,13 @@ class RunReport:
         }
 
 
-def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_words=None):
+def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_words=None, update_fanout=None):
     """The model's prediction for this configuration on ``platform``, or (None, the reason);
-    ``link_overhead_bits`` (the link check's frame) count in m_update and m_message, and
+    ``link_overhead_bits`` (the link check's frame) count in m_update and m_message,
     ``layout_words`` (off-chip edges: words per FPGA per all-active pass, from the partition)
-    replace the model's estimate in its layout L_mem."""
+    replace the model's estimate in its layout L_mem, and ``update_fanout`` (the partition's
+    mean number of other FPGAs an update goes to through the neighbour filter) the n - 1 of its
+    link limits."""
     try:
         from ..model.algorithm_params import model_params, with_link_overhead
         from ..model.predict import predict
@@ -201,10 +203,16 @@ def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_word
     try:
         prediction = predict(platform, params, graph.num_vertices, graph.num_edges,
                              fpgas=config.fpgas, pes=config.pes_per_fpga, arch=config.arch,
-                             layout_words=layout_words)
+                             layout_words=layout_words, update_fanout=update_fanout)
     except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
         return None, f"no prediction: {error}"
     return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"
+
+
+def link_fanout(plan, top):
+    """The plan's update fan-out when the built system filters its links, else None (every
+    update to every other FPGA: the filter switched off, or GraVF)."""
+    return plan.update_fanout if getattr(top, "use_filter", False) else None
 
 
 def _link_figures(prepared, plan, top, readback):
@@ -251,7 +259,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
     config, graph = plan.config, prepared.graph
     overhead = top.link_check.overhead_bits if config.fpgas > 1 else 0
     prediction, note = predict_run(prepared, config, platform, link_overhead_bits=overhead,
-                                   layout_words=plan.memory_words_per_pass)
+                                   layout_words=plan.memory_words_per_pass, update_fanout=link_fanout(plan, top))
     run_report = RunReport(
         algorithm=prepared.algorithm.name, graph_name=prepared.graph_label, vertices=graph.num_vertices,
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,

@@ -31,7 +31,8 @@ from amaranth.lib import data
 
 from ..widths import VERTEXID
 
-__all__ = ["KernelLayouts", "hardware_id", "lanes_layout", "resolve_layout"]
+__all__ = ["KernelLayouts", "hardware_id", "lanes_layout", "resolve_layout", "edge_list_layout", "edge_address_layout",
+           "edge_item_layout"]
 
 
 def hardware_id(local_index, pe_index, config):
@@ -54,6 +55,26 @@ def lanes_layout(layout, lanes):
     if lanes == 1:
         return layout
     return data.StructLayout({"lanes": data.ArrayLayout(layout, lanes), "valid": unsigned(lanes)})
+
+
+def edge_list_layout(layouts, config):
+    """A sender's edge list in an on-chip scatter unit: its update, first edge's address, length."""
+    return data.StructLayout({"item": layouts.net_update, "start": config.pe.edge_addr_bits,
+                              "length": config.pe.edge_len_bits})
+
+
+def edge_address_layout(layouts, config):
+    """An edge (or a barrier) to read from a scatter unit's edge array: the list's update and
+    length, the edge's address."""
+    return data.StructLayout({"item": layouts.net_update, "length": config.pe.edge_len_bits,
+                              "address": config.pe.edge_addr_bits})
+
+
+def edge_item_layout(layouts, config):
+    """An edge (or a barrier) on its way into the scatter kernel: the list's update, round and
+    length, the edge word."""
+    return data.StructLayout({"item": layouts.net_update, "round": config.pe.round_bits,
+                              "length": config.pe.edge_len_bits, "edge": layouts.edge_word})
 
 
 class KernelLayouts:

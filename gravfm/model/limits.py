@@ -5,11 +5,13 @@ edges: messages produced by the scatter kernels). Arguments are in SI units: Hz,
 second. ``degree`` is the average degree |E|/|V|. Symbols: n FPGAs, p PEs per FPGA.
 
 GraVF-M broadcasts one update (m_update bits) per active vertex to each other FPGA; GraVF sends one
-message (m_message bits) per edge, of which the fraction (n-1)/n crosses to another FPGA.
+message (m_message bits) per edge, of which the fraction (n-1)/n crosses to another FPGA. With the
+neighbour filter a GraVF-M update goes only to the FPGAs holding an out-neighbour of its sender:
+``fanout`` other FPGAs on average (n - 1 in the paper's model; a partition gives it exactly,
+:func:`gravfm.partition.update_fanout`), which takes the place of n - 1 (g - 1 within a group).
 """
 
 import math
-
 
 from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError
@@ -143,13 +145,26 @@ def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arc
     return pes * lists * per_list
 
 
-def interface_limit(fpgas, interface_bits_per_s, degree, *, arch, m_update, m_message, group=None):
+def _update_copies(group, fanout):
+    """Copies of one update sent to the group's other FPGAs: ``fanout`` (the partition's mean, at
+    most g - 1), or g - 1 (every peer) when None; a ``fanout`` of 0 (no update leaves its FPGA)
+    is kept tiny so that the limit is large rather than a division by zero."""
+    if fanout is None:
+        return group - 1
+    if fanout < 0:
+        raise ValueError(f"fanout must be >= 0, not {fanout!r}")
+    return max(min(fanout, group - 1), 1e-12)
+
+
+def interface_limit(fpgas, interface_bits_per_s, degree, *, arch, m_update, m_message, group=None, fanout=None):
     """L_if, the limit set by one FPGA's network interface; ``math.inf`` for a single FPGA.
 
     GraVF-M (3): each FPGA sends T_FPGA m_update (g-1)/degree bits/s, so
     L_if = n BW_if degree / (m_update (g-1)), which is (BW_if/m_update) n/(n-1) degree for g = n.
+    With the neighbour filter ``fanout`` (the mean number of other FPGAs an update goes to) takes
+    the place of g - 1: L_if = n BW_if degree / (m_update fanout).
     GraVF: each FPGA sends T_FPGA m_message (g-1)/n bits/s, so L_if = n^2 BW_if / (m_message (g-1)),
-    which is (BW_if/m_message) n^2/(n-1) for g = n.
+    which is (BW_if/m_message) n^2/(n-1) for g = n (``fanout`` does not apply: no filter).
 
     ``group`` is the number of FPGAs that exchange data over this interface (default n; inside a
     node of a hierarchical network, the node's size).
@@ -159,24 +174,25 @@ def interface_limit(fpgas, interface_bits_per_s, degree, *, arch, m_update, m_me
     if group <= 1:
         return math.inf
     if broadcasts:
-        return fpgas * interface_bits_per_s * degree / (m_update * (group - 1))
+        return fpgas * interface_bits_per_s * degree / (m_update * _update_copies(group, fanout))
     return fpgas * fpgas * interface_bits_per_s / (m_message * (group - 1))
 
 
-def network_limit(fpgas, network_bits_per_s, degree, *, arch, m_update, m_message, group=None):
+def network_limit(fpgas, network_bits_per_s, degree, *, arch, m_update, m_message, group=None, fanout=None):
     """L_net, the limit set by the total network bandwidth; ``math.inf`` for a single FPGA.
 
     GraVF-M (6): BW_net / ((n-1) m_update / degree). GraVF (7): BW_net n / ((n-1) m_message).
     With ``group`` = g < n (FPGAs of one node of a hierarchical network, BW_net being that node's
     internal network): GraVF-M n BW_net degree / (g (g-1) m_update); GraVF n^2 BW_net /
-    (g (g-1) m_message). Both reduce to (6) and (7) for g = n.
+    (g (g-1) m_message). Both reduce to (6) and (7) for g = n. GraVF-M with the neighbour filter:
+    ``fanout`` in place of g - 1 (:func:`interface_limit`).
     """
     broadcasts = _broadcasts(arch)
     group = fpgas if group is None else group
     if group <= 1:
         return math.inf
     if broadcasts:
-        return fpgas * network_bits_per_s * degree / (group * (group - 1) * m_update)
+        return fpgas * network_bits_per_s * degree / (group * _update_copies(group, fanout) * m_update)
     return fpgas * fpgas * network_bits_per_s / (group * (group - 1) * m_message)
 
 

@@ -17,10 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["INDEX_ENTRY_BITS", "edge_slot_bits", "inline_edges", "OffchipLayout"]
+__all__ = ["INDEX_START_BITS", "INDEX_LENGTH_BITS", "INDEX_ENTRY_BITS", "edge_slot_bits", "inline_edges",
+           "OffchipLayout"]
 
-#: Bits of one edge-index entry in off-chip memory: u32 first word of the list, u32 edge count.
-INDEX_ENTRY_BITS = 64
+#: An edge-index entry's fields in off-chip memory: u32 first word of the list, u32 edge count.
+INDEX_START_BITS = 32
+INDEX_LENGTH_BITS = 32
+#: Bits of one edge-index entry's header.
+INDEX_ENTRY_BITS = INDEX_START_BITS + INDEX_LENGTH_BITS
 
 
 def edge_slot_bits(edge_bits):

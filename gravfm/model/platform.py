@@ -86,7 +86,8 @@ class MemorySpec(FromDict):
     word_bits : int
         m_memword, bits read by one memory access (the access granularity).
     requests_in_flight : int
-        Outstanding memory requests per PE (for the hardware; not used by the throughput model).
+        Outstanding memory requests per PE (the hardware's; with the round trip, the superstep
+        model's limit of requests in flight, :func:`gravfm.model.limits.in_flight_limit`).
     latency_cycles : int
         Simulated memory: cycles (at f_clk) from a request to its data, without queueing.
     latency_jitter_cycles : int
@@ -128,6 +129,12 @@ class MemorySpec(FromDict):
         if self.bandwidth_gib_s > self.peak_bandwidth_gib_s:
             raise ConfigError(f"MemorySpec.bandwidth_gib_s ({self.bandwidth_gib_s}) exceeds "
                               f"peak_bandwidth_gib_s ({self.peak_bandwidth_gib_s})")
+
+    @property
+    def round_trip_cycles(self):
+        """Mean cycles from a request to its data without queueing: the latency and half the
+        jitter (uniform in 0 .. jitter)."""
+        return self.latency_cycles + self.latency_jitter_cycles / 2
 
     capacity_bits = _in_si("capacity_mib", mib_to_bits, "M in bits.")
     bandwidth_bits_per_s = _in_si("bandwidth_gib_s", gib_per_s_to_bits_per_s, "BW_mem in bits per second.")

@@ -158,7 +158,7 @@ def _check_graph(vertices, edges):
 
 
 def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DEFAULT_ARCHITECTURE,
-             memory_model="simple", layout_words=None):
+             memory_model="simple", layout_words=None, update_fanout=None):
     """Every limit and T_sys for one given configuration (nothing is chosen).
 
     Parameters are those of :func:`predict`, with ``fpgas`` and ``pes`` required. More FPGAs or
@@ -194,6 +194,9 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
         details["L_mem_layout_mteps"] = to_mteps(layout)
         details["layout_words_per_pass"] = list(words)
         details["layout_words_source"] = source
+        details["L_in_flight_mteps"] = to_mteps(L.in_flight_limit(pes, memory.requests_in_flight,
+                                                                  memory.round_trip_cycles, platform.fpga.f_clk_hz,
+                                                                  edges, words))
     else:
         notes.append("on-chip edge storage: no memory-bandwidth limit (L_PE covers one edge per cycle)")
 
@@ -201,6 +204,7 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
     sizes = {"arch": arch, "m_update": params.m_update, "m_message": params.m_message}
     hierarchy = network.hierarchy
     group = fpgas if hierarchy is None else min(hierarchy.fpgas_per_node, fpgas)
+    fanout = _group_fanout(update_fanout, fpgas, group, details, notes)
     if group > 1:
         interface_gib_s, extrapolated = network.interface_gib_s(group - 1)
         details["interface_gib_s"] = interface_gib_s
@@ -208,8 +212,9 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
             notes.append(f"BW_if for {group - 1} peers extrapolated from the platform's table "
                          f"(last entry {interface_gib_s} GiB/s)")
         limits["L_if"] = L.interface_limit(fpgas, gib_per_s_to_bits_per_s(interface_gib_s), degree,
-                                           group=group, **sizes)
-        limits["L_net"] = L.network_limit(fpgas, network.total_bits_per_s, degree, group=group, **sizes)
+                                           group=group, fanout=fanout, **sizes)
+        limits["L_net"] = L.network_limit(fpgas, network.total_bits_per_s, degree, group=group, fanout=fanout,
+                                          **sizes)
         if network.total_bandwidth_is_lower_bound:
             notes.append(f"BW_net is only known to exceed {network.total_bandwidth_gib_s} GiB/s: "
                          "L_net is a lower bound")
@@ -244,6 +249,24 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
     )
 
 
+def _group_fanout(update_fanout, fpgas, group, details, notes):
+    """The fan-out the flat network limits take (None: every peer, the paper's model): the
+    partition's mean number of other FPGAs an update goes to, as a share of a node's g - 1 peers
+    when the FPGAs form nodes (assumption: the filter's destinations spread evenly over the
+    FPGAs; the node limits keep every node)."""
+    if update_fanout is None or fpgas <= 1:
+        return None
+    if isinstance(update_fanout, bool) or not isinstance(update_fanout, (int, float)) \
+            or not 0 <= update_fanout <= fpgas - 1:
+        raise ConfigError(f"update_fanout must be a number from 0 to n - 1 = {fpgas - 1}, not {update_fanout!r}")
+    details["update_fanout"] = update_fanout
+    if group == fpgas:
+        return update_fanout
+    notes.append("the update fan-out is spread evenly over the FPGAs inside a node; the node limits keep "
+                 "every update going to every other node")
+    return update_fanout * (group - 1) / (fpgas - 1)
+
+
 def _layout_words(params, memory, vertices, edges, fpgas, pes, arch, given):
     """Words per FPGA one all-active pass reads: ``given`` (from the partition) or the estimate
     for uniformly random destinations, an edge taking its slot in the layout (m_edge rounded up to
@@ -270,7 +293,7 @@ def check_fit(platform, algorithm_params, vertices, fpgas):
 
 
 def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE,
-            memory_model="simple", layout_words=None):
+            memory_model="simple", layout_words=None, update_fanout=None):
     """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
 
     Parameters
@@ -296,6 +319,10 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
         Words per FPGA one all-active pass reads (:func:`gravfm.flow.memory.words_per_pass`);
         only with ``fpgas`` and ``pes`` given. Without it the layout's words are estimated for
         uniformly random destinations (:func:`gravfm.model.limits.layout_words_per_pass`).
+    update_fanout : float, optional
+        GraVF-M with the neighbour filter: the mean number of other FPGAs an update goes to
+        (:func:`gravfm.partition.update_fanout` of the partition); only with ``fpgas`` given.
+        Without it every update goes to every other FPGA (the paper's equations (3) and (6)).
 
     Returns
     -------
@@ -313,7 +340,10 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     _check_graph(vertices, edges)
     if layout_words is not None and (fpgas is None or pes is None):
         raise ConfigError("layout_words describe one configuration: give fpgas and pes with them")
-    kwargs = {"arch": arch, "memory_model": memory_model, "layout_words": layout_words}
+    if update_fanout is not None and fpgas is None:
+        raise ConfigError("update_fanout describes one partition: give fpgas with it")
+    kwargs = {"arch": arch, "memory_model": memory_model, "layout_words": layout_words,
+              "update_fanout": update_fanout}
     if fpgas is not None:
         candidates = [fpgas]
     else:

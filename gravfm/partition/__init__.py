@@ -18,7 +18,7 @@ from .edge_store import (
 )
 from .methods import METHODS, greedy, greedy_bins, metis, partition, round_robin, sorted_greedy
 from .partition import Partition, bits_for_count
-from .report import PartitionReport, partition_report
+from .report import PartitionReport, partition_report, update_fanout
 
 __all__ = [
     "Partition",
@@ -32,6 +32,7 @@ __all__ = [
     "metis",
     "PartitionReport",
     "partition_report",
+    "update_fanout",
     "EdgeStore",
     "EdgeStores",
     "Footprint",

@@ -6,7 +6,7 @@ import numpy as np
 
 from .edge_store import check_partition_fits, neighbor_filter
 
-__all__ = ["PartitionReport", "partition_report", "crossing_edges"]
+__all__ = ["PartitionReport", "partition_report", "crossing_edges", "remote_update_copies", "update_fanout"]
 
 
 def _imbalance(loads):
@@ -66,6 +66,12 @@ class PartitionReport:
         return _imbalance(self.in_edges_per_pe)
 
     @property
+    def update_fanout(self):
+        """Mean number of other FPGAs an update goes to through the neighbour filter
+        (``remote_update_copies / |V|``: every vertex active once); 0 without vertices."""
+        return self.remote_update_copies / self.num_vertices if self.num_vertices else 0.0
+
+    @property
     def crossing_fraction(self):
         """Fraction of edges crossing FPGAs (0 on one FPGA or without edges)."""
         return self.crossing_edges / self.num_edges if self.num_edges else 0.0
@@ -87,12 +93,39 @@ class PartitionReport:
             "crossing_edges": self.crossing_edges,
             "crossing_fraction": self.crossing_fraction,
             "remote_update_copies": self.remote_update_copies,
+            "update_fanout": self.update_fanout,
         }
 
 
 def crossing_edges(graph, fpga_of_vertex):
     """Number of edges whose source and target live on different FPGAs."""
     return int(np.count_nonzero(fpga_of_vertex[graph.sources()] != fpga_of_vertex[graph.targets]))
+
+
+def remote_update_copies(graph, partition):
+    """Sum over vertices of the OTHER FPGAs hosting at least one out-neighbour: the copies of
+    their updates the neighbour filter lets onto the links when every vertex is active once."""
+    bitmap = neighbor_filter(graph, partition).bitmap
+    own = np.zeros_like(bitmap)
+    own[np.arange(graph.num_vertices), partition.fpga_of_vertex] = True
+    return int(np.count_nonzero(bitmap & ~own))
+
+
+def update_fanout(graph, partition):
+    """Mean number of other FPGAs an update goes to under ``partition`` (GraVF-M's neighbour
+    filter: only to FPGAs holding an out-neighbour of its sender), over all vertices; between 0
+    and n - 1 (every peer, the paper's model). What the model's link limits take as fan-out.
+
+    Examples
+    --------
+    >>> from gravfm.graph import tiny_graph
+    >>> from gravfm.partition import partition
+    >>> grid = tiny_graph("grid")
+    >>> update_fanout(grid, partition(grid, 2, 2))  # 13 other FPGAs reached over 16 vertices
+    0.8125
+    """
+    check_partition_fits(graph, partition, "update fan-out")
+    return remote_update_copies(graph, partition) / graph.num_vertices if graph.num_vertices else 0.0
 
 
 def partition_report(graph, partition):
@@ -119,10 +152,6 @@ def partition_report(graph, partition):
     in_edges = np.bincount(pe[graph.targets], minlength=num_pes).astype(np.int64)
     fpga = partition.fpga_of_vertex
     crossing = crossing_edges(graph, fpga)
-    bitmap = neighbor_filter(graph, partition).bitmap
-    own = np.zeros_like(bitmap)
-    own[np.arange(graph.num_vertices), fpga] = True
-    remote_copies = int(np.count_nonzero(bitmap & ~own))
     return PartitionReport(
         method=partition.method,
         fpgas=partition.fpgas,
@@ -133,5 +162,5 @@ def partition_report(graph, partition):
         out_edges_per_pe=out_edges,
         in_edges_per_pe=in_edges,
         crossing_edges=crossing,
-        remote_update_copies=remote_copies,
+        remote_update_copies=remote_update_copies(graph, partition),
     )

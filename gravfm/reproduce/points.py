@@ -21,7 +21,7 @@ from ..errors import GravfmError
 from ..flow import RunOptions, run
 from ..flow.memory import edge_memory_of, platform_for_run
 from ..graph import load_graph
-from ..model import load_platform, model_params, predict, predict_supersteps
+from ..model import load_platform, predict
 from ..model.algorithm_params import params_for_algorithm
 from ..model.units import mhz_to_hz
 from ..provenance import PACKAGE_PARENT, git_state
@@ -128,17 +128,18 @@ def point_root(point, algorithm):
     return load_graph(point.graph).hub()
 
 
-def _superstep_model(report, platform):
-    """The superstep-aware prediction (gravfm.model.supersteps) for the run's message counts, in
-    MTEPS, with the per-superstep latency in cycles; None when there is nothing to predict."""
-    messages = [row.messages for row in report.rounds]
-    if sum(messages) == 0:
+def _superstep_model(report):
+    """The run's superstep-aware prediction (:func:`gravfm.flow.readings.superstep_model`: the
+    generated design's, else the platform's) in MTEPS, with the per-superstep latency in cycles;
+    None when there is nothing to predict."""
+    model = report.superstep_model
+    if not model or not report.messages:
         return None
-    params = model_params(report.prepared.algorithm, vertexid_bits=report.plan.config.vertexid_bits)
-    prediction = predict_supersteps(platform, params, report.vertices, report.edges, messages,
-                                    fpgas=report.fpgas, pes=report.pes_per_fpga, arch=report.arch)
-    return {"kind": "prediction", "mteps": prediction.teps / 1e6, "latency_cycles": prediction.latency_cycles,
-            "latency_bound_supersteps": prediction.latency_bound_supersteps}
+    chosen = model[model["source"]]
+    mteps = sum(report.prepared.reference.messages_per_superstep) / chosen["cycles"] * report.f_clk_hz / 1e6
+    return {"kind": "prediction", "source": model["source"], "mteps": mteps,
+            "latency_cycles": chosen.get("latency_cycles"),
+            "latency_bound_supersteps": chosen.get("latency_bound_supersteps")}
 
 
 def run_point(point, *, cache_dir=None, threads=1):
@@ -181,7 +182,7 @@ def _measure(point, *, cache_dir, threads):
                 "messages": report.messages, "supersteps": report.supersteps, "mteps": report.mteps,
                 "cpe": full["cpe"], "vertices": report.vertices, "edges": report.edges, "root": root,
                 "link": _link_summary(report, platform), "memory": full["memory"]}
-    model = {**full["model"], "supersteps": _superstep_model(report, platform),
+    model = {**full["model"], "supersteps": _superstep_model(report),
              "hardware_sizes": _hardware_sized_model(report, platform)}
     model.pop("detail", None)
     model["limits_mteps"] = (full["model"]["detail"] or {}).get("limits_mteps", {})
@@ -198,8 +199,9 @@ def _hardware_sized_model(report, platform):
     if not report.vertices or not report.edges:
         return None
     try:
+        fanout = report.prediction.details.get("update_fanout") if report.prediction is not None else None
         prediction = predict(platform, params, report.vertices, report.edges, fpgas=config.fpgas,
-                             pes=config.pes_per_fpga, arch=config.arch)
+                             pes=config.pes_per_fpga, arch=config.arch, update_fanout=fanout)
     except GravfmError:  # as the run's own model: no prediction, the run still stands
         return None
     return {"kind": "prediction", "mteps": prediction.t_sys_mteps, "bottleneck": prediction.bottleneck,

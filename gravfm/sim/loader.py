@@ -171,6 +171,57 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     """
     gravf = not architecture_info(config.arch).broadcasts   # GraVF: each PE holds its own vertices' lists
     params = algorithm.params(params)
+    _check_partition(graph, partition, config)
+    vid = config.vertexid_bits
+    # GraVF-M: per PE, every sender's edges into it (index by sender hw id, dst = local index);
+    # GraVF baseline: per PE, its own vertices' full lists (index by local index, dst = hw id).
+    build_stores = gravf_edge_stores if gravf else gravfm_edge_stores
+    stores = build_stores(graph, partition, config.pe.local_bits, weights=_edge_data(algorithm, graph, vid))
+    dst_bits = vid if gravf else config.pe.local_bits
+    _check_edge_capacity(stores, config)
+
+    hw_id = partition.hw_ids(config.pe.local_bits)
+    state, vertex_offsets, vertex_bits = _initial_state(algorithm, graph, params, hw_id, vid)
+    edge_field_offsets, _ = field_offsets(algorithm.edge, vid)
+    edge_offsets = {"dst": (0, dst_bits)}
+    edge_offsets.update({name: (dst_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
+    edge_bits = dst_bits + sum(w for _, w in edge_field_offsets.values())
+    widest = max(vertex_bits, config.pe.edge_addr_bits + config.pe.edge_len_bits, edge_bits,
+                 config.pe.local_bits + 1)
+    data_bits = widest if data_bits is None else data_bits
+    if data_bits < widest:
+        raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
+    round0_list = _round0_list(algorithm, graph, params)
+
+    # Every FPGA has the same top: each learns its index first (addressed by its first PE).
+    p = config.pes_per_fpga
+    parts = [(f * p, HostMem.FPGA, np.array([FpgaRegister.INDEX]), np.array([f], dtype=np.uint64))
+             for f in range(config.fpgas)]   # (pe, mem, addr array, data words)
+    vertex_of_pe = []
+    for g in range(config.total_pes):
+        members = np.asarray(partition.vertices_of_pe(g), dtype=np.int64)
+        vertex_of_pe.append(members)
+        parts += _vertex_writes(g, members, partition.local_index, round0_list,
+                                {name: state[name][members] for name in vertex_offsets}, vertex_offsets)
+        if not config.pe.offchip:
+            parts += _onchip_edge_writes(g, stores[g], config, gravf=gravf, write_empty_lists=write_empty_lists,
+                                         edge_fields=(edge_field_offsets, edge_offsets))
+    memory = None
+    if config.pe.offchip:
+        memory = memory_images(stores, [_edge_words(stores[g], edge_field_offsets, edge_offsets)
+                                        for g in range(config.total_pes)], config, edge_bits=edge_bits)
+        parts.extend(memory.parts)
+    if config.fpgas > 1 and not gravf:   # the GraVF baseline has no neighbor filter
+        parts.extend(_filter_writes(graph, partition, config))
+    pe, mem, addr, data = _concatenate(parts)
+    return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits,
+                    num_local=partition.vertices_per_pe.astype(np.int64),
+                    vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config,
+                    memory_images=memory.images if memory else None)
+
+
+def _check_partition(graph, partition, config):
+    """The partition matches the system and no PE gets more vertices than it holds."""
     if partition.num_pes != config.total_pes:
         raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")
     if partition.num_vertices != graph.num_vertices:
@@ -181,16 +232,11 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         g = int(np.argmax(partition.vertices_per_pe))
         raise ConfigError(f"PE {g} gets {busiest} vertices but holds at most {capacity} "
                           f"(local_bits={config.pe.local_bits}): {busiest - capacity} too many")
-    vid = config.vertexid_bits
-    # GraVF-M: per PE, every sender's edges into it (index by sender hw id, dst = local index);
-    # GraVF baseline: per PE, its own vertices' full lists (index by local index, dst = hw id).
-    build_stores = gravf_edge_stores if gravf else gravfm_edge_stores
-    stores = build_stores(graph, partition, config.pe.local_bits, weights=_edge_data(algorithm, graph, vid))
-    dst_bits = vid if gravf else config.pe.local_bits
-    offchip = config.pe.offchip
-    _check_edge_capacity(stores, config)
 
-    hw_id = partition.hw_ids(config.pe.local_bits)
+
+def _initial_state(algorithm, graph, params, hw_id, vid):
+    """The initial state's fields (vertex ids as hardware ids), checked against their widths;
+    returns ``(state, vertex field offsets, vertex bits)``."""
     state = algorithm.initial_state_arrays(graph, params)
     # "No vertex" (-1) is stored as the all-ones id, which decodes back to -1 unless a vertex
     # happens to have that hardware id (the last slot of the last PE of a power-of-two system).
@@ -204,65 +250,52 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     vertex_offsets, vertex_bits = field_offsets(algorithm.vertex, vid)
     for name, (_, width) in vertex_offsets.items():
         _check_fits(f"algorithm {algorithm.name!r}: initial state field {name!r}", state[name], width, "vertex")
-    index_offsets = {"start": (0, config.pe.edge_addr_bits),
-                     "length": (config.pe.edge_addr_bits, config.pe.edge_len_bits)}
-    edge_field_offsets, _ = field_offsets(algorithm.edge, vid)
-    edge_offsets = {"dst": (0, dst_bits)}
-    edge_offsets.update({name: (dst_bits + o, w) for name, (o, w) in edge_field_offsets.items()})
-    edge_bits = dst_bits + sum(w for _, w in edge_field_offsets.values())
-    widest = max(vertex_bits, config.pe.edge_addr_bits + config.pe.edge_len_bits, edge_bits,
-                 config.pe.local_bits + 1)
-    data_bits = widest if data_bits is None else data_bits
-    if data_bits < widest:
-        raise ConfigError(f"host data width {data_bits} is narrower than the widest word ({widest} bits)")
+    return state, vertex_offsets, vertex_bits
 
-    round0_list = None
-    if algorithm.sparse_apply and algorithm.initially_active is not None:
-        round0_list = np.asarray(algorithm.initially_active(graph, params), dtype=bool)
-        if round0_list.shape != (graph.num_vertices,):
-            raise ConfigError(f"algorithm {algorithm.name!r}: initially_active has shape "
-                              f"{round0_list.shape}, expected ({graph.num_vertices},)")
-    local_index = partition.local_index
 
-    parts = []  # (pe, mem, addr array, data words)
-    # Every FPGA has the same top: each learns its index first (addressed by its first PE).
-    p = config.pes_per_fpga
-    parts += [(f * p, HostMem.FPGA, np.array([FpgaRegister.INDEX]), np.array([f], dtype=np.uint64))
-              for f in range(config.fpgas)]
-    vertex_of_pe = []
-    num_local = partition.vertices_per_pe.astype(np.int64)
-    for g in range(config.total_pes):
-        members = np.asarray(partition.vertices_of_pe(g), dtype=np.int64)
-        vertex_of_pe.append(members)
-        parts.append((g, HostMem.REGISTERS, np.array([PeRegister.NUM_LOCAL]), np.array([members.size], dtype=np.uint64)))
-        if round0_list is not None:
-            # Round 0's apply visits only these vertices (register 1 says the list is loaded).
-            listed = local_index[members[round0_list[members]]].astype(np.uint64)
-            parts.append((g, HostMem.REGISTERS, np.array([PeRegister.SPARSE_ROUND0]), np.array([1], dtype=np.uint64)))
-            parts.append((g, HostMem.APPLY_LIST, np.arange(listed.size), listed))
-        if members.size:
-            words = _pack({name: state[name][members] for name in vertex_offsets}, vertex_offsets)
-            parts.append((g, HostMem.VERTEX, np.arange(members.size), words))
-        store = stores[g]
-        if offchip:
-            continue
-        entries = np.arange(store.length.size) if write_empty_lists else np.flatnonzero(store.length)
-        if entries.size:
-            words = _pack({"start": store.start[entries], "length": store.length[entries]}, index_offsets)
-            # The GraVF index is by local index; the hardware addresses it by the sender's hw id.
-            addresses = (g << config.pe.local_bits) | entries if gravf else entries
-            parts.append((g, HostMem.EDGE_INDEX, addresses, words))
-        if store.num_edges:
-            parts.append((g, HostMem.EDGES, np.arange(store.num_edges),
-                          _edge_words(store, edge_field_offsets, edge_offsets)))
-    memory = None
-    if offchip:
-        memory = memory_images(stores, [_edge_words(stores[g], edge_field_offsets, edge_offsets)
-                                        for g in range(config.total_pes)], config, edge_bits=edge_bits)
-        parts.extend(memory.parts)
-    if config.fpgas > 1 and not gravf:   # the GraVF baseline has no neighbor filter
-        parts.extend(_filter_writes(graph, partition, config))
+def _round0_list(algorithm, graph, params):
+    """Sparse apply: which vertices round 0's apply visits (None: all of them)."""
+    if not (algorithm.sparse_apply and algorithm.initially_active is not None):
+        return None
+    round0_list = np.asarray(algorithm.initially_active(graph, params), dtype=bool)
+    if round0_list.shape != (graph.num_vertices,):
+        raise ConfigError(f"algorithm {algorithm.name!r}: initially_active has shape "
+                          f"{round0_list.shape}, expected ({graph.num_vertices},)")
+    return round0_list
 
+
+def _vertex_writes(g, members, local_index, round0_list, state, vertex_offsets):
+    """PE ``g``'s registers, round 0's list and vertex words (``state``: its members' fields)."""
+    parts = [(g, HostMem.REGISTERS, np.array([PeRegister.NUM_LOCAL]), np.array([members.size], dtype=np.uint64))]
+    if round0_list is not None:
+        # Round 0's apply visits only these vertices (register 1 says the list is loaded).
+        listed = local_index[members[round0_list[members]]].astype(np.uint64)
+        parts.append((g, HostMem.REGISTERS, np.array([PeRegister.SPARSE_ROUND0]), np.array([1], dtype=np.uint64)))
+        parts.append((g, HostMem.APPLY_LIST, np.arange(listed.size), listed))
+    if members.size:
+        parts.append((g, HostMem.VERTEX, np.arange(members.size), _pack(state, vertex_offsets)))
+    return parts
+
+
+def _onchip_edge_writes(g, store, config, *, gravf, write_empty_lists, edge_fields):
+    """PE ``g``'s edge index and edge array, on chip (``edge_fields``: the edge data's offsets and
+    the edge word's, as :func:`_edge_words` takes them)."""
+    parts = []
+    entries = np.arange(store.length.size) if write_empty_lists else np.flatnonzero(store.length)
+    if entries.size:
+        index_offsets = {"start": (0, config.pe.edge_addr_bits),
+                         "length": (config.pe.edge_addr_bits, config.pe.edge_len_bits)}
+        words = _pack({"start": store.start[entries], "length": store.length[entries]}, index_offsets)
+        # The GraVF index is by local index; the hardware addresses it by the sender's hw id.
+        addresses = (g << config.pe.local_bits) | entries if gravf else entries
+        parts.append((g, HostMem.EDGE_INDEX, addresses, words))
+    if store.num_edges:
+        parts.append((g, HostMem.EDGES, np.arange(store.num_edges), _edge_words(store, *edge_fields)))
+    return parts
+
+
+def _concatenate(parts):
+    """``(pe, mem, addr, data)`` arrays of the host writes listed as ``(pe, mem, addresses, words)``."""
     pe = np.concatenate([np.full(len(a), g, dtype=np.int64) for g, _, a, _ in parts])
     mem = np.concatenate([np.full(len(a), code, dtype=np.int64) for _, code, a, _ in parts])
     addr = np.concatenate([np.asarray(a, dtype=np.int64) for _, _, a, _ in parts])
@@ -270,9 +303,7 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         data = np.concatenate([np.asarray(d, dtype=object) for *_, d in parts])
     else:
         data = np.concatenate([d for *_, d in parts]).astype(np.uint64)
-    return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits, num_local=num_local,
-                    vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config,
-                    memory_images=memory.images if memory else None)
+    return pe, mem, addr, data
 
 
 def _check_edge_capacity(stores, config):

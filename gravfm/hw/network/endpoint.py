@@ -105,27 +105,8 @@ class Endpoint(wiring.Component):
         m.d.comb += granted.eq(eligible.bit_select(grant, 1))
         chosen = self._select(m, grant, "chosen")
 
-        # Registered too: the count compares would otherwise gate the output. The flag is set
-        # in the cycle the round's last barrier is taken: a source's barrier follows its updates,
-        # so its count can be checked as it arrives (``received`` does not move while the
-        # barrier is the head) and the barrier leaves the next cycle. The cycle it leaves
-        # clears the flag, since ``arrived`` and the counts are cleared only then. Termination
-        # (one flip-flop) and ``waiting`` take the condition on the recorded barriers.
-        taking = Signal(n)                        # a source's barrier is taken this cycle
-        matched = Signal(n)                       # a source's recorded count is reached
-        done_next = Signal(n)                     # ... or its barrier, taken now, says it is
-        for s in range(n):
-            m.d.comb += [matched[s].eq(received[s] == expected[s]),
-                         done_next[s].eq((arrived[s] & matched[s])
-                                         | (taking[s] & (received[s] == self.i[s].payload.count)))]
-        complete_next = done_next.all()
-        complete_now = Signal()
-        m.d.comb += complete_now.eq(arrived.all() & matched.all())
-        round_complete = Signal()
-        barrier_sent = Signal()
-        m.d.sync += round_complete.eq(complete_next & ~barrier_sent)
-        with m.If(complete_now & ~anything):
-            m.d.sync += terminated.eq(1)
+        taking, complete_now, round_complete, barrier_sent = self._round_completion(
+            m, arrived=arrived, received=received, expected=expected, anything=anything, terminated=terminated)
 
         # The second lane: the next source after the first grant with an update at its head,
         # chosen in the same cycle ahead (after ``next_grant``, so two lanes rotate together).
@@ -197,6 +178,35 @@ class Endpoint(wiring.Component):
             self.waiting.eq(~terminated & ~complete_now & ~pending.any()),
         ]
         return m
+
+    def _round_completion(self, m, *, arrived, received, expected, anything, terminated):
+        """Whether the round is complete (every source's barrier in, every count reached), and
+        termination. Returns ``(taking, complete_now, round_complete, barrier_sent)``: per source,
+        its barrier is taken this cycle (driven by the caller); complete on the recorded barriers;
+        the registered flag that sends the barrier; the barrier leaves (driven by the caller)."""
+        n = self._sources
+        # Registered too: the count compares would otherwise gate the output. The flag is set
+        # in the cycle the round's last barrier is taken: a source's barrier follows its updates,
+        # so its count can be checked as it arrives (``received`` does not move while the
+        # barrier is the head) and the barrier leaves the next cycle. The cycle it leaves
+        # clears the flag, since ``arrived`` and the counts are cleared only then. Termination
+        # (one flip-flop) and ``waiting`` take the condition on the recorded barriers.
+        taking = Signal(n)                        # a source's barrier is taken this cycle
+        matched = Signal(n)                       # a source's recorded count is reached
+        done_next = Signal(n)                     # ... or its barrier, taken now, says it is
+        for s in range(n):
+            m.d.comb += [matched[s].eq(received[s] == expected[s]),
+                         done_next[s].eq((arrived[s] & matched[s])
+                                         | (taking[s] & (received[s] == self.i[s].payload.count)))]
+        complete_next = done_next.all()
+        complete_now = Signal()
+        m.d.comb += complete_now.eq(arrived.all() & matched.all())
+        round_complete = Signal()
+        barrier_sent = Signal()
+        m.d.sync += round_complete.eq(complete_next & ~barrier_sent)
+        with m.If(complete_now & ~anything):
+            m.d.sync += terminated.eq(1)
+        return taking, complete_now, round_complete, barrier_sent
 
     def _select(self, m, grant, name):
         """The payload of input ``grant``."""

@@ -122,7 +122,7 @@ class ApplyUnit(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        layouts, config = self._layouts, self._config
+        config = self._config
         local_bits = config.pe.local_bits
         m.submodules.kernel = kernel = self._kernel
 
@@ -135,9 +135,48 @@ class ApplyUnit(wiring.Component):
         count = Signal(config.count_bits)
         overlap = Signal()
 
-        # Generator -> read stage -> kernel. A full pass counts 0 .. num_local (the barrier);
-        # a sparse pass takes its ``list_len`` entries of the touched list, then the barrier.
         full_pass = Signal()
+        g_fire, g_barrier, outstanding = self._vertex_reads(m, kernel, busy=busy, index=index, remaining=remaining,
+                                                            barrier_issued=barrier_issued, rnd=rnd,
+                                                            full_pass=full_pass)
+        written, landed = self._write_back(m, kernel, local_bits, busy)
+        issued = g_fire & ~g_barrier
+        if self._sparse:
+            with m.If(issued & ~written):
+                m.d.sync += outstanding.eq(outstanding + 1)
+            with m.Elif(written & ~issued):
+                m.d.sync += outstanding.eq(outstanding - 1)
+
+        fire, update = self._updates(m, kernel, count)
+        # The pass ends once its barrier is out and its writes have landed.
+        end_of_pass = busy & (closing | (fire & update.barrier)) & landed
+        with m.If(fire & update.barrier):
+            m.d.sync += closing.eq(1)
+        with m.If(end_of_pass):
+            m.d.sync += [busy.eq(0), closing.eq(0), rnd.eq(rnd + 1), count.eq(0)]
+        with m.Elif(self.start & ~busy):
+            first_list = (rnd == 0) & self.sparse_round0
+            m.d.sync += [busy.eq(1), index.eq(0), barrier_issued.eq(0), remaining.eq(self.list_len),
+                         full_pass.eq(1 if not self._sparse else (rnd == 0) & ~self.sparse_round0),
+                         overlap.eq(~first_list if self._sparse else 0)]
+        m.d.comb += [
+            self.busy.eq(busy),
+            self.full.eq(full_pass),
+            self.overlap.eq(overlap),
+            self.done.eq(end_of_pass),
+            self.round.eq(rnd),
+            self.round_updates.eq(count),
+        ]
+        return m
+
+    def _vertex_reads(self, m, kernel, *, busy, index, remaining, barrier_issued, rnd, full_pass):
+        """The pass's vertices into the kernel: generator -> address register -> read -> read-data
+        register. Returns ``(g_fire, g_barrier, outstanding)``: the generator issued (the barrier,
+        if ``g_barrier``); the write-back credit in use (sparse kernels)."""
+        layouts, config = self._layouts, self._config
+        local_bits = config.pe.local_bits
+        # Generator: a full pass counts 0 .. num_local (the barrier); a sparse pass takes its
+        # ``list_len`` entries of the touched list, then the barrier.
         g_valid = Signal()
         g_barrier = Signal()
         g_address = Signal(local_bits)
@@ -202,15 +241,11 @@ class ApplyUnit(wiring.Component):
             k.barrier.eq(r_barrier),
         ]
 
-        written, landed = self._write_back(m, kernel, local_bits, busy)
-        issued = g_fire & ~g_barrier
-        if self._sparse:
-            with m.If(issued & ~written):
-                m.d.sync += outstanding.eq(outstanding + 1)
-            with m.Elif(written & ~issued):
-                m.d.sync += outstanding.eq(outstanding - 1)
+        return g_fire, g_barrier, outstanding
 
-        # Updates to the queue, the barrier with this round's count.
+    def _updates(self, m, kernel, count):
+        """The kernel's updates to the queue, the barrier with this round's ``count``; returns
+        ``(fire, update)``: an update (or the barrier) left, and the kernel's update payload."""
         update = kernel.update_o.payload
         out = self.updates.payload
         fire = kernel.update_o.valid & self.updates.ready
@@ -226,26 +261,7 @@ class ApplyUnit(wiring.Component):
         ]
         with m.If(self.update_strobe):
             m.d.sync += count.eq(count + 1)
-        # The pass ends once its barrier is out and its writes have landed.
-        end_of_pass = busy & (closing | (fire & update.barrier)) & landed
-        with m.If(fire & update.barrier):
-            m.d.sync += closing.eq(1)
-        with m.If(end_of_pass):
-            m.d.sync += [busy.eq(0), closing.eq(0), rnd.eq(rnd + 1), count.eq(0)]
-        with m.Elif(self.start & ~busy):
-            first_list = (rnd == 0) & self.sparse_round0
-            m.d.sync += [busy.eq(1), index.eq(0), barrier_issued.eq(0), remaining.eq(self.list_len),
-                         full_pass.eq(1 if not self._sparse else (rnd == 0) & ~self.sparse_round0),
-                         overlap.eq(~first_list if self._sparse else 0)]
-        m.d.comb += [
-            self.busy.eq(busy),
-            self.full.eq(full_pass),
-            self.overlap.eq(overlap),
-            self.done.eq(end_of_pass),
-            self.round.eq(rnd),
-            self.round_updates.eq(count),
-        ]
-        return m
+        return fire, update
 
     def _write_back(self, m, kernel, local_bits, busy):
         """The write buffer between the kernel's ``state_o`` and ``wr``, and ``applied_upto``.

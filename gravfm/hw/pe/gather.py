@@ -291,6 +291,13 @@ class GatherUnit(GatherStage):
         with m.If(r_advance):
             m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item)]
 
+        self._write_back(m, layouts, local_bits, kernel, hazard, level=level, chosen_address=chosen_address,
+                         s_advance=s_advance, r_advance=r_advance, r_valid=r_valid, r_item=r_item)
+
+    def _write_back(self, m, layouts, local_bits, kernel, hazard, *, level, chosen_address, s_advance, r_advance,
+                    r_valid, r_item):
+        """The read data (forwarded from a write not yet landed) into the kernel, and its result
+        through the write-back register into the vertex memory, the touched list and the hazard unit."""
         # Write-back register: the kernel's result is written one cycle after it leaves the
         # kernel, so the vertex memory read -> kernel path ends at a flip-flop instead of running
         # on into the write port, the touched flag compare and the hazard CAM (the PE's critical

@@ -129,22 +129,7 @@ class ForwardingGatherUnit(GatherStage):
         wb_address = wb.nodeid[:local_bits]
 
         flushed = ~s_valid & ~r_valid & ~wb_valid
-        if retry is None:
-            item, replay = incoming, C(0)
-            take_new = ~paused & self.messages.valid & ~incoming.barrier
-            barrier_free = C(1)
-        else:
-            # A replayed message first; a new one only while the queue has room for it and for
-            # the two in S and R (each may yet be set aside). Room for both is kept whether or
-            # not they are there: the test is then on the stored count alone, not an adder behind
-            # S's valid into ``messages.ready`` (the ULX3S 4-PE top's path, 101 MHz).
-            replay = ~paused & retry.o.valid & ~busy
-            item = Signal(layouts.scatter_out)
-            m.d.comb += item.eq(Mux(replay, retry.o.payload, incoming))
-            room = ~busy | (retry.count < depth - 4)
-            take_new = ~paused & ~replay & self.messages.valid & ~incoming.barrier & room
-            barrier_free = retry.count == 0
-            m.d.comb += retry.o.ready.eq(replay)
+        item, replay, take_new, barrier_free = self._next_message(m, layouts, retry, paused=paused, busy=busy)
         issue = replay | take_new
         address = item.neighbor[:local_bits]
         m.d.comb += [
@@ -209,6 +194,30 @@ class ForwardingGatherUnit(GatherStage):
             self.touch.valid.eq(wb_valid & changed & ~wb_before.touched),
             self.touch.payload.eq(wb_address),
         ]
+
+
+    def _next_message(self, m, layouts, retry, *, paused, busy):
+        """The message to issue: ``(item, replay, take_new, barrier_free)``: the item (a replayed
+        one first, else the stream's head), whether it is replayed, whether the head is taken as a
+        new one; whether no message is set aside (the barrier may pass)."""
+        incoming = self.messages.payload
+        if retry is None:
+            item, replay = incoming, C(0)
+            take_new = ~paused & self.messages.valid & ~incoming.barrier
+            barrier_free = C(1)
+        else:
+            # A replayed message first; a new one only while the queue has room for it and for
+            # the two in S and R (each may yet be set aside). Room for both is kept whether or
+            # not they are there: the test is then on the stored count alone, not an adder behind
+            # S's valid into ``messages.ready`` (the ULX3S 4-PE top's path, 101 MHz).
+            replay = ~paused & retry.o.valid & ~busy
+            item = Signal(layouts.scatter_out)
+            m.d.comb += item.eq(Mux(replay, retry.o.payload, incoming))
+            room = ~busy | (retry.count < retry_depth(self._config) - 4)
+            take_new = ~paused & ~replay & self.messages.valid & ~incoming.barrier & room
+            barrier_free = retry.count == 0
+            m.d.comb += retry.o.ready.eq(replay)
+        return item, replay, take_new, barrier_free
 
 
 class _RetryQueue:

@@ -28,14 +28,15 @@ from amaranth.lib.wiring import In, Out
 from ..axi import memory_port_signature
 from ..host_read import pe_host_read
 from ..memory_ports import no_read_during_write
-from ..protocol import COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LOG_BITS, HostMem, HostReadMem, PeRegister
+from ..protocol import (COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LOG_BITS, ROUND_LOGS, HostMem, HostReadMem,
+                        PeRegister, codes)
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .apply import ApplyUnit
 from .gather_forward import build_gather_unit
 from .vertex_memory import shared_vertex_memory, split_vertex_memory
 
-__all__ = ["ProcessingElement", "round_logs"]
+__all__ = ["ProcessingElement", "round_logs", "event_counters"]
 
 
 class ProcessingElement(wiring.Component):
@@ -98,23 +99,7 @@ class ProcessingElement(wiring.Component):
         m = Module()
         layouts, config = self._layouts, self._config
         local_bits = config.pe.local_bits
-
-        # Host writes and start are registered on entry: from the top they fan out to every PE's
-        # memory write enables, one long path otherwise. A write lands a cycle later and start
-        # is delayed alike, so it still follows the last write.
-        host_write = {}
-        for code in range(HostMem.EDGE_PRESENT + 1):
-            host_write[code] = Signal(name=f"host_write{code}")
-            m.d.sync += host_write[code].eq(self.wr_en & (self.wr_mem == code))
-        wr_addr = Signal.like(self.wr_addr, reset_less=True)
-        wr_data = Signal.like(self.wr_data, reset_less=True)
-        start = Signal()
-        m.d.sync += start.eq(self.start)
-        # The address and data registers load only on a write to this PE: every PE sees the same
-        # host address and data, so registers loading every cycle would be shared between the
-        # PEs by Yosys, one register driving every PE's memory write ports across the chip.
-        with m.If(self.wr_en):
-            m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data)]
+        host_write, wr_addr, wr_data, start = self._host_write_strobes(m)
 
         sparse = bool(getattr(config.algorithm, "sparse_apply", False))
         accumulator = getattr(config.algorithm, "accumulator", None)
@@ -124,64 +109,12 @@ class ProcessingElement(wiring.Component):
             layouts=layouts, config=config, pe_index=self._pe_index, kernel=self._kernels["apply"],
             sparse=sparse)
         if sparse:
-            # Room for every local vertex: gather reports each vertex at most once per round,
-            # and apply drains the list before gather runs again. (+1: a buffered FIFO briefly
-            # refuses a write while an item moves into its output register.)
-            m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.pe.vertices_per_pe + 1,
-                                                        output_register=True)
-            # Before start the host may fill the list with the vertices round 0 must visit.
-            host_list = host_write[HostMem.APPLY_LIST]
-            # A registered stage between gather and the list: gather's touched-flag compare would
-            # otherwise run on into the FIFO's write logic, placed by its block RAM far from
-            # gather (one cycle more per superstep).
-            m.submodules.touched_in = touched_in = SkidBuffer(shape=local_bits)
-            wiring.connect(m, gather.touch, touched_in.i)
-            m.d.comb += [
-                touched.i.valid.eq(touched_in.o.valid | host_list),
-                touched.i.payload.eq(Mux(host_list, wr_data[:local_bits], touched_in.o.payload)),
-                touched_in.o.ready.eq(touched.i.ready & ~host_list),
-            ]
-            # Registered stages behind the FIFO's block RAM: its read data would otherwise run
-            # through apply's address mux into the vertex memory (the PE's critical path). The
-            # FIFO's output register takes the block RAM's late output straight into flip-flops;
-            # the skid buffer then cuts the ready path.
-            m.submodules.touched_out = touched_out = SkidBuffer(shape=local_bits)
-            wiring.connect(m, touched.o, touched_out.i)
-            wiring.connect(m, touched_out.o, apply.touched)
-            # Entries listed for the next pass: at its start apply takes them, and the next
-            # round's gather (running beside it) lists behind them. Gather takes the barrier
-            # with its last message possibly still in write-back: a vertex listed in the start
-            # cycle belongs to the pass that starts.
-            listed = Signal(range(config.pe.vertices_per_pe + 1))
-            listing = (gather.touch.valid & gather.touch.ready) | host_list
-            with m.If(apply.start & ~apply.busy):
-                m.d.sync += listed.eq(0)
-            with m.Elif(listing):
-                m.d.sync += listed.eq(listed + 1)
-            m.d.comb += apply.list_len.eq(listed + listing)
+            self._touched_list(m, gather, apply, host_list=host_write[HostMem.APPLY_LIST], wr_data=wr_data)
         else:
             m.d.comb += gather.touch.ready.eq(1)
         scatter, core_busy = self._core.build(m, net_in=wiring.flipped(self.net_in),
                                               net_out=wiring.flipped(self.net_out), gather=gather, apply=apply)
-
-        # Host writes.
-        num_local = Signal(local_bits + 1)
-        sparse_round0 = Signal()
-        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.NUM_LOCAL)):
-            m.d.sync += num_local.eq(wr_data)
-        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.SPARSE_ROUND0)):
-            m.d.sync += sparse_round0.eq(wr_data[0])
-        if config.pe.offchip:
-            self._offchip_edges(m, scatter, host_write, wr_addr, wr_data)
-        else:
-            m.d.comb += [
-                scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
-                scatter.index_wr.addr.eq(wr_addr),
-                scatter.index_wr.data.eq(wr_data),
-                scatter.edge_wr.en.eq(host_write[HostMem.EDGES]),
-                scatter.edge_wr.addr.eq(wr_addr),
-                scatter.edge_wr.data.eq(wr_data),
-            ]
+        num_local, sparse_round0 = self._host_registers(m, scatter, host_write, wr_addr, wr_data)
 
         # Vertex memory (gravfm.hw.pe.vertex_memory), the accumulator apart when the algorithm names one.
         memory_ports = dict(layouts=layouts, local_bits=local_bits, gather=gather, apply=apply,
@@ -209,7 +142,99 @@ class ProcessingElement(wiring.Component):
             self.round.eq(apply.round),
         ]
 
-        # Counters.
+        counters = self._counters(m, start=start, gather=gather, apply=apply, scatter=scatter, core_busy=core_busy)
+        log_reads = round_logs(m, depth=config.pe.max_rounds, scatter=scatter, apply=apply,
+                               cycles=counters["cycles"], rd_addr=self.rd_addr)
+
+        # Host reads (registered, HOST_READ_LATENCY cycles; see gravfm.hw.host_read).
+        pe_host_read(m, rd_mem=self.rd_mem, rd_addr=self.rd_addr, rd_data=self.rd_data,
+                     counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
+                     memories={HostReadMem.VERTEX: host_vertex, **log_reads})
+        return m
+
+    def _host_write_strobes(self, m):
+        """The host write registered on entry: ``({HostMem code: write strobe}, addr, data, start)``.
+
+        From the top the write fans out to every PE's memory write enables, one long path
+        otherwise. A write lands a cycle later and start is delayed alike, so it still follows
+        the last write.
+        """
+        host_write = {}
+        for code in codes(HostMem).values():
+            host_write[code] = Signal(name=f"host_write{code}")
+            m.d.sync += host_write[code].eq(self.wr_en & (self.wr_mem == code))
+        wr_addr = Signal.like(self.wr_addr, reset_less=True)
+        wr_data = Signal.like(self.wr_data, reset_less=True)
+        start = Signal()
+        m.d.sync += start.eq(self.start)
+        # The address and data registers load only on a write to this PE: every PE sees the same
+        # host address and data, so registers loading every cycle would be shared between the
+        # PEs by Yosys, one register driving every PE's memory write ports across the chip.
+        with m.If(self.wr_en):
+            m.d.sync += [wr_addr.eq(self.wr_addr), wr_data.eq(self.wr_data)]
+        return host_write, wr_addr, wr_data, start
+
+    def _touched_list(self, m, gather, apply, *, host_list, wr_data):
+        """Sparse apply: the FIFO of touched vertices from gather (or the host, before start) to apply."""
+        config = self._config
+        local_bits = config.pe.local_bits
+        # Room for every local vertex: gather reports each vertex at most once per round,
+        # and apply drains the list before gather runs again. (+1: a buffered FIFO briefly
+        # refuses a write while an item moves into its output register.)
+        m.submodules.touched = touched = StreamFIFO(shape=local_bits, depth=config.pe.vertices_per_pe + 1,
+                                                    output_register=True)
+        # A registered stage between gather and the list: gather's touched-flag compare would
+        # otherwise run on into the FIFO's write logic, placed by its block RAM far from
+        # gather (one cycle more per superstep).
+        m.submodules.touched_in = touched_in = SkidBuffer(shape=local_bits)
+        wiring.connect(m, gather.touch, touched_in.i)
+        m.d.comb += [
+            touched.i.valid.eq(touched_in.o.valid | host_list),
+            touched.i.payload.eq(Mux(host_list, wr_data[:local_bits], touched_in.o.payload)),
+            touched_in.o.ready.eq(touched.i.ready & ~host_list),
+        ]
+        # Registered stages behind the FIFO's block RAM: its read data would otherwise run
+        # through apply's address mux into the vertex memory (the PE's critical path). The
+        # FIFO's output register takes the block RAM's late output straight into flip-flops;
+        # the skid buffer then cuts the ready path.
+        m.submodules.touched_out = touched_out = SkidBuffer(shape=local_bits)
+        wiring.connect(m, touched.o, touched_out.i)
+        wiring.connect(m, touched_out.o, apply.touched)
+        # Entries listed for the next pass: at its start apply takes them, and the next
+        # round's gather (running beside it) lists behind them. Gather takes the barrier
+        # with its last message possibly still in write-back: a vertex listed in the start
+        # cycle belongs to the pass that starts.
+        listed = Signal(range(config.pe.vertices_per_pe + 1))
+        listing = (gather.touch.valid & gather.touch.ready) | host_list
+        with m.If(apply.start & ~apply.busy):
+            m.d.sync += listed.eq(0)
+        with m.Elif(listing):
+            m.d.sync += listed.eq(listed + 1)
+        m.d.comb += apply.list_len.eq(listed + listing)
+
+    def _host_registers(self, m, scatter, host_write, wr_addr, wr_data):
+        """The PE registers and the edge storage the host writes; returns ``(num_local, sparse_round0)``."""
+        num_local = Signal(self._config.pe.local_bits + 1)
+        sparse_round0 = Signal()
+        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.NUM_LOCAL)):
+            m.d.sync += num_local.eq(wr_data)
+        with m.If(host_write[HostMem.REGISTERS] & (wr_addr == PeRegister.SPARSE_ROUND0)):
+            m.d.sync += sparse_round0.eq(wr_data[0])
+        if self._config.pe.offchip:
+            self._offchip_edges(m, scatter, host_write, wr_addr, wr_data)
+        else:
+            m.d.comb += [
+                scatter.index_wr.en.eq(host_write[HostMem.EDGE_INDEX]),
+                scatter.index_wr.addr.eq(wr_addr),
+                scatter.index_wr.data.eq(wr_data),
+                scatter.edge_wr.en.eq(host_write[HostMem.EDGES]),
+                scatter.edge_wr.addr.eq(wr_addr),
+                scatter.edge_wr.data.eq(wr_data),
+            ]
+        return num_local, sparse_round0
+
+    def _counters(self, m, *, start, gather, apply, scatter, core_busy):
+        """The counters of :data:`COUNTER_NAMES` by name, counting between ``start`` and termination."""
         started = Signal()
         with m.If(start):
             m.d.sync += started.eq(1)
@@ -232,29 +257,7 @@ class ProcessingElement(wiring.Component):
             "wait_barrier": self.waiting & ~busy,
             "apply_cycles": apply.busy,
         }
-        counters = {}
-        for name in COUNTER_NAMES:
-            counters[name] = counter = Signal(COUNTER_BITS, name=f"count_{name}")
-            count = running & events[name]
-            if name != "cycles":
-                # Registered strobe: the event logic (e.g. scatter's address generator) would
-                # otherwise drive the enable of 64 flip-flops. The counter lags its event by a
-                # cycle, which the host never sees (it reads after done). The cycle counter is
-                # not delayed: the round log records it at the end of each apply pass.
-                strobe = Signal(name=f"event_{name}")
-                m.d.sync += strobe.eq(count)
-                count = strobe
-            with m.If(count):
-                m.d.sync += counter.eq(counter + 1)
-
-        log_reads = round_logs(m, depth=config.pe.max_rounds, scatter=scatter, apply=apply,
-                               cycles=counters["cycles"], rd_addr=self.rd_addr)
-
-        # Host reads (registered, HOST_READ_LATENCY cycles; see gravfm.hw.host_read).
-        pe_host_read(m, rd_mem=self.rd_mem, rd_addr=self.rd_addr, rd_data=self.rd_data,
-                     counters_code=HostReadMem.COUNTERS, counters=[counters[n] for n in COUNTER_NAMES],
-                     memories={HostReadMem.VERTEX: host_vertex, **log_reads})
-        return m
+        return event_counters(m, events=events, running=running)
 
     def _offchip_edges(self, m, scatter, host_write, wr_addr, wr_data):
         """Off-chip edges: the presence bits and the two base registers from the host; the
@@ -276,13 +279,16 @@ def round_logs(m, *, depth, scatter, apply, cycles, rd_addr, ram_style=None):
     never meets a write: no read-during-write logic behind the block RAM's output.
     """
     attrs = no_read_during_write(ram_style)
-    writes = {
-        HostReadMem.LOG_MESSAGES: ("messages", scatter.round_end, scatter.round, scatter.round_messages),
-        HostReadMem.LOG_UPDATES: ("updates", apply.done, apply.round, apply.round_updates),
-        HostReadMem.LOG_CYCLE: ("cycle", apply.done, apply.round, cycles),
+    writes = {  # name in ROUND_LOGS: (strobe, round, value)
+        "messages": (scatter.round_end, scatter.round, scatter.round_messages),
+        "updates": (apply.done, apply.round, apply.round_updates),
+        "cycle": (apply.done, apply.round, cycles),
     }
+    if set(writes) != set(ROUND_LOGS):
+        raise ValueError(f"the PE logs {sorted(writes)}, the protocol names {sorted(ROUND_LOGS)}")
     reads = {}
-    for code, (name, strobe, rnd, value) in writes.items():
+    for name, code in ROUND_LOGS.items():
+        strobe, rnd, value = writes[name]
         m.submodules[f"log_{name}"] = log = memory.Memory(shape=LOG_BITS, depth=depth, init=[], attrs=attrs)
         write = log.write_port()
         # Registered: the round number fans out across the PE, and a path from it into a log's
@@ -293,3 +299,28 @@ def round_logs(m, *, depth, scatter, apply, cycles, rd_addr, ram_style=None):
         m.d.comb += read.addr.eq(rd_addr)
         reads[code] = read.data
     return reads
+
+
+def event_counters(m, *, events, running):
+    """A counter per name of :data:`COUNTER_NAMES` (its read address is its index there): one more
+    in each cycle ``running`` and its event hold. ``events`` maps every counter's name, and only
+    those, to its event; returns ``{name: counter}`` in read-address order."""
+    if set(events) != set(COUNTER_NAMES):
+        missing, unknown = set(COUNTER_NAMES) - set(events), set(events) - set(COUNTER_NAMES)
+        raise ValueError(f"PE counter events do not match COUNTER_NAMES: missing {sorted(missing)}, "
+                         f"unknown {sorted(unknown)}")
+    counters = {}
+    for name in COUNTER_NAMES:
+        counters[name] = counter = Signal(COUNTER_BITS, name=f"count_{name}")
+        count = running & events[name]
+        if name != "cycles":
+            # Registered strobe: the event logic (e.g. scatter's address generator) would
+            # otherwise drive the enable of 64 flip-flops. The counter lags its event by a
+            # cycle, which the host never sees (it reads after done). The cycle counter is
+            # not delayed: the round log records it at the end of each apply pass.
+            strobe = Signal(name=f"event_{name}")
+            m.d.sync += strobe.eq(count)
+            count = strobe
+        with m.If(count):
+            m.d.sync += counter.eq(counter + 1)
+    return counters
