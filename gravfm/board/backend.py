@@ -28,7 +28,7 @@ from .serwb import link_item_bits, serwb_link_of
 from .sim import WIRE_LATENCY_CYCLES, SocSimulation, build_soc_simulator
 from .window import GRAVFM_BASE, MAIN_RAM_BASE
 
-__all__ = ["LitexBackend", "BoardBackend", "IMAGE_TRANSFERS", "drive"]
+__all__ = ["LitexBackend", "BoardBackend", "IMAGE_TRANSFERS", "drive", "drive_rack"]
 
 #: How the edge image reaches the simulated DRAM: over the driver's bus path, through the
 #: backdoor, or over the bus when it is at most ``BUS_IMAGE_BYTES``.
@@ -51,12 +51,8 @@ def drive(driver, top, load, *, write_image, dram_bytes, limits, on_progress, to
     image_report = None if image is None else driver.load_image(image, write=write_image)
     writes_s = driver.load_writes(load)
     stage("simulating", "")
-
-    def progress(cycles, superstep, messages):
-        if on_progress is not None and messages is not None:
-            on_progress(cycles, superstep, messages, total_messages)
-
-    status, cycles, run_s = driver.run(**limits, pes=top.config.pes_per_fpga, on_progress=progress)
+    status, cycles, run_s = driver.run(**limits, pes=top.config.pes_per_fpga,
+                                       on_progress=_progress(on_progress, total_messages))
     readback = driver.readback(load, status=status, cycles=cycles, run_s=run_s, vertex_bits=top.layouts.vertex.size,
                                max_rounds=top.config.pe.max_rounds, extra=extra)
     if log is not None:
@@ -68,6 +64,30 @@ def drive(driver, top, load, *, write_image, dram_bytes, limits, on_progress, to
         log(f"{driver.board}: host writes in {writes_s:.1f} s{image_text}; loaded and run in "
             f"{time.perf_counter() - started:.1f} s")
     return readback
+
+
+def drive_rack(rack, top, load, *, write_images, limits, on_progress, total_messages, stage, extra,
+               links_up=None):
+    """One run on the boards of ``rack`` (:class:`~gravfm.board.rack.Rack`): bring-up, load, arm,
+    follow, read back. ``links_up()`` is called once every link is up. Returns the
+    :class:`~gravfm.sim.readback.Readback` and ``{bring_up_s, load_s, run_s}``."""
+    bring_up_s = rack.bring_up()
+    if links_up is not None:
+        links_up()
+    load_s, _ = rack.load(load, write_images=write_images)
+    stage("simulating", "")
+    status, cycles, run_s = rack.run(**limits, on_progress=_progress(on_progress, total_messages))
+    readback = rack.readback(load, status=status, cycles=cycles, run_s=run_s, vertex_bits=top.layouts.vertex.size,
+                             max_rounds=top.config.pe.max_rounds, extra=extra)
+    return readback, {"bring_up_s": bring_up_s, "load_s": load_s, "run_s": run_s}
+
+
+def _progress(on_progress, total_messages):
+    """The drivers' progress callback ``(cycles, superstep, messages)`` as the flow's, which also takes the total."""
+    def progress(cycles, superstep, messages):
+        if on_progress is not None:
+            on_progress(cycles, superstep, messages, total_messages)
+    return progress
 
 
 @dataclass(frozen=True)
@@ -147,7 +167,6 @@ class LitexBackend:
                                  "timeout_s": self.timeout_s},
                          extra={"build_s": build.build_s, "build_cached": build.cached, "build_key": build.key})
 
-
     def _check_links(self, top):
         """The top's links must be the simulated boards': SERWB wires (faults: ``--link-ber``) whose
         speed the link check's timers were planned for."""
@@ -179,23 +198,17 @@ class LitexBackend:
             rack = Rack(drivers, pes_per_fpga=top.config.pes_per_fpga, bring_up_s=self.bring_up_s)
             self._set_wires(rack, errors=False)
             stage("loading", f"links up, then {len(load):,} host writes over {n} simulated UARTs")
-            bring_up_s = rack.bring_up()
-            self._set_wires(rack, errors=True)   # the links trained on clean wires, as a cable's would
-            load_s, _ = rack.load(load, write_images=over_bus)
-            stage("simulating", "")
-
-            def progress(cycles, superstep, messages):
-                if on_progress is not None:
-                    on_progress(cycles, superstep, messages, total_messages)
-
-            status, cycles, run_s = rack.run(max_cycles=self.max_cycles, watchdog_cycles=self.watchdog_cycles,
-                                             timeout_s=self.timeout_s, on_progress=progress)
-            readback = rack.readback(load, status=status, cycles=cycles, run_s=run_s,
-                                     vertex_bits=top.layouts.vertex.size, max_rounds=top.config.pe.max_rounds,
-                                     extra={"build_s": build.build_s, "build_cached": build.cached,
-                                            "build_key": build.key})
+            readback, took = drive_rack(
+                rack, top, load, write_images=over_bus, stage=stage, on_progress=on_progress,
+                total_messages=total_messages,
+                limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
+                        "timeout_s": self.timeout_s},
+                extra={"build_s": build.build_s, "build_cached": build.cached, "build_key": build.key},
+                # The links trained on clean wires, as a cable's would; the errors come after.
+                links_up=lambda: self._set_wires(rack, errors=True))
         if log is not None:
-            log(f"{n} boards: links up in {bring_up_s:.1f} s, loaded in {load_s:.1f} s, run in {run_s:.1f} s")
+            log(f"{n} boards: links up in {took['bring_up_s']:.1f} s, loaded in {took['load_s']:.1f} s, "
+                f"run in {took['run_s']:.1f} s")
         return readback
 
     def _set_wires(self, rack, *, errors):
@@ -269,18 +282,10 @@ class BoardBackend:
             if design.fpgas == 1:
                 return drive(drivers[0], top, load, write_image=True, dram_bytes=built["dram_bytes"], stage=stage,
                              log=log, on_progress=on_progress, total_messages=total_messages, limits=limits, extra={})
-            rack = Rack(drivers, pes_per_fpga=top.config.pes_per_fpga)
-            rack.bring_up()
-            rack.load(load, write_images=True)
-            stage("simulating", "")
-
-            def progress(cycles, superstep, messages):
-                if on_progress is not None:
-                    on_progress(cycles, superstep, messages, total_messages)
-
-            status, cycles, run_s = rack.run(**limits, on_progress=progress)
-            return rack.readback(load, status=status, cycles=cycles, run_s=run_s, vertex_bits=top.layouts.vertex.size,
-                                 max_rounds=top.config.pe.max_rounds)
+            readback, _ = drive_rack(Rack(drivers, pes_per_fpga=top.config.pes_per_fpga), top, load,
+                                     write_images=True, limits=limits, on_progress=on_progress,
+                                     total_messages=total_messages, stage=stage, extra={})
+            return readback
         finally:
             for client in clients:
                 client.close()

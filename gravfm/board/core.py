@@ -28,7 +28,7 @@ from migen.genlib.cdc import MultiReg
 
 from ..hw.protocol import HOST_MEM_BITS, HOST_READ_LATENCY
 from .link import LinkPort
-from .window import DESIGN_DOMAIN, READ_COUNT_BITS, STREAM_WORDS, WORD_BITS, RecordLayout
+from .window import CORE_STATUS, DESIGN_DOMAIN, READ_COUNT_BITS, STREAM_WORDS, WORD_BITS, RecordLayout
 
 __all__ = ["GravfmCore", "add_edge_ports"]
 
@@ -62,11 +62,7 @@ class GravfmCore(LiteXModule):
         self.bus = wishbone.Interface(data_width=WORD_BITS, address_width=32, addressing="word")
         self.design_id = CSRStatus(32, reset=identity, description="Hash of the FPGA top's Verilog")
         self.records = CSRStatus(32, description="Host-write records the top has applied since reset")
-        self.status = CSRStatus(fields=[
-            CSRField("done", size=1, description="Every PE has detected termination"),
-            CSRField("link_error", size=1, description="A link receiver latched an error"),
-            CSRField("running", size=1, description="Started and not yet done"),
-        ])
+        self.status = CSRStatus(fields=[CSRField(name, size=1, description=text) for name, text in CORE_STATUS.items()])
         self.superstep = CSRStatus(32, description="PE 0's superstep (progress)")
         self.cycles = CSRStatus(64, description="Design cycles from start to done")
         self.read_mem = CSRStorage(HOST_MEM_BITS, description="host_rd_mem of the next read request")

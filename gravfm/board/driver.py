@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import GravfmError
 from ..hw.protocol import COUNTER_NAMES, ROUND_LOGS, HostReadMem
 from ..sim.readback import Readback, logged_rounds
-from .window import READ_STREAM, WRITE_STREAM, RecordLayout
+from .window import CORE_STATUS, READ_STREAM, WRITE_STREAM, RecordLayout, flag
 
 __all__ = ["BoardDriver", "BoardError", "follow", "read_back", "BURST_WORDS", "IMAGE_SAMPLE_WORDS",
            "registers_from_csv"]
@@ -221,8 +221,9 @@ class BoardDriver:
         """``{done, link_error, cycles, superstep, messages}`` now (messages of ``pes`` PEs while running)."""
         with self.step("following the run"):
             status = self._reg("status").read()
-            done = bool(status & 1)
-            return {"done": done, "link_error": bool(status >> 1 & 1), "cycles": self._reg("cycles").read(),
+            done = flag(status, CORE_STATUS, "done")
+            return {"done": done, "link_error": flag(status, CORE_STATUS, "link_error"),
+                    "cycles": self._reg("cycles").read(),
                     "superstep": self._reg("superstep").read(),
                     "messages": None if done else sum(self.counters(pe)["messages"] for pe in range(pes))}
 
@@ -255,7 +256,7 @@ class BoardDriver:
 
     def readback(self, load, **run):
         """The run as a :class:`~gravfm.sim.readback.Readback` (:func:`read_back`)."""
-        return read_back(lambda mem, pe, addr, count: self.read(mem, pe, addr, count), load, **run)
+        return read_back(self.read, load, **run)
 
 
 def follow(drivers, *, pes=1, max_cycles=None, watchdog_cycles=1 << 24, timeout_s=3600.0, poll_s=0.05,

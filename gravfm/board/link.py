@@ -30,7 +30,7 @@ from liteiclink.serwb.packet import Depacketizer, Packetizer, packet_description
 from migen import Cat, If, Mux, ResetInserter, Signal
 
 from .serwb import CONTROL_WORDS, frame_words
-from .window import DESIGN_DOMAIN
+from .window import DESIGN_DOMAIN, LINK_STATUS
 
 __all__ = ["SerwbPhy", "LinkPort", "SimWire", "FRAMES", "CONTROL", "HELLO", "ARMED", "CONTROL_REPEATS"]
 
@@ -126,12 +126,7 @@ class LinkPort(LiteXModule):
 
         self.role = CSRStorage(1, description="1: this end leads the bring-up (the lower FPGA index of the pair)")
         self.restart = CSR()   # writing it starts the bring-up again (at the master)
-        self.status = CSRStatus(fields=[
-            CSRField("ready", size=1, description="Aligned both ways: frames can pass"),
-            CSRField("error", size=1, description="The bring-up found no alignment"),
-            CSRField("hello", size=1, description="A HELLO came from the peer (peer_fpga, peer_design hold it)"),
-            CSRField("peer_armed", size=1, description="The peer is armed"),
-        ])
+        self.status = CSRStatus(fields=[CSRField(name, size=1, description=text) for name, text in LINK_STATUS.items()])
         self.peer_fpga = CSRStatus(8, description="The FPGA index the peer sent in its HELLO")
         self.peer_design = CSRStatus(32, description="The design id the peer sent in its HELLO")
         self.frames_sent = CSRStatus(32, description="Frames of the top put on the wire")

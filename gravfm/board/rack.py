@@ -11,7 +11,7 @@ real rack: a UART, Etherbone or PCIe link per board). The order, each step named
    of FPGA ``f``, as local PEs ``0 .. p - 1``);
 4. **start**: each board is armed; a board's top starts when every peer is armed (the barrier of
    :class:`~gravfm.board.core.GravfmCore`), then all are followed until every one is done;
-5. **read back** through the board of each PE, with each link's counters (:func:`link_rows`).
+5. **read back** through the board of each PE, with each link's counters (:meth:`Rack.link_rows`).
 """
 
 import dataclasses
@@ -23,8 +23,9 @@ import numpy as np
 from ..hw.protocol import LINK_COUNTER_NAMES, LINK_END_COUNTER_NAMES, HostReadMem, link_counter_address, peers_of
 from ..hw.link_check import decode_error
 from .driver import BoardError, follow, read_back
+from .window import LINK_STATUS, flag
 
-__all__ = ["Rack", "HostWrites", "LINK_PORT_COUNTERS", "link_rows"]
+__all__ = ["Rack", "HostWrites", "LINK_PORT_COUNTERS"]
 
 #: Each link port's own counters (CSRs ``gravfm_link{k}_*``), in a link row beside the top's.
 LINK_PORT_COUNTERS = ("frames_sent", "frames_received", "frames_dropped", "bad_packets")
@@ -84,9 +85,9 @@ class Rack:
             if f < peer:
                 with self.drivers[f].step(f"restarting link {k}"):
                     self._link_reg(f, k, "restart").write(1)
-        self._wait_links(lambda status: status & 1, "did not come up (no alignment: is the cable in, is "
-                                                    "FPGA {peer}'s board on and loaded?)")
-        self._wait_links(lambda status: status >> 2 & 1, "came up but no HELLO arrived from FPGA {peer}")
+        self._wait_links("ready", "did not come up (no alignment: is the cable in, is FPGA {peer}'s board on "
+                                  "and loaded?)")
+        self._wait_links("hello", "came up but no HELLO arrived from FPGA {peer}")
         for f, k, peer in self.links():
             driver = self.drivers[f]
             with driver.step(f"reading link {k}'s peer"):
@@ -99,7 +100,8 @@ class Rack:
                                  f"not this run's {driver.design['design_id']:#010x}")
         return time.perf_counter() - started
 
-    def _wait_links(self, ok, failure):
+    def _wait_links(self, field, failure):
+        """Until every link's status shows ``field`` (:data:`~gravfm.board.window.LINK_STATUS`)."""
         deadline = time.monotonic() + self.bring_up_s
         waiting = self.links()
         while waiting:
@@ -107,10 +109,10 @@ class Rack:
             for f, k, peer in waiting:
                 with self.drivers[f].step(f"reading link {k}'s status"):
                     status = self._link_reg(f, k, "status").read()
-                if status >> 1 & 1 and not status & 1:
+                if flag(status, LINK_STATUS, "error") and not flag(status, LINK_STATUS, "ready"):
                     raise BoardError(f"{self.drivers[f].board}: link {k} to FPGA {peer}: the bring-up found no "
                                      f"alignment (line errors or no signal)")
-                if not ok(status):
+                if not flag(status, LINK_STATUS, field):
                     still.append((f, k, peer))
             waiting = still
             if waiting and time.monotonic() > deadline:
@@ -148,30 +150,29 @@ class Rack:
 
     def readback(self, load, **run):
         readback = read_back(self.read, load, **run)
-        rows = link_rows(self)
+        rows = self.link_rows()
         diagnosis = tuple(f"FPGA {row['fpga']} link {row['link']} (from FPGA {row['peer']}): the link check "
                           f"latched {row['error']['kind']} (frame {row['error']['received']}, expected "
                           f"{row['error']['expected']})" for row in rows if row["error"]["kind"])
         return dataclasses.replace(readback, board_links=tuple(rows), diagnosis=diagnosis + tuple(readback.diagnosis))
 
-
-def link_rows(rack):
-    """Per FPGA and link: the link port's counters, the top's link-end counters (retransmissions,
-    frames its receiver discarded, its error word, decoded) and, in the simulation, the bits the
-    wire flipped."""
-    p = rack.pes_per_fpga
-    end = len(LINK_COUNTER_NAMES) - len(LINK_END_COUNTER_NAMES)
-    rows = []
-    for f, k, peer in rack.links():
-        driver = rack.drivers[f]
-        row = {"fpga": f, "link": k, "peer": peer}
-        with driver.step(f"reading link {k}'s counters"):
-            row.update({name: rack._link_reg(f, k, name).read() for name in LINK_PORT_COUNTERS})
-            flipped = getattr(driver.registers, f"wire{k}_flipped", None)
-            if flipped is not None:
-                row["wire_bits_flipped"] = flipped.read()
-        ends = rack.read(HostReadMem.LINK_COUNTERS, f * p, link_counter_address(k, end), len(LINK_END_COUNTER_NAMES))
-        row.update(dict(zip(LINK_END_COUNTER_NAMES, (int(v) for v in ends))))
-        row["error"] = decode_error(row["error_in"])
-        rows.append(row)
-    return rows
+    def link_rows(self):
+        """Per FPGA and link: the link port's counters, the top's link-end counters (retransmissions,
+        frames its receiver discarded, its error word, decoded) and, in the simulation, the bits the
+        wire flipped."""
+        end = len(LINK_COUNTER_NAMES) - len(LINK_END_COUNTER_NAMES)
+        rows = []
+        for f, k, peer in self.links():
+            driver = self.drivers[f]
+            row = {"fpga": f, "link": k, "peer": peer}
+            with driver.step(f"reading link {k}'s counters"):
+                row.update({name: self._link_reg(f, k, name).read() for name in LINK_PORT_COUNTERS})
+                flipped = getattr(driver.registers, f"wire{k}_flipped", None)
+                if flipped is not None:
+                    row["wire_bits_flipped"] = flipped.read()
+            ends = self.read(HostReadMem.LINK_COUNTERS, f * self.pes_per_fpga, link_counter_address(k, end),
+                             len(LINK_END_COUNTER_NAMES))
+            row.update(dict(zip(LINK_END_COUNTER_NAMES, (int(v) for v in ends))))
+            row["error"] = decode_error(row["error_in"])
+            rows.append(row)
+        return rows

@@ -258,8 +258,9 @@ def _find_bank_files(gateware, dram, *, boards):
             first = text.readline().strip()
         if len(first) == dram.word_bits // 4:
             value = int(first, 16)
-            if value >> 16 == _BANK_MARKER >> 16 and (value >> 8 & 0xFF) < boards and (value & 0xFF) < dram.banks:
-                found[value >> 8 & 0xFF, value & 0xFF] = path.name
+            board, bank = value >> 8 & 0xFF, value & 0xFF
+            if value >> 16 == _BANK_MARKER >> 16 and board < boards and bank < dram.banks:
+                found[board, bank] = path.name
     wanted = [(board, bank) for board in range(boards) for bank in range(dram.banks)]
     if sorted(found) != wanted:
         raise SimulatorError(f"the DRAM models' bank files were not found in {gateware} (found {sorted(found)})")

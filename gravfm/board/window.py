@@ -30,7 +30,8 @@ import numpy as np
 from ..hw.protocol import HOST_MEM_BITS
 
 __all__ = ["RecordLayout", "WORD_BITS", "STREAM_WORDS", "WRITE_STREAM", "READ_STREAM", "WINDOW_BYTES",
-           "READ_COUNT_BITS", "design_id", "GRAVFM_BASE", "MAIN_RAM_BASE", "DESIGN_DOMAIN"]
+           "READ_COUNT_BITS", "design_id", "GRAVFM_BASE", "MAIN_RAM_BASE", "DESIGN_DOMAIN", "CORE_STATUS",
+           "LINK_STATUS", "flag"]
 
 #: The FPGA top's clock domain in every SoC (from the board's PLL; in simulation a clock of its own).
 DESIGN_DOMAIN = "design"
@@ -49,6 +50,25 @@ WRITE_STREAM, READ_STREAM = 0, STREAM_WORDS
 WINDOW_BYTES = 2 * STREAM_WORDS * WORD_BITS // 8
 #: Width of the read request's count (host reads per request).
 READ_COUNT_BITS = 32
+
+#: One-bit fields of the core's ``status`` CSR, lowest bit first, and what each says.
+CORE_STATUS = {
+    "done": "Every PE has detected termination",
+    "link_error": "A link receiver latched an error",
+    "running": "Started and not yet done",
+}
+#: One-bit fields of each link port's ``status`` CSR (:class:`gravfm.board.link.LinkPort`).
+LINK_STATUS = {
+    "ready": "Aligned both ways: frames can pass",
+    "error": "The bring-up found no alignment",
+    "hello": "A HELLO came from the peer (peer_fpga, peer_design hold it)",
+    "peer_armed": "The peer is armed",
+}
+
+
+def flag(status, fields, name):
+    """Field ``name`` of a ``status`` word laid out as ``fields`` (:data:`CORE_STATUS`, :data:`LINK_STATUS`)."""
+    return bool(status >> list(fields).index(name) & 1)
 
 
 def _words(bits):

@@ -57,7 +57,7 @@ class Readback:
         shape (fpgas, fpgas - 1), row = sending FPGA, column ``k`` = link to ``peers_of(row)[k]``.
     board_links : tuple of dict
         Several boards (``--backend litex``/``board``): per FPGA and link, the link port's and
-        link ends' counters (:func:`gravfm.board.rack.link_rows`).
+        link ends' counters (:meth:`gravfm.board.rack.Rack.link_rows`).
     diagnosis : tuple of str
         A stalled run: what each PE (and link) waits on; a link error: what went wrong where.
     build_s, build_cached, build_key, run_s
