@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from gravfm.cli import build_parser, main
-from gravfm.cli.run_cmd import FOLD_KEEP, _count, _figure, folded
+from gravfm.cli.run_report import FOLD_KEEP, _count, _figure, folded
 
 FAST = ["run", "wcc", "--graph", "tiny:grid", "--backend", "amaranth", "--edge-memory", "onchip"]
 

@@ -50,6 +50,17 @@ def dead_link(text):
     return int(match[1]), int(match[2]), int(match[3] or 0)
 
 
+def bit_error_rate(text):
+    """An argparse type: a bit-error rate in [0, 0.5)."""
+    try:
+        rate = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a rate such as 1e-5, not {text!r}") from None
+    if not 0 <= rate < 0.5:
+        raise argparse.ArgumentTypeError(f"a bit-error rate is in [0, 0.5), not {text}")
+    return rate
+
+
 #: option -> (LinkConfig field, argparse type, metavar, help)
 OPTIONS = {
     "--link-bandwidth": ("bits_per_cycle", _bandwidth, "BITS",
