@@ -25,7 +25,8 @@ from .design import BoardDesign
 from .driver import BoardDriver, BoardError, registers_from_csv
 from .rack import Rack
 from .serwb import link_item_bits, serwb_link_of
-from .sim import WIRE_LATENCY_CYCLES, SocSimulation, build_soc_simulator
+from .sim import WIRE_LATENCY_CYCLES, build_soc_simulator
+from .sim_run import SocSimulation
 from .window import GRAVFM_BASE, MAIN_RAM_BASE
 
 __all__ = ["LitexBackend", "BoardBackend", "IMAGE_TRANSFERS", "drive", "drive_rack"]

@@ -1,9 +1,8 @@
 """The whole SoC in Verilator, through LiteX's simulator: build once per design, run per graph.
 
 :func:`build_soc_simulator` generates :class:`~gravfm.board.soc.SimSoC` with LiteX and compiles
-it (cached by design like every other build: the graph is never part of it). :class:`SocSimulation`
-runs one copy in a folder of its own, with ``litex_server`` in front of its simulated serial line,
-and hands out a :class:`~litex.tools.litex_client.RemoteClient` — the host's real path.
+it (cached by design like every other build: the graph is never part of it);
+:class:`~gravfm.board.sim_run.SocSimulation` runs it.
 
 The DDR3 model keeps each bank in a Verilog memory loaded by ``$readmemh`` when the simulation
 starts. The build gives every bank a marker word, by which it finds each bank's file; a run may
@@ -19,10 +18,6 @@ import json
 import logging
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -32,10 +27,9 @@ import numpy as np
 
 from ..errors import ConfigError, SimulatorError
 from ..sim.build_cache import BuildCache, build_key
-from ..sim.verilator_build import (end_process_group, missing_headers, run_build_command, start_guarded,
-                                   verilator_executable)
+from ..sim.verilator_build import missing_headers, run_build_command, verilator_executable
 
-__all__ = ["SocSimBuild", "build_soc_simulator", "SocSimulation", "DramGeometry"]
+__all__ = ["SocSimBuild", "build_soc_simulator", "DramGeometry"]
 
 #: Marker of a bank's first word in the build's DRAM contents (plus board << 8, plus the bank).
 _BANK_MARKER = 0x6A7F_0000
@@ -265,114 +259,3 @@ def _find_bank_files(gateware, dram, *, boards):
     if sorted(found) != wanted:
         raise SimulatorError(f"the DRAM models' bank files were not found in {gateware} (found {sorted(found)})")
     return [[found[board, bank] for bank in range(dram.banks)] for board in range(boards)]
-
-
-def free_port():
-    """A TCP port on the loopback interface that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _wait_for_port(port, process, what, *, timeout_s=60.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SimulatorError(f"{what} ended (exit {process.returncode}) before it listened on port {port}")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise SimulatorError(f"{what} did not listen on port {port} within {timeout_s:.0f} s")
-
-
-class SocSimulation:
-    """One running copy of a built SoC simulation, one board or a rack (a context manager).
-
-    Parameters
-    ----------
-    build : SocSimBuild
-    images : list of (numpy.ndarray of uint8 or None), optional
-        Per board, bytes to place at DRAM address 0 through the backdoor before the simulation starts.
-
-    Attributes
-    ----------
-    clients : list of litex.tools.litex_client.RemoteClient
-        Per board, connected to a ``litex_server`` of its own, which talks to the board's
-        simulated UART (one transport per board, as on a real rack); ``client`` is the first.
-    folder : pathlib.Path
-        The run's folder (simulator and server logs).
-    """
-
-    def __init__(self, build, *, images=None):
-        self.build = build
-        self._images = list(images or [None] * build.boards)
-        self._processes, self._logs = [], []
-        self.clients = []
-
-    @property
-    def client(self):
-        return self.clients[0]
-
-    def __enter__(self):
-        from litex.tools.litex_client import RemoteClient  # deferred: the board extra (LiteX)
-
-        from .soc import sim_config  # deferred: the board extra (LiteX)
-
-        self._tmp = tempfile.TemporaryDirectory(prefix="gravfm-soc-")
-        self.folder = run = Path(self._tmp.name)
-        try:
-            self._prepare(run)
-            uart_ports = [free_port() for _ in range(self.build.boards)]
-            (run / "sim_config.js").write_text(sim_config(tcp_ports=uart_ports).get_json())
-            simulator = start_guarded([str(self.build.gateware / "obj_dir" / "Vsim")], cwd=run,
-                                      stdout=self._log("sim.log"), stderr=subprocess.STDOUT)
-            self._processes.append(simulator)
-            for board, uart_port in enumerate(uart_ports):
-                _wait_for_port(uart_port, simulator, "the SoC simulation")
-                server_port = free_port()
-                server = start_guarded([sys.executable, "-m", "litex.tools.litex_server", "--uart", "--uart-port",
-                                        f"socket://127.0.0.1:{uart_port}", "--bind-ip", "127.0.0.1",
-                                        "--bind-port", str(server_port)], cwd=run,
-                                       stdout=self._log(f"server{board}.log"), stderr=subprocess.STDOUT)
-                self._processes.append(server)
-                _wait_for_port(server_port, server, "litex_server")
-                client = RemoteClient(host="127.0.0.1", port=server_port)
-                client.open()
-                self.clients.append(client)
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def _log(self, name):
-        log = open(self.folder / name, "w")
-        self._logs.append(log)
-        return log
-
-    def _prepare(self, run):
-        gateware = self.build.gateware
-        for path in gateware.glob("*.init"):
-            shutil.copy(path, run / path.name)
-        for banks, image in zip(self.build.bank_files, self._images):
-            if image is None:
-                continue
-            if image.size > self.build.dram.size_bytes:
-                raise ConfigError(f"the edge image ({image.size:,} bytes) does not fit the simulated "
-                                  f"DRAM ({self.build.dram.size_bytes:,} bytes)")
-            for name, text in zip(banks, self.build.dram.bank_lines(image)):
-                (run / name).write_text(text)
-        (run / "modules").symlink_to(gateware / "modules")
-
-    def __exit__(self, *exc):
-        for client in self.clients:
-            with contextlib.suppress(OSError):
-                client.close()
-        self.clients.clear()
-        for process in reversed(self._processes):
-            end_process_group(process, grace=2.0)
-        self._processes.clear()
-        for log in self._logs:
-            log.close()
-        self._tmp.cleanup()
-        return False

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <event2/listener.h>
 #include <event2/util.h>
 #include <event2/event.h>
@@ -53,21 +54,32 @@ static void *pad(struct pad_s *pads, const char *name)
   return NULL;
 }
 
+/* One host at a time, as on a serial port: a new connection replaces the old one. The driver
+ * probes the port (connect, close) before litex_server connects; if both arrive in one event-loop
+ * turn, the probe's close must not take the server's connection with it. */
+static void drop_connection(struct session_s *s)
+{
+  if (!s->ev)
+    return;
+  event_del(s->ev);
+  event_free(s->ev);
+  close(s->fd);
+  s->ev = NULL;
+  s->fd = 0;
+}
+
 static void on_readable(int fd, short event, void *arg)
 {
   struct session_s *s = arg;
   char chunk[1024];
   ssize_t got;
-  if (!(event & EV_READ))
+  if (!(event & EV_READ) || fd != s->fd)
     return;
   got = read(fd, chunk, sizeof chunk);
   if (got < 0)
     return;
   if (got == 0) {   /* the host closed the connection */
-    event_del(s->ev);
-    event_free(s->ev);
-    s->ev = NULL;
-    s->fd = 0;
+    drop_connection(s);
     return;
   }
   for (ssize_t i = 0; i < got && s->length < BUFFER_BYTES; i++) {
@@ -80,6 +92,7 @@ static void on_connection(struct evconnlistener *listener, evutil_socket_t fd, s
                           int socklen, void *ctx)
 {
   struct session_s *s = ctx;
+  drop_connection(s);
   s->fd = fd;
   s->ev = event_new(base, fd, EV_READ | EV_PERSIST, on_readable, s);
   event_add(s->ev, NULL);   /* no timeout: a quiet host is not a closed one */
@@ -142,10 +155,9 @@ static int uart_tick(void *sess, uint64_t time_ps)
   if (!clk_pos_edge(&s->edge, *s->sys_clk))
     return RC_OK;
   *s->tx_ready = 1;
-  if (s->fd && *s->tx_valid && write(s->fd, s->tx, 1) != 1) {
-    eprintf("gravfm_uart: writing to the host failed\n");
-    return RC_ERROR;
-  }
+  /* send(), not write(): a host gone between two ticks drops its connection, never a SIGPIPE */
+  if (s->fd && *s->tx_valid && send(s->fd, s->tx, 1, MSG_NOSIGNAL) != 1)
+    drop_connection(s);
   *s->rx_valid = 0;
   if (s->length) {
     *s->rx = s->buffer[s->first];
