@@ -8,9 +8,11 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from gravfm.board.backend import drive_rack
 from gravfm.board.driver import BoardError
 from gravfm.board.rack import HostWrites, Rack
 from gravfm.board.serwb import LINE_BITS_PER_WORD, cycles_per_frame, frame_words, serwb_link
+from gravfm.errors import ConfigError
 from gravfm.hw.protocol import peers_of
 
 DESIGN = 0x00C0_FFEE
@@ -147,3 +149,14 @@ def test_the_serwb_link_describes_its_frames():
     # A longer wire: a longer latency, so the check waits longer before calling the link dead.
     slow = serwb_link(28, wire_latency=1000)
     assert slow.link_check(item_bits=28).silence_cycles > link.link_check(item_bits=28).silence_cycles
+
+
+def test_an_edge_image_larger_than_a_boards_dram_is_refused_before_bring_up():
+    model = ModelRack(2)
+    rack = Rack([ModelDriver(model, f) for f in range(2)], pes_per_fpga=1, bring_up_s=0.2)
+    load = types.SimpleNamespace(memory_images=[np.zeros(64, np.uint8), np.zeros(65, np.uint8)])
+    with pytest.raises(ConfigError, match=r"^model board 1: the edge image \(65 bytes\) does not fit its DRAM "
+                                          r"\(64 bytes\)$"):
+        drive_rack(rack, None, load, write_images=True, dram_bytes=64, limits={}, on_progress=None,
+                   total_messages=0, stage=None, extra={})
+    assert model.restarted == set()   # refused before any link was touched

@@ -44,9 +44,7 @@ def drive(driver, top, load, *, write_image, dram_bytes, limits, on_progress, to
     checked); ``dram_bytes``: the board's DRAM; ``limits``: ``{max_cycles, watchdog_cycles, timeout_s}``.
     """
     image = load.memory_images[0] if load.memory_images else None
-    if image is not None and image.size > dram_bytes:
-        raise ConfigError(f"{driver.board}: the edge image ({image.size:,} bytes) does not fit its DRAM "
-                          f"({dram_bytes:,} bytes)")
+    _check_image_fits(driver, image, dram_bytes)
     driver.check_design()
     started = time.perf_counter()
     image_report = None if image is None else driver.load_image(image, write=write_image)
@@ -67,11 +65,19 @@ def drive(driver, top, load, *, write_image, dram_bytes, limits, on_progress, to
     return readback
 
 
-def drive_rack(rack, top, load, *, write_images, limits, on_progress, total_messages, stage, extra,
+def _check_image_fits(driver, image, dram_bytes):
+    if image is not None and image.size > dram_bytes:
+        raise ConfigError(f"{driver.board}: the edge image ({image.size:,} bytes) does not fit its DRAM "
+                          f"({dram_bytes:,} bytes)")
+
+
+def drive_rack(rack, top, load, *, write_images, dram_bytes, limits, on_progress, total_messages, stage, extra,
                links_up=None):
     """One run on the boards of ``rack`` (:class:`~gravfm.board.rack.Rack`): bring-up, load, arm,
-    follow, read back. ``links_up()`` is called once every link is up. Returns the
-    :class:`~gravfm.sim.readback.Readback` and ``{bring_up_s, load_s, run_s}``."""
+    follow, read back. ``dram_bytes``: each board's DRAM; ``links_up()`` is called once every link
+    is up. Returns the :class:`~gravfm.sim.readback.Readback` and ``{bring_up_s, load_s, run_s}``."""
+    for driver, image in zip(rack.drivers, load.memory_images or ()):
+        _check_image_fits(driver, image, dram_bytes)
     bring_up_s = rack.bring_up()
     if links_up is not None:
         links_up()
@@ -200,7 +206,8 @@ class LitexBackend:
             self._set_wires(rack, errors=False)
             stage("loading", f"links up, then {len(load):,} host writes over {n} simulated UARTs")
             readback, took = drive_rack(
-                rack, top, load, write_images=over_bus, stage=stage, on_progress=on_progress,
+                rack, top, load, write_images=over_bus, dram_bytes=build.dram.size_bytes, stage=stage,
+                on_progress=on_progress,
                 total_messages=total_messages,
                 limits={"max_cycles": self.max_cycles, "watchdog_cycles": self.watchdog_cycles,
                         "timeout_s": self.timeout_s},
@@ -284,7 +291,8 @@ class BoardBackend:
                 return drive(drivers[0], top, load, write_image=True, dram_bytes=built["dram_bytes"], stage=stage,
                              log=log, on_progress=on_progress, total_messages=total_messages, limits=limits, extra={})
             readback, _ = drive_rack(Rack(drivers, pes_per_fpga=top.config.pes_per_fpga), top, load,
-                                     write_images=True, limits=limits, on_progress=on_progress,
+                                     write_images=True, dram_bytes=built["dram_bytes"], limits=limits,
+                                     on_progress=on_progress,
                                      total_messages=total_messages, stage=stage, extra={})
             return readback
         finally:
