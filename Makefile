@@ -11,7 +11,7 @@ PARALLEL := -n auto --maxprocesses 4
 
 BOARD_STAMP := $(VENV)/.board-stamp
 
-.PHONY: run test test-all test-board bench docs clean clean-cache
+.PHONY: run test test-all test-board test-board-ci bench docs clean clean-cache
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,19 +28,35 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
-# The board extra, the Debian headers LiteX's simulator links against and the BIOS's cross
-# compiler (root: apt-get).
-BOARD_DEBS := libevent-dev libjson-c-dev gcc-riscv64-unknown-elf
-$(BOARD_STAMP): $(STAMP)
-	@dpkg -s $(BOARD_DEBS) >/dev/null 2>&1 || \
-		(apt-get update -qq && apt-get install -y -qq $(BOARD_DEBS) >/dev/null) || \
-		{ echo "make test-board: needs the Debian packages $(BOARD_DEBS)"; exit 2; }
+# The board extra and the Debian headers LiteX's simulator links against (root: apt-get); the
+# bitstream builds' BIOS also needs the cross compiler.
+BOARD_SIM_DEBS := libevent-dev libjson-c-dev
+BOARD_DEBS := $(BOARD_SIM_DEBS) gcc-riscv64-unknown-elf
+BOARD_SIM_STAMP := $(VENV)/.board-sim-stamp
+
+define install_debs
+	@dpkg -s $(1) >/dev/null 2>&1 || \
+		(apt-get update -qq && apt-get install -y -qq $(1) >/dev/null) || \
+		{ echo "the board tests need the Debian packages $(1) (apt-get, as root)"; exit 2; }
+endef
+
+$(BOARD_SIM_STAMP): $(STAMP)
+	$(call install_debs,$(BOARD_SIM_DEBS))
 	$(BIN)/python -m pip install --quiet -e '.[dev,board]'
+	touch $(BOARD_SIM_STAMP)
+
+$(BOARD_STAMP): $(BOARD_SIM_STAMP)
+	$(call install_debs,$(BOARD_DEBS))
 	touch $(BOARD_STAMP)
 
 # Whole-SoC simulations (docs/boards.md): LiteX + LiteDRAM + Verilator, one build per design.
 test-board: $(BOARD_STAMP)
 	$(BIN)/python -m pytest -m "board and not slow" $(PARALLEL) $(PYTEST_ARGS)
+
+# The few whole-SoC simulations CI runs (one board on chip and in DDR, a pair of boards, the
+# generated Xilinx project): the board path checked on every commit within CI's time.
+test-board-ci: $(BOARD_SIM_STAMP)
+	$(BIN)/python -m pytest -m "board_ci" $(PARALLEL) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done

@@ -48,8 +48,13 @@ def both(algorithm, **options):
     return on_board(algorithm, **options), on_board(algorithm, backend="verilator", **options)
 
 
-@pytest.mark.parametrize("pes", [1, 4])
-@pytest.mark.parametrize("algorithm", list(CASES), ids=lambda name: Path(name.split(":")[0]).stem)
+def ci_case(algorithm, pes):
+    """The case CI runs (``board_ci``): WCC on one PE; the others in ``make test-board``."""
+    marks = [pytest.mark.board_ci] if (algorithm, pes) == ("wcc", 1) else []
+    return pytest.param(algorithm, pes, marks=marks, id=f"{Path(algorithm.split(':')[0]).stem}-{pes}")
+
+
+@pytest.mark.parametrize("algorithm,pes", [ci_case(algorithm, pes) for pes in (1, 4) for algorithm in CASES])
 def test_whole_soc_gives_the_harness_answer_with_edges_in_ddr(algorithm, pes, build_cache):
     board, harness = both(algorithm, pes=pes, build_cache=build_cache)
     check = check_pagerank_run if algorithm == "pagerank" else check_run
@@ -67,6 +72,7 @@ def test_whole_soc_gives_the_harness_answer_with_edges_in_ddr(algorithm, pes, bu
     assert board.cycles >= board.messages / pes
 
 
+@pytest.mark.board_ci
 def test_edges_on_chip_take_the_harness_cycles_exactly(build_cache):
     """With no DRAM in the way the SoC's cycle counter agrees with the harness to the cycle: the
     host path (records, start, read stream) adds nothing to the run."""
