@@ -27,8 +27,8 @@ from pathlib import Path
 
 from .version import PACKAGE_NAME, __version__
 
-__all__ = ["provenance", "stamped", "command_line", "SCHEMA_VERSION", "file_sha256", "git_state", "machine", "arguments",
-           "json_safe", "write_results"]
+__all__ = ["provenance", "stamped", "command_line", "SCHEMA_VERSION", "file_sha256", "git_output", "git_state",
+           "machine", "arguments", "json_safe", "write_results"]
 
 #: Version of the layout of gravfm's JSON documents: raised when a key is renamed or removed
 #: (added keys keep it).
@@ -47,7 +47,7 @@ DIRTY_PATHSPECS = ("gravfm", "benchmarks", "pyproject.toml", ":(exclude)benchmar
 _STDOUT = object()  # write_results' default stream: sys.stdout as it is at the call
 
 
-def _git(folder, *arguments):
+def git_output(folder, *arguments):
     """Run ``git arguments`` in ``folder``.
 
     Returns
@@ -94,15 +94,15 @@ def git_state(folder):
     folder = Path(folder)
     if not folder.is_dir():
         return {"git_revision": None, "git_dirty": None, "git_note": f"{folder} is not a folder"}
-    tracked, reason = _git(folder, "ls-files", "--error-unmatch", "--", "gravfm/__init__.py")
+    tracked, reason = git_output(folder, "ls-files", "--error-unmatch", "--", "gravfm/__init__.py")
     if reason is not None:
         return {"git_revision": None, "git_dirty": None,
                 "git_note": f"no git checkout of gravfm at {folder} ({reason})"}
-    head, reason = _git(folder, "rev-parse", "--verify", "HEAD")
+    head, reason = git_output(folder, "rev-parse", "--verify", "HEAD")
     if reason is not None:
         return {"git_revision": None, "git_dirty": None, "git_note": f"no HEAD commit at {folder} ({reason})"}
     state = {"git_revision": head.strip(), "git_dirty": None}
-    status, reason = _git(folder, "status", "--porcelain", "--untracked-files=no", "--", *DIRTY_PATHSPECS)
+    status, reason = git_output(folder, "status", "--porcelain", "--untracked-files=no", "--", *DIRTY_PATHSPECS)
     if reason is not None:
         state["git_note"] = f"uncommitted changes unknown ({reason})"
     else:

@@ -30,7 +30,8 @@ def test_quiet_prints_only_the_result_line_and_still_writes_json_and_plot(tmp_pa
     out, err = capsys.readouterr()
     data = json.loads(figures.read_text())
     assert out.splitlines() == [f"wcc on tiny:grid: done, verified, {data['cycles']:,} cycles, "
-                                f"{data['messages']:,} messages, {data['mteps']:,.1f} MTEPS (simulated)"]
+                                f"{data['messages']:,} messages, {data['mteps']:,.1f} MTEPS at the assumed 187.5 MHz "
+                                f"(simulated)"]
     assert err == ""
     assert plot.read_bytes().startswith(PNG)
 

@@ -16,7 +16,9 @@ from ..graph import load_graph
 from ..hw.link_check import link_overhead_bits  # no Amaranth (a description)
 from .. import model
 from ..model import LIMIT_DESCRIPTIONS
+from ..model.clock import platform_at
 from ..model.plot import plot_sweep
+from ..synth.clocks import clock_rates
 from .common import check_output_file, parse_params, report_stream, write_json
 
 
@@ -155,9 +157,10 @@ def _fmt_mteps(edges_per_s):
     return "unbounded" if math.isinf(edges_per_s) else f"{edges_per_s / 1e6:10.1f}"
 
 
-def _print_prediction(prediction, platform, params):
+def _print_prediction(prediction, platform, params, clock):
     print("PREDICTION of the analytical performance model (not a measurement)")
     print(f"  platform   {platform.name}: {platform.description}")
+    print(f"  clock      f_clk {clock['mhz']:g} MHz ({clock['label']})")
     print(f"  algorithm  {params.name}: m_vertex {params.m_vertex}, m_update {params.m_update}, "
           f"m_message {params.m_message}, m_edge {params.m_edge} bits; CPE {prediction.cpe}")
     print(f"  graph      |V| = {prediction.vertices:,}  |E| = {prediction.edges:,}  "
@@ -210,6 +213,19 @@ def _print_supersteps(result):
           f"(steady-state T_sys {result.steady.t_sys_mteps:.1f})")
 
 
+def _at_measured_fmax(clock, platform, params, vertices, edges, prediction, options):
+    """Print T_sys for the same configuration at the Fmax measured for its top (or that none is);
+    return ``clock`` with it (``t_sys_mteps``)."""
+    if clock["mhz"] is None:
+        print(f"predicted T_sys at a measured Fmax: none ({clock['label']})")
+        return {**clock, "t_sys_mteps": None}
+    at_fmax = model.predict(platform_at(platform, clock["mhz"]), params, vertices, edges, fpgas=prediction.fpgas,
+                            pes=prediction.pes, **options)
+    print(f"predicted T_sys at this top's measured Fmax, {clock['mhz']:.1f} MHz ({clock['label']}) = "
+          f"{at_fmax.t_sys_mteps:.1f} MTEPS (bottleneck: {at_fmax.bottleneck})")
+    return {**clock, "t_sys_mteps": at_fmax.t_sys_mteps}
+
+
 def run(args):
     if args.list_platforms:
         for name in model.builtin_platforms():
@@ -238,8 +254,13 @@ def _predict(args):
     report = {}
 
     prediction = model.predict(platform, params, vertices, edges, fpgas=args.fpgas, pes=args.pes, **options)
-    _print_prediction(prediction, platform, params)
+    clocks = clock_rates(platform, algorithm=params.name, fpgas=prediction.fpgas, pes=prediction.pes,
+                         edge_memory=platform.memory.edge_storage, arch=args.arch)
+    _print_prediction(prediction, platform, params, clocks[0])
     report["prediction"] = prediction.to_dict()
+    report["clocks"] = [{**clocks[0], "t_sys_mteps": prediction.t_sys_mteps},
+                        *(_at_measured_fmax(clock, platform, params, vertices, edges, prediction, options)
+                          for clock in clocks[1:])]
 
     if args.sweep_fpgas:
         predictions = model.sweep(platform, params, vertices, edges, _parse_range(args.sweep_fpgas),

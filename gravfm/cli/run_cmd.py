@@ -1,12 +1,16 @@
 """``gravfm run ALGO --graph SPEC``: simulate an algorithm on a graph, verify it and report."""
 
+from dataclasses import replace
+
 from ..algorithms.loading import resolve_algorithm
 from ..board.backend import BoardBackend, LitexBackend
 from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
 from ..flow import RunOptions, run
+from ..model import load_platform
 from ..partition import METHODS
 from ..sim.trace import TraceRequest, parse_window
+from ..synth.clocks import check_synth_target, clock_rates
 from .common import (add_capacity_arguments, add_graph_input_arguments, check_output_file, graph_load_options,
                      local_bits_of, parse_params, positive_int, report_stream, write_json)
 from .link_options import add_link_arguments, bit_error_rate, link_options_from_args
@@ -86,8 +90,8 @@ def add_run_arguments(parser):
                              "the standard error)")
     parser.add_argument("--quiet", action="store_true",
                         help="print only the result line: ALGO on GRAPH: STATUS, verified|NOT VERIFIED, "
-                             "CYCLES cycles, MESSAGES messages, MTEPS MTEPS (simulated); no progress, "
-                             "no tables (--json and --plot files are still written)")
+                             "CYCLES cycles, MESSAGES messages, MTEPS MTEPS at the met|assumed CLOCK (simulated); "
+                             "no progress, no tables (--json and --plot files are still written)")
     parser.add_argument("--all-supersteps", action="store_true",
                         help=f"print every row of the per-superstep table (default: the first and last "
                              f"{FOLD_KEEP} when there are more than {FOLD_ROWS})")
@@ -206,13 +210,24 @@ def make_console():
     return console if console.is_terminal else Console(width=1000, soft_wrap=True)
 
 
+def with_clocks(report, platform):
+    """``report`` with the clocks its MTEPS are given at: the platform's (met or assumed) and, for a
+    platform with a synthesis target, the Fmax measured for the run's top."""
+    clocks = clock_rates(platform, algorithm=report.algorithm, fpgas=report.fpgas, pes=report.pes_per_fpga,
+                         edge_memory=report.edge_memory, arch=report.arch)
+    return replace(report, clocks=tuple(clocks))
+
+
 def execute(options, args):
     """Run with a progress display, print the report (or, ``--quiet``, its result line), write
     the JSON and the plot; exit status 1 unless verified."""
+    platform = load_platform(options.platform)
+    check_synth_target(platform)  # a bad platform file fails before the run, not after it
     with report_stream(args):
         console = make_console()
         with progress_display(console, enabled=not args.quiet) as display:
             report = run(options, log=display.log, on_progress=display.update, on_stage=display.stage)
+        report = with_clocks(report, platform)
         if args.quiet:
             print(result_line(report), flush=True)
         else:

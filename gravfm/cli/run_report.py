@@ -6,7 +6,7 @@ import math
 from ..flow.readings import BREAKDOWN_LABELS, cycle_breakdown, pe_cycles, run_notes, superstep_lines
 from ..flow.reporting import SUPERSTEP_CYCLES_NOTE, hazard_stall_note, superstep_cycles, superstep_overhead
 
-__all__ = ["print_report", "result_line", "folded", "FOLD_ROWS", "FOLD_KEEP"]
+__all__ = ["print_report", "result_line", "clock_lines", "folded", "FOLD_ROWS", "FOLD_KEEP"]
 
 
 #: Per-superstep tables longer than this are folded to their first and last FOLD_KEEP rows.
@@ -66,6 +66,8 @@ def print_report(report, console, *, all_supersteps=False):
     figures.add_row(report.status, _figure(report.supersteps), _figure(report.cycles), _figure(report.messages),
                     _figure(report.cpe if finished else None), _figure(report.mteps if finished else None, 1))
     console.print(figures)
+    for line in clock_lines(report):
+        console.print(line, highlight=False)
     for note in run_notes(report):
         console.print(f"[bold yellow]note:[/] {note}", highlight=False)
     hazard_note = hazard_stall_note(report)
@@ -191,11 +193,27 @@ def _print_memory(memory, console):
     console.print(table)
 
 
+def clock_lines(report):
+    """MTEPS at each clock of ``report.clocks``, each labelled: the platform's (met, by which design,
+    or assumed) and a measured Fmax (its seeds and whether its RTL is today's)."""
+    lines = []
+    for clock in report.clocks:
+        what = "the platform clock" if clock["kind"] == "platform" else "this top's measured Fmax"
+        if clock["mhz"] is None:
+            lines.append(f"MTEPS at {what}: none ({clock['label']})")
+            continue
+        mteps = report.mteps_at(clock["mhz"])
+        figure = "-, the run did not finish" if mteps is None else f"{mteps:,.1f}"
+        lines.append(f"MTEPS at {what}, {clock['mhz']:.1f} MHz ({clock['label']}): {figure}")
+    return lines
+
+
 def result_line(report):
     """The one line ``--quiet`` prints: what ran, its status, verdict (and why not verified),
-    cycles, messages, MTEPS."""
+    cycles, messages, MTEPS at the platform clock (met or assumed)."""
     reason = report.check_detail or (report.diagnosis[0] if report.diagnosis else "")
     verdict = "verified" if report.verified else f"NOT VERIFIED{f' ({reason})' if reason else ''}"
-    throughput = f", {report.mteps:,.1f} MTEPS" if report.finished else ""
+    clock = f"the {report.clock_basis} {report.f_clk_hz / 1e6:g} MHz"
+    throughput = f", {report.mteps:,.1f} MTEPS at {clock}" if report.finished else ""
     return (f"{report.algorithm} on {report.graph_name}: {report.status}, {verdict}, {report.cycles:,} cycles, "
             f"{report.messages:,} messages{throughput} (simulated)")

@@ -30,8 +30,11 @@ class RunReport:
     measured link figures of :func:`gravfm.hw.multi.link_report.link_figures`. ``edges`` counts
     the edges the algorithm runs on (after its ``prepare``, e.g. WCC's symmetrization),
     ``input_edges`` those of the graph as loaded and cleaned (what ``gravfm graph info`` reports
-    with the same options). ``params`` are the algorithm's parameters with vertex ids in the
-    input's ids (a file's own ids, also when the reader relabelled them). ``prepared``,
+    with the same options). ``clock_basis`` is the platform clock's (``met`` or ``assumed``);
+    ``clocks`` the clocks the caller reports MTEPS at (``gravfm run``: those of
+    :func:`gravfm.synth.clocks.clock_rates`, dicts with ``mhz`` and ``label``), empty unless set.
+    ``params`` are the algorithm's parameters with vertex ids in the input's ids (a file's own ids,
+    also when the reader relabelled them). ``prepared``,
     ``plan`` and ``readback`` are the stage results behind the figures, for callers that check
     more than them (tests); they are not part of the JSON.
     """
@@ -79,6 +82,8 @@ class RunReport:
     edge_memory: str = "onchip"
     memory: dict = field(default_factory=dict)
     superstep_model: dict | None = None
+    clock_basis: str = "assumed"
+    clocks: tuple = ()
     prepared: object = field(default=None, repr=False, compare=False)
     plan: object = field(default=None, repr=False, compare=False)
     readback: object = field(default=None, repr=False, compare=False)
@@ -107,6 +112,10 @@ class RunReport:
     def mteps(self):
         """Measured million traversed edges per second at the platform clock."""
         return self.messages / self.seconds / 1e6 if self.cycles else 0.0
+
+    def mteps_at(self, mhz):
+        """MTEPS at a clock of ``mhz`` (the same cycles), None without a figure or a finished run."""
+        return self.messages / self.cycles * mhz if self.finished and self.cycles and mhz else None
 
     @property
     def cycles_per_s(self):
@@ -148,6 +157,8 @@ class RunReport:
             "f_clk_hz": self.f_clk_hz,
             "platform": self.platform,
             "mteps": self.mteps if finished else None,
+            "clock_basis": self.clock_basis,
+            "clocks": [{**clock, "mteps": self.mteps_at(clock["mhz"])} for clock in self.clocks],
             "notes": run_notes(self),
             "per_superstep": [row.__dict__ for row in self.rounds],
             "superstep_overhead": superstep_overhead(self),
@@ -268,7 +279,8 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         status=readback.status, verified=verdict.ok, check_detail=verdict.detail,
         supersteps=readback.supersteps, cycles=readback.cycles, messages=readback.messages,
         reference_supersteps=prepared.reference_supersteps, reference_messages=prepared.reference_messages,
-        f_clk_hz=platform.fpga.f_clk_hz, platform=platform.name, rounds=readback.rounds,
+        f_clk_hz=platform.fpga.f_clk_hz, platform=platform.name, clock_basis=platform.clock.basis,
+        rounds=readback.rounds,
         stalls=readback.stalls, per_pe=readback.per_pe, diagnosis=readback.diagnosis,
         prediction=prediction, prediction_note=note, build_s=readback.build_s,
         build_cpu_s=readback.build_cpu_s,

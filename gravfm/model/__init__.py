@@ -17,6 +17,7 @@ from .algorithm_params import (
     params_from_layouts,
     with_link_overhead,
 )
+from .clock import ClockSpec, MetRow
 from .limits import (
     fpgas_needed,
     interface_limit,
@@ -44,6 +45,7 @@ from .supersteps import SuperstepPrediction, predict_supersteps, superstep_laten
 
 __all__ = [
     "AlgorithmParams",
+    "ClockSpec",
     "FpgaSpec",
     "HierarchySpec",
     "LIMIT_DESCRIPTIONS",
@@ -51,6 +53,7 @@ __all__ = [
     "LinkSpec",
     "MEMORY_MODELS",
     "MemorySpec",
+    "MetRow",
     "NetworkSpec",
     "Platform",
     "Prediction",

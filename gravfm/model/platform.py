@@ -16,6 +16,7 @@ from typing import Literal
 
 from ..errors import ConfigError, SpecError
 from ..validate import check_fields, check_number
+from .clock import ClockSpec
 from .schema import FromDict
 from .units import gib_per_s_to_bits_per_s, mhz_to_hz, mib_to_bits
 
@@ -298,6 +299,9 @@ class Platform(FromDict):
     estimated : list of str, optional
         Keys (``table.key``) whose values are estimates rather than measurements or datasheet
         figures; printed beside every prediction for this platform.
+    clock : ClockSpec, optional
+        Whether ``fpga.f_clk_mhz`` was met by place-and-route (and by which design) or is assumed
+        (the default); see :mod:`gravfm.model.clock`.
     """
 
     name: str
@@ -309,6 +313,7 @@ class Platform(FromDict):
     latency: LatencySpec
     cpe: dict[str, float]
     estimated: tuple[str, ...] = ()
+    clock: ClockSpec = ClockSpec()
     #: The TOML file the platform was read from ("" when built in code), for error messages;
     #: not a field (no key of the file), set by :func:`load_platform`.
     origin = ""
@@ -320,6 +325,9 @@ class Platform(FromDict):
             if not value >= 1.0 or not math.isfinite(value):
                 raise ConfigError(f"platform {self.name!r}: cpe.{algorithm} must be a number >= 1 "
                                   f"(a PE handles at most one edge per cycle), not {value!r}")
+        if self.clock.met is not None and self.fpga.f_clk_mhz > self.clock.met.fmax_mhz:
+            raise ConfigError(f"platform {self.name!r}: fpga.f_clk_mhz {self.fpga.f_clk_mhz:g} is above the Fmax of "
+                              f"the row it is met by (clock.met.fmax_mhz {self.clock.met.fmax_mhz:g})")
 
     def check_system(self, fpgas, pes):
         """Raise ConfigError unless the platform holds ``fpgas`` FPGAs of ``pes`` PEs each.

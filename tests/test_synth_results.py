@@ -1,0 +1,167 @@
+"""Synthesis rows (issue 38 item 3): the RTL fingerprint, stale detection, medians over seeds, the
+latest measurement of a top, the seeded rows' commits, and the matrix sweep's resume and stop."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gravfm.errors import ConfigError
+from gravfm.synth.fingerprint import commit_facts, rtl_fingerprint
+from gravfm.synth.results import MATRIX, RESULTS_FILE, latest_measurement, load_rows, median_row, save_rows
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import bench_synth  # noqa: E402  (benchmarks/ is not a package)
+
+WCC4 = {"algorithm": "wcc", "fpgas": 1, "pes": 4, "edge_memory": "onchip", "target": "ecp5-85"}
+
+
+def a_row(seed, fmax, rtl="aaaaaaaaaaaa", commit="1" * 40, date="2026-12-01T00:00:00+00:00", **changes):
+    return {"kind": "seed", **WCC4, "pnr_freq_mhz": 150.0, "router": "router1", "seed": seed, "commit": commit,
+            "commit_date": date, "rtl": rtl, "status": "ok" if fmax else "timeout", "fmax_mhz": fmax,
+            "critical_path": {"from": f"design.a{seed}", "to": "design.b", "delay_ns": 6.0}, "luts": 100 + seed,
+            "flip_flops": 50, "bram_blocks": 4, "dsps": 0, **changes}
+
+
+def git(folder, *arguments):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *arguments], cwd=folder, check=True,
+                   capture_output=True)
+
+
+def test_the_fingerprint_follows_the_rtl_and_nothing_else(tmp_path):
+    (tmp_path / "gravfm" / "hw").mkdir(parents=True)
+    (tmp_path / "gravfm" / "synth").mkdir()
+    (tmp_path / "gravfm" / "hw" / "pe.py").write_text("x = 1\n")
+    (tmp_path / "gravfm" / "synth" / "fmax_table.py").write_text("t = 1\n")
+    (tmp_path / "README.md").write_text("readme\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "one")
+    clean = rtl_fingerprint(folder=tmp_path)
+    assert clean == rtl_fingerprint("HEAD", folder=tmp_path) and len(clean) == 12
+    (tmp_path / "README.md").write_text("changed\n")
+    (tmp_path / "gravfm" / "synth" / "fmax_table.py").write_text("t = 2\n")   # reads results: not RTL
+    assert rtl_fingerprint(folder=tmp_path) == clean
+    (tmp_path / "gravfm" / "hw" / "pe.py").write_text("x = 2\n")   # uncommitted RTL counts
+    edited = rtl_fingerprint(folder=tmp_path)
+    assert edited != clean
+    (tmp_path / "gravfm" / "hw" / "new.py").write_text("y = 1\n")   # so does an untracked file
+    assert rtl_fingerprint(folder=tmp_path) not in (clean, edited)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "two")
+    assert rtl_fingerprint("HEAD", folder=tmp_path) == rtl_fingerprint(folder=tmp_path)
+    assert rtl_fingerprint("HEAD~1", folder=tmp_path) == clean
+    facts = commit_facts("HEAD~1", folder=tmp_path)
+    assert len(facts["commit"]) == 40 and facts["commit_date"].startswith("20")
+
+
+def test_the_fingerprint_needs_a_checkout(tmp_path):
+    with pytest.raises(ConfigError, match="cannot fingerprint the RTL in"):
+        rtl_fingerprint(folder=tmp_path)
+    with pytest.raises(ConfigError, match="cannot fingerprint"):
+        rtl_fingerprint("no-such-commit")
+
+
+def test_every_seeded_row_names_a_real_commit_and_its_rtl():
+    rows = load_rows(RESULTS_FILE)
+    assert len(rows) > 40
+    for commit in sorted({row["commit"] for row in rows}):
+        rtl = rtl_fingerprint(commit)
+        assert all(row["rtl"] == rtl for row in rows if row["commit"] == commit), commit
+        assert commit_facts(commit)["commit"] == commit
+
+
+def test_the_median_is_a_measured_seed_with_its_path_and_resources():
+    median = median_row([a_row(3, 161.3), a_row(1, 156.6), a_row(2, 149.1)])
+    assert median["kind"] == "median" and median["status"] == "ok" and median["seeds"] == [1, 2, 3]
+    assert median["fmax_mhz"] == 156.6 and median["median_seed"] == 1 and median["fmax_range_mhz"] == [149.1, 161.3]
+    assert median["critical_path"]["from"] == "design.a1" and median["luts"] == 101
+    partial = median_row([a_row(1, 120.0), a_row(2, None), a_row(3, 130.0)])
+    assert partial["status"] == "partial" and partial["fmax_mhz"] == 120.0 and partial["seeds_measured"] == [1, 3]
+    assert median_row([a_row(1, None)])["fmax_mhz"] is None
+
+
+def test_todays_rtl_wins_and_older_rtl_is_stale():
+    older = [a_row(1, 150.0, rtl="old000000000", date="2026-12-02T00:00:00+00:00")]
+    today = [a_row(1, 120.0, rtl="new000000000", date="2026-12-01T00:00:00+00:00")]
+    found = latest_measurement(older + today, WCC4, "new000000000")
+    assert found.median["fmax_mhz"] == 120.0 and found.stale is False
+    assert found.rtl_label() == "today's RTL (commit 1111111)"
+    found = latest_measurement(older + today, WCC4, "other0000000")   # neither is today's: the latest commit
+    assert found.median["fmax_mhz"] == 150.0 and found.stale is True
+    assert found.rtl_label() == "measured on older RTL (commit 1111111)"
+    assert latest_measurement(older, WCC4, None).stale is None
+
+
+def test_reverted_failed_and_other_tops_rows_do_not_count():
+    rows = [a_row(1, 140.0, rtl="kept00000000"),
+            a_row(1, 99.0, rtl="reverted0000", date="2026-12-03T00:00:00+00:00", reverted_by="a9c0cc4"),
+            a_row(1, None, rtl="failed000000", date="2026-12-04T00:00:00+00:00"),
+            a_row(1, 170.0, rtl="bfs000000000", date="2026-12-05T00:00:00+00:00", algorithm="bfs")]
+    assert latest_measurement(rows, WCC4, "x").median["fmax_mhz"] == 140.0
+    assert latest_measurement(rows, {**WCC4, "pes": 2}, "x") is None
+    assert latest_measurement(rows, WCC4, "x", arch="gravf") is None   # gravfm synth builds GraVF-M tops
+
+
+def test_the_matrix_is_the_issues(tmp_path):
+    assert [top.name for top in MATRIX] == ["wcc-4pe", "bfs-4pe", "wcc-2x4", "wcc-4x4", "pagerank-4pe",
+                                            "wcc-1pe-offchip", "ulx3s-wcc-4pe"]
+    offchip, ulx3s = MATRIX[5], MATRIX[6]
+    assert offchip.command(2)[offchip.command(2).index("--edge-memory") + 1] == "offchip"
+    assert ulx3s.command(1)[-6:] == ["--freq", "125", "--seed", "1", "--router", "router1"]
+    save_rows(tmp_path / "r.json", [a_row(1, 1.0)])
+    assert json.loads((tmp_path / "r.json").read_text())["notes"][0].startswith("One row per gravfm synth")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ConfigError, match="bad.json: not a synthesis results file"):
+        load_rows(tmp_path / "bad.json")
+    row = a_row(1, 1.0)
+    del row["rtl"]
+    save_rows(tmp_path / "r.json", [a_row(1, 1.0), row])
+    with pytest.raises(ConfigError, match="r.json: row 1 has no 'rtl'"):
+        load_rows(tmp_path / "r.json")
+
+
+def fake_report(top, seed):
+    return {"algorithm": top.algorithm, "fpgas": top.fpgas, "pes": top.pes, "target": top.target,
+            "capacity": {"offchip_edges": top.edge_memory == "offchip"},
+            "fpga": {"pnr_freq_mhz": top.freq_mhz, "pnr_router": "router1", "pnr_seed": seed, "fmax_mhz": 100.0 + seed,
+                     "critical_path": None, "luts": 1, "flip_flops": 2, "bram_blocks": 3, "dsps": 0, "seconds": 1.0},
+            "provenance": {"time_utc": "2026-12-06T00:00:00+00:00"}}
+
+
+def test_the_matrix_resumes_and_stops_cleanly(tmp_path, monkeypatch, capsys):
+    results, runs = tmp_path / "rows.json", []
+    monkeypatch.setattr(bench_synth, "rtl_fingerprint", lambda revision=None: "f" * 12)
+    monkeypatch.setattr(bench_synth, "commit_facts", lambda revision: {"commit": "c" * 40, "commit_date": "d"})
+
+    def synth_once(synth_args, workdir, timeout):
+        seed = int(synth_args[synth_args.index("--seed") + 1])
+        runs.append(seed)
+        if seed == 2 and runs.count(2) == 1:
+            raise KeyboardInterrupt   # stopped in seed 2's place and route
+        return fake_report(MATRIX[0], seed)
+
+    monkeypatch.setattr(bench_synth, "synth_once", synth_once)
+    argv = ["--matrix", "--tops", "wcc-4pe", "--results", str(results)]
+    assert bench_synth.main(argv) == 130
+    assert [row["seed"] for row in load_rows(results)] == [1]   # what was measured, nothing half-written
+    assert bench_synth.main(argv) == 0
+    rows = load_rows(results)
+    assert runs == [1, 2, 2, 3]   # seed 1 was not run again
+    assert [(row["kind"], row.get("seed")) for row in rows] == [("seed", 1), ("seed", 2), ("seed", 3), ("median", None)]
+    assert rows[-1]["fmax_mhz"] == 102.0 and all(row["rtl"] == "f" * 12 for row in rows)
+    assert bench_synth.main(argv) == 0 and runs == [1, 2, 2, 3] and len(load_rows(results)) == 4
+    monkeypatch.setattr(bench_synth, "rtl_fingerprint", lambda revision=None: "e" * 12 if revision else "f" * 12)
+    assert bench_synth.main(argv) == 2
+    assert capsys.readouterr().err.splitlines()[-1].startswith("bench_synth.py: the RTL has uncommitted changes")
+
+
+def test_a_run_without_figures_is_a_row_with_its_status():
+    row = bench_synth.matrix_row(MATRIX[3], 2, "router1", {"status": "timeout", "seconds": 3600.2,
+                                                          "note": "gravfm synth did not finish within 3600 s"},
+                                 "f" * 12, {"commit": "c" * 40, "commit_date": "d"})
+    assert row["status"] == "timeout" and row["fmax_mhz"] is None and row["seed"] == 2 and row["fpgas"] == 4
+    assert row["note"] == "gravfm synth did not finish within 3600 s" and row["rtl"] == "f" * 12
+    assert median_row([row])["fmax_mhz"] is None
