@@ -57,9 +57,26 @@ def test_the_fingerprint_follows_the_rtl_and_nothing_else(tmp_path):
     assert len(facts["commit"]) == 40 and facts["commit_date"].startswith("20")
 
 
-def test_the_fingerprint_needs_a_checkout(tmp_path):
+def test_a_copy_without_git_has_its_commits_fingerprint(tmp_path):
+    """CI tests a copy of the tracked files, without .git: the files on disk give the same value."""
+    checkout, copy = tmp_path / "checkout", tmp_path / "copy"
+    for folder in (checkout, copy):
+        (folder / "gravfm" / "hw" / "pe").mkdir(parents=True)
+        (folder / "gravfm" / "hw" / "pe" / "apply.py").write_text("x = 1\n")
+        (folder / "gravfm" / "widths.py").write_text("w = 1\n")
+    (copy / "gravfm" / "hw" / "pe" / "__pycache__").mkdir()
+    (copy / "gravfm" / "hw" / "pe" / "__pycache__" / "apply.cpython-311.pyc").write_bytes(b"\0")
+    git(checkout, "init", "-q")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-q", "-m", "one")
+    assert rtl_fingerprint(folder=copy) == rtl_fingerprint("HEAD", folder=checkout)
+    (copy / "gravfm" / "hw" / "pe" / "apply.py").write_text("x = 2\n")
+    assert rtl_fingerprint(folder=copy) != rtl_fingerprint("HEAD", folder=checkout)
+
+
+def test_a_commits_fingerprint_needs_a_checkout(tmp_path):
     with pytest.raises(ConfigError, match="cannot fingerprint the RTL in"):
-        rtl_fingerprint(folder=tmp_path)
+        rtl_fingerprint("HEAD", folder=tmp_path)
     with pytest.raises(ConfigError, match="cannot fingerprint"):
         rtl_fingerprint("no-such-commit")
 

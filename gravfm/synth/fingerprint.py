@@ -57,10 +57,12 @@ def rtl_fingerprint(revision=None, *, folder=PACKAGE_PARENT):
     The working tree counts every file git would commit there: tracked files as they are on disk
     (a deleted one left out) and untracked files that ``.gitignore`` does not exclude.
 
+    Without git (a copy of the tracked files, as CI tests), the working tree's files are found on disk.
+
     Raises
     ------
     ConfigError
-        ``folder`` is not a git checkout, or ``revision`` is not a commit of it.
+        ``revision`` is given and ``folder`` is not a git checkout, or it is not a commit of it.
     """
     folder = Path(folder)
     if revision is not None:
@@ -72,9 +74,23 @@ def rtl_fingerprint(revision=None, *, folder=PACKAGE_PARENT):
             if kind == "blob" and path not in NOT_RTL:
                 blobs[path] = blob
         return _digest(blobs)
-    listing = _git(folder, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *RTL_SOURCES)
-    paths = {path for path in listing.split("\0") if path and path not in NOT_RTL}
-    return _digest({path: _blob_hash((folder / path).read_bytes()) for path in paths if (folder / path).is_file()})
+    listing, reason = git_output(folder, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                                 *RTL_SOURCES)
+    paths = _source_files(folder) if reason is not None else set(filter(None, listing.split("\0")))
+    return _digest({path: _blob_hash((folder / path).read_bytes()) for path in paths - NOT_RTL
+                    if (folder / path).is_file()})
+
+
+def _source_files(folder):
+    """The files under :data:`RTL_SOURCES` of a copy without git (CI tests a copy of the tracked
+    files): every file but Python's caches, which are all git would list there."""
+    paths = set()
+    for source in RTL_SOURCES:
+        top = folder / source
+        found = [top] if top.is_file() else [path for path in top.rglob("*") if path.is_file()]
+        paths |= {path.relative_to(folder).as_posix() for path in found
+                  if "__pycache__" not in path.parts and path.suffix != ".pyc"}
+    return paths
 
 
 def commit_facts(revision, *, folder=PACKAGE_PARENT):
