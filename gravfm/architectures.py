@@ -1,20 +1,31 @@
-"""The architectures by name: GraVF-M and the GraVF baseline, as the model, the planner and the
-command line see them.
+"""The architectures by name: GraVF-M, the GraVF baseline and the hybrid, as the model, the planner
+and the command line see them.
 
-The two differ in what crosses the network: GraVF-M broadcasts one update per active vertex to
-every FPGA and scatters it where the edges are (receiver side); GraVF scatters its own updates and
-sends one message per edge to the PE of its destination (sender side). Everything that depends
-on that asks the :class:`ArchitectureInfo` (a property or a formula), never the name:
-:func:`architecture_info` is the only place that reads a name, :data:`ARCHITECTURES` the one
-list. The gateware each one builds (layouts, network, the PE's dataflow core) is
-:mod:`gravfm.hw.arch`'s, built on these. No Amaranth here: ``gravfm.model`` and the CLI stay fast.
+They differ in what crosses the network and where an update is scattered. GraVF-M broadcasts one
+update per active vertex to every FPGA and to every PE there, and each PE scatters it for the
+edges whose destinations it hosts (receiver side). GraVF scatters its own updates and sends one
+message per edge to the PE of its destination (sender side). The hybrid is GraVF-M between FPGAs
+(update broadcast, neighbor filter, floating barrier, the same links), but inside an FPGA an
+update goes to ONE scatter unit, chosen by its sender, which streams the sender's edges local to
+the FPGA and sends each message through an on-chip multi-stage message network to the PE that
+owns its destination. Everything that depends on that asks the :class:`ArchitectureInfo` (a
+property or a formula), never the name: :func:`architecture_info` is the only place that reads a
+name, :data:`ARCHITECTURES` the one list (:data:`BUILT_ARCHITECTURES`: those with gateware). The
+gateware each built one has (layouts, network, the PE's dataflow core) is :mod:`gravfm.hw.arch`'s,
+built on these. No Amaranth here: ``gravfm.model`` and the CLI stay fast.
 """
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .errors import ConfigError
 
-__all__ = ["ArchitectureInfo", "ARCHITECTURES", "ARCH_HELP", "DEFAULT_ARCHITECTURE", "GRAVFM", "GRAVF", "architecture_info"]
+__all__ = ["ArchitectureInfo", "ARCHITECTURES", "ARCH_HELP", "ARCH_NAMES_HELP", "BUILT_ARCHITECTURES",
+           "DEFAULT_ARCHITECTURE", "GRAVFM", "GRAVF", "HYBRID", "LARGE_SYSTEM_PES", "architecture_info",
+           "built_architecture_info"]
+
+#: From this many PEs in the system on, a PE that receives every update gets a second update lane.
+LARGE_SYSTEM_PES = 8
 
 
 @dataclass(frozen=True)
@@ -30,15 +41,24 @@ class ArchitectureInfo:
     label : str
         Its name with what crosses the network, for reports.
     broadcasts : bool
-        True: an item is an update, sent once per active vertex to every other FPGA and scattered
-        by the receiving PEs (GraVF-M). False: an item is a message, one per edge, routed to the
-        PE of its destination (GraVF).
+        True: an item on a link is an update, sent once per active vertex to every other FPGA
+        (GraVF-M, hybrid). False: an item is a message, one per edge, routed to the PE of its
+        destination (GraVF).
+    scatter_at : {"receivers", "one_receiver", "sender"}
+        Who scatters an update: every PE of each FPGA it reaches, each for the edges to its own
+        vertices (GraVF-M); one scatter unit per FPGA it reaches, chosen by the sender, for all
+        the sender's edges into that FPGA (hybrid); the sender's own PE, for all its edges (GraVF).
+    built : bool
+        Whether its gateware exists (``gravfm run`` and synthesis refuse the others in one line;
+        the model predicts every architecture).
     """
 
     name: str
     title: str
     label: str
     broadcasts: bool
+    scatter_at: Literal["receivers", "one_receiver", "sender"]
+    built: bool = True
 
     @property
     def filters_links(self):
@@ -48,30 +68,71 @@ class ArchitectureInfo:
 
     @property
     def max_update_lanes(self):
-        """Update lanes a PE may have: 2 with broadcast updates (a PE sees every update of its
-        FPGA), 1 otherwise (messages arrive one per cycle)."""
-        return 2 if self.broadcasts else 1
+        """Update lanes a PE may have: 2 when every PE takes every update of its FPGA (GraVF-M),
+        1 otherwise (a scatter unit takes its share of the updates, or its own)."""
+        return 2 if self.scatter_at == "receivers" else 1
+
+    def default_update_lanes(self, total_pes, *, offchip=False):
+        """Update lanes a PE gets unless told: a second one from :data:`LARGE_SYSTEM_PES` PEs in
+        the system on where the architecture allows it, and one with edges off chip (the
+        off-chip PE reads one presence bit per cycle).
+
+        A PE that sees every update of its FPGA holds edges for about |E| / (|V| n p) of them:
+        once n p nears the average degree, one update per cycle, not one edge per cycle, limits
+        it. (A structural rule, so that the build does not depend on the graph.)
+        """
+        if offchip:
+            return 1
+        return min(self.max_update_lanes, 2 if total_pes >= LARGE_SYSTEM_PES else 1)
+
+    def intake_pes(self, pes):
+        """PEs of an FPGA that take each update reaching it: all ``pes`` (GraVF-M), one scatter
+        unit (hybrid), or None (GraVF: no update reaches another PE)."""
+        return {"receivers": pes, "one_receiver": 1}.get(self.scatter_at)
+
+    def edge_lists_per_vertex(self, fpgas, pes):
+        """Lists a vertex's out-edges are split into: one per PE of the system (GraVF-M), one per
+        FPGA (hybrid: its scatter unit there), or one (GraVF)."""
+        return {"receivers": fpgas * pes, "one_receiver": fpgas, "sender": 1}[self.scatter_at]
+
+    @property
+    def message_network(self):
+        """Every traversed edge is a message crossing an on-chip network to its destination's PE
+        (GraVF's router, the hybrid's multi-stage network); GraVF-M scatters where the edges'
+        destinations live, so its messages stay inside a PE."""
+        return self.scatter_at != "receivers"
 
     def item_bits(self, vertexid_bits, *, update_bits, message_bits):
-        """Bits one item costs on a link: sender id + update (GraVF-M), or destination id +
+        """Bits one item costs on a link: sender id + update (broadcast), or destination id +
         sender id + message (GraVF)."""
         return vertexid_bits + update_bits if self.broadcasts else 2 * vertexid_bits + message_bits
 
     def model_item_bits(self, *, m_update, m_message):
-        """The model's item on a link: ``m_update`` (GraVF-M) or ``m_message`` (GraVF)."""
+        """The model's item on a link: ``m_update`` (broadcast) or ``m_message`` (GraVF)."""
         return m_update if self.broadcasts else m_message
 
 
-GRAVFM = ArchitectureInfo(name="gravfm", title="GraVF-M", label="GraVF-M (update broadcast)", broadcasts=True)
-GRAVF = ArchitectureInfo(name="gravf", title="GraVF", label="GraVF (unicast messages)", broadcasts=False)
+GRAVFM = ArchitectureInfo(name="gravfm", title="GraVF-M", label="GraVF-M (update broadcast)", broadcasts=True,
+                          scatter_at="receivers")
+GRAVF = ArchitectureInfo(name="gravf", title="GraVF", label="GraVF (unicast messages)", broadcasts=False,
+                         scatter_at="sender")
+HYBRID = ArchitectureInfo(name="hybrid", title="hybrid",
+                          label="hybrid (update broadcast between FPGAs, one scatter unit and a message "
+                                "network inside)",
+                          broadcasts=True, scatter_at="one_receiver", built=False)
 
-_BY_NAME = {info.name: info for info in (GRAVFM, GRAVF)}
+_BY_NAME = {info.name: info for info in (GRAVFM, GRAVF, HYBRID)}
 #: The architectures' names, GraVF-M first.
 ARCHITECTURES = tuple(_BY_NAME)
+#: The architectures whose gateware exists (what ``gravfm run`` builds).
+BUILT_ARCHITECTURES = tuple(info.name for info in _BY_NAME.values() if info.built)
 #: The architecture of a configuration that names none.
 DEFAULT_ARCHITECTURE = GRAVFM.name
-#: The help of a command-line option that names an architecture.
-ARCH_HELP = "; ".join(f"{info.name}: {info.label}" for info in _BY_NAME.values()) + f" (default {DEFAULT_ARCHITECTURE})"
+#: What each architecture is, for the help of a command-line option that names one.
+ARCH_NAMES_HELP = "; ".join(f"{info.name}: {info.label}" + ("" if info.built else ", model only: hardware not built")
+                            for info in _BY_NAME.values())
+#: The help of a command-line option that names an architecture, with its default.
+ARCH_HELP = f"{ARCH_NAMES_HELP} (default {DEFAULT_ARCHITECTURE})"
 
 
 def architecture_info(name):
@@ -81,3 +142,13 @@ def architecture_info(name):
         return _BY_NAME[name]
     except (KeyError, TypeError):
         raise ConfigError(f"unknown architecture {name!r} (known: {', '.join(ARCHITECTURES)})") from None
+
+
+def built_architecture_info(name):
+    """:func:`architecture_info` of an architecture whose hardware exists; one line saying it is
+    not built yet (a :class:`~gravfm.errors.ConfigError`) for one the model only describes."""
+    info = architecture_info(name)
+    if not info.built:
+        raise ConfigError(f"the {info.title} architecture's hardware is not built yet: gravfm model --arch "
+                          f"{info.name} predicts it (built: {', '.join(BUILT_ARCHITECTURES)})")
+    return info

@@ -8,22 +8,36 @@ from pathlib import Path
 
 import pytest
 
-from gravfm.architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, GRAVF, GRAVFM, architecture_info
+from gravfm.architectures import (ARCHITECTURES, BUILT_ARCHITECTURES, DEFAULT_ARCHITECTURE, GRAVF, GRAVFM, HYBRID,
+                                  architecture_info, built_architecture_info)
 from gravfm.errors import ConfigError
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gravfm"
 
 
 def test_one_list_and_one_lookup():
-    assert ARCHITECTURES == (GRAVFM.name, GRAVF.name) and DEFAULT_ARCHITECTURE == GRAVFM.name
-    assert [architecture_info(name) for name in ARCHITECTURES] == [GRAVFM, GRAVF]
-    with pytest.raises(ConfigError, match=r"unknown architecture 'gravx' \(known: gravfm, gravf\)"):
+    assert ARCHITECTURES == (GRAVFM.name, GRAVF.name, HYBRID.name) and DEFAULT_ARCHITECTURE == GRAVFM.name
+    assert [architecture_info(name) for name in ARCHITECTURES] == [GRAVFM, GRAVF, HYBRID]
+    assert BUILT_ARCHITECTURES == (GRAVFM.name, GRAVF.name)   # the hybrid is described, not built
+    with pytest.raises(ConfigError, match=r"unknown architecture 'gravx' \(known: gravfm, gravf, hybrid\)"):
         architecture_info("gravx")
+    assert built_architecture_info(GRAVF.name) is GRAVF
+    with pytest.raises(ConfigError, match="the hybrid architecture's hardware is not built yet: gravfm model "
+                                          "--arch hybrid predicts it"):
+        built_architecture_info(HYBRID.name)
 
 
 def test_traits_and_formulas():
-    assert (GRAVFM.filters_links, GRAVF.filters_links) == (True, False)
-    assert (GRAVFM.max_update_lanes, GRAVF.max_update_lanes) == (2, 1)
+    assert (GRAVFM.filters_links, GRAVF.filters_links, HYBRID.filters_links) == (True, False, True)
+    assert (GRAVFM.max_update_lanes, GRAVF.max_update_lanes, HYBRID.max_update_lanes) == (2, 1, 1)
+    # who takes an update reaching an FPGA of p PEs: every PE, nobody else's (GraVF), one scatter unit
+    assert (GRAVFM.intake_pes(8), GRAVF.intake_pes(8), HYBRID.intake_pes(8)) == (8, None, 1)
+    assert (GRAVFM.edge_lists_per_vertex(4, 8), GRAVF.edge_lists_per_vertex(4, 8),
+            HYBRID.edge_lists_per_vertex(4, 8)) == (32, 1, 4)
+    assert (GRAVFM.message_network, GRAVF.message_network, HYBRID.message_network) == (False, True, True)
+    assert HYBRID.item_bits(12, update_bits=20, message_bits=7) == 32             # a broadcast update on links
+    assert GRAVFM.default_update_lanes(8) == 2 and GRAVFM.default_update_lanes(7) == 1
+    assert GRAVFM.default_update_lanes(64, offchip=True) == HYBRID.default_update_lanes(64) == 1
     assert GRAVFM.item_bits(12, update_bits=20, message_bits=7) == 32          # sender id + update
     assert GRAVF.item_bits(12, update_bits=20, message_bits=7) == 31           # two ids + message
     assert (GRAVFM.model_item_bits(m_update=5, m_message=9), GRAVF.model_item_bits(m_update=5, m_message=9)) == (5, 9)
@@ -31,12 +45,14 @@ def test_traits_and_formulas():
 
 def test_gateware_is_built_on_the_description():
     from gravfm.hw.arch import architecture
-    for name in ARCHITECTURES:
+    for name in BUILT_ARCHITECTURES:
         arch = architecture(name)
         assert arch.info is architecture_info(name) and arch.name == name
         assert arch.filters_links == arch.info.filters_links
     with pytest.raises(ConfigError, match="unknown architecture"):
         architecture("gravx")
+    with pytest.raises(ConfigError, match="hardware is not built yet"):
+        architecture(HYBRID.name)
 
 
 def test_lanes_rule_is_the_architectures():
@@ -48,6 +64,8 @@ def test_lanes_rule_is_the_architectures():
         RunOptions(algorithm="wcc", graph="tiny:path4", arch=GRAVF.name, update_lanes=2)
     with pytest.raises(ConfigError, match="unknown architecture 'x'"):
         RunOptions(algorithm="wcc", graph="tiny:path4", arch="x")
+    with pytest.raises(ConfigError, match="the hybrid architecture's hardware is not built yet"):
+        RunOptions(algorithm="wcc", graph="tiny:path4", arch=HYBRID.name)
 
 
 def test_no_module_spells_an_architecture_name():

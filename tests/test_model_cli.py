@@ -11,13 +11,16 @@ DENSE = ["--vertices", "1048576", "--edges", "33554432"]
 
 
 def test_prints_every_limit_and_the_chosen_configuration(capsys):
-    assert main(["model", "--platform", "ac510x4", "--algorithm", "wcc", *DENSE]) == 0
+    assert main(["model", "--platform", "ac510x4", "--algorithm", "wcc", *DENSE, "--arch", "gravfm"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("PREDICTION")
-    for name in ("L_PE", "L_mem", "L_if", "L_net"):
+    for name in ("L_PE", "L_mem", "L_if", "L_net", "L_intake"):
         assert name in out
     assert "4 FPGA(s) x 9 PEs per FPGA (chosen by the model)" in out
-    assert "predicted T_sys = 6428.6 MTEPS (bottleneck: L_PE)" in out
+    # every PE takes every update, one per cycle: 187.5 MHz x degree 32 (L_PE is 6428.6)
+    assert "predicted T_sys = 6000.0 MTEPS (bottleneck: L_intake)" in out
+    assert "L_intake at 1 update lane(s) per PE" in out
+    assert "PREDICTED per architecture" not in out   # --arch given: that one only
 
 
 def test_single_fpga_says_there_is_no_network(capsys):
@@ -143,7 +146,8 @@ def test_graph_spec_end_to_end(tmp_path, capsys):
 
 
 def test_layout_memory_model_prints_every_memory_limit(capsys):
-    args = ["model", "--algorithm", "pagerank", "--vertices", "4096", "--edges", "32731", "--fpgas", "1", "--pes", "9"]
+    args = ["model", "--algorithm", "pagerank", "--vertices", "4096", "--edges", "32731", "--fpgas", "1", "--pes", "9",
+            "--arch", "gravfm"]
     assert main([*args, "--memory-model", "layout"]) == 0
     out = capsys.readouterr().out
     assert "memory model: layout" in out

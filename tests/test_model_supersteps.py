@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from gravfm.architectures import HYBRID
 from gravfm.errors import ConfigError
 from gravfm.model import predict, predict_supersteps, superstep_latency_cycles
 
@@ -112,16 +113,18 @@ def test_updates_that_match_the_average_degree_change_nothing():
 
 
 def test_hubs_cost_less_network_time_than_their_messages_suggest():
-    """A road-like graph is interface-bound on average; a superstep of a few hubs is not."""
+    """A road-like graph is bound by the updates on average (GraVF-M: every PE's update intake;
+    the hybrid: the interface); a superstep of a few hubs is not."""
     vertices, edges = 100_000, 280_000
-    steady = predict("ac510x4", "wcc", vertices, edges, fpgas=4, pes=9)
-    assert steady.bottleneck == "L_if"
-    hubs = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9,
-                              updates_per_superstep=[1000])
-    assert hubs.times_s[0] == pytest.approx(10**7 / steady.limits["L_PE"])
-    many = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9,
-                              updates_per_superstep=[10**7])  # one edge per update: all network
-    assert many.times_s[0] == pytest.approx(10**7 * 2.8 / steady.limits["L_if"])
+    for arch, bound in (("gravfm", "L_intake"), (HYBRID.name, "L_if")):
+        steady = predict("ac510x4", "wcc", vertices, edges, fpgas=4, pes=9, arch=arch)
+        assert steady.bottleneck == bound
+        hubs = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9, arch=arch,
+                                  updates_per_superstep=[1000])
+        assert hubs.times_s[0] == pytest.approx(10**7 / steady.limits["L_PE"])
+        many = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9, arch=arch,
+                                  updates_per_superstep=[10**7])  # one edge per update: all updates
+        assert many.times_s[0] == pytest.approx(10**7 * 2.8 / steady.limits[bound])
     unicast = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9, arch="gravf",
                                  updates_per_superstep=[1000])
     assert unicast.times_s[0] == pytest.approx(10**7 / unicast.steady.t_sys)  # GraVF sends messages

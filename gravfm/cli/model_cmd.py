@@ -9,12 +9,11 @@ from ..algorithms import REGISTRY
 from ..algorithms.engine import reference_layout
 from ..algorithms.loading import resolve_algorithm
 from ..algorithms.params import internal_params
-from ..architectures import ARCHITECTURES, ARCH_HELP, DEFAULT_ARCHITECTURE, architecture_info
+from ..architectures import ARCH_NAMES_HELP, ARCHITECTURES, architecture_info
 from ..errors import ConfigError, SpecError
 from ..flow.planning import stated_vertexid_bits
 from ..graph import load_graph
 from ..hw.link_check import link_overhead_bits  # no Amaranth (a description)
-from .. import model
 from ..model import LIMIT_DESCRIPTIONS
 from ..model.clock import platform_at
 from ..model.plot import plot_sweep
@@ -29,7 +28,8 @@ def register(subparsers):
         help="predict throughput with the analytical performance model",
         description="Predict the throughput (MTEPS) of a platform with the analytical model of "
                     "GraVF-M (every limit, the bottleneck, T_sys) and choose the number of FPGAs "
-                    "and PEs per FPGA. Every figure printed is a prediction, not a measurement.",
+                    "and PEs per FPGA, and (without --arch) the architecture. Every figure printed "
+                    "is a prediction, not a measurement.",
     )
     parser.add_argument("--platform", default="ac510x4", metavar="NAME|PATH",
                         help="built-in platform name or platform TOML file (default: ac510x4)")
@@ -43,7 +43,8 @@ def register(subparsers):
     parser.add_argument("--edges", type=int, metavar="M", help="|E| instead of --graph")
     parser.add_argument("--fpgas", type=int, metavar="N", help="number of FPGAs (default: chosen by the model)")
     parser.add_argument("--pes", type=int, metavar="P", help="PEs per FPGA (default: chosen by the model)")
-    parser.add_argument("--arch", choices=ARCHITECTURES, default=DEFAULT_ARCHITECTURE, help=ARCH_HELP)
+    parser.add_argument("--arch", choices=ARCHITECTURES, default=None,
+                        help=f"{ARCH_NAMES_HELP}. Default: predict every architecture and choose the best")
     parser.add_argument("--memory-model", choices=["simple", "granular", "layout"], default="simple",
                         help="memory limit: equation (2) (default), worst-case access granularity, or the "
                              "words this implementation's layout reads (estimated for uniformly random "
@@ -153,6 +154,17 @@ def _model_params(args, algorithm, vertices, edges):
     return dataclasses.replace(params, **{key: value for key, value in overrides.items() if value is not None})
 
 
+def _with_link_check(args, platform, params, arch):
+    """``params`` with the link check's frame bits in m_update and m_message (``--link-check``),
+    priced on ``arch``'s item, as ``gravfm run --link-check`` counts them."""
+    if args.link_check == "off":
+        return params
+    item_bits = architecture_info(arch).model_item_bits(m_update=params.m_update, m_message=params.m_message)
+    overhead = link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
+                                  item_bits=item_bits)
+    return model.with_link_overhead(params, overhead)
+
+
 def _fmt_mteps(edges_per_s):
     return "unbounded" if math.isinf(edges_per_s) else f"{edges_per_s / 1e6:10.1f}"
 
@@ -178,6 +190,11 @@ def _print_prediction(prediction, platform, params, clock):
     if prediction.fpgas == 1:
         print(f"  {'L_if, L_net':<11} {'-':>15}   no network with a single FPGA")
     details = prediction.details
+    if "update_lanes" in details:
+        print(f"  L_intake at {details['update_lanes']} update lane(s) per PE (updates a PE takes per cycle)")
+    if "memory_channels" in details:
+        print(f"  L_mem from {details['memory_channels']} pseudo-channels of {details['channel_bandwidth_gib_s']:g} "
+              f"GiB/s, each PE's edges in one: {details['pes_per_channel']} PE(s) on the busiest channel")
     if "L_mem_layout_mteps" in details:
         print(f"  L_mem by memory model: simple {details['L_mem_simple_mteps']:.1f}, granular (worst case) "
               f"{details['L_mem_granular_mteps']:.1f}, layout {details['L_mem_layout_mteps']:.1f} MTEPS "
@@ -186,6 +203,22 @@ def _print_prediction(prediction, platform, params, clock):
     print(f"predicted T_sys = {prediction.t_sys_mteps:.1f} MTEPS (bottleneck: {prediction.bottleneck})")
     for note in prediction.notes:
         print(f"note: {note}")
+
+
+def _print_choice(choice):
+    """Each architecture's predicted T_sys and bottleneck, and the best."""
+    print("PREDICTED per architecture (n and p chosen for each unless given; predictions, not measurements)")
+    print(f"  {'arch':<8} {'config':>9} {'T_sys MTEPS':>12}   bottleneck")
+    for arch, prediction in choice.predictions.items():
+        built = "" if architecture_info(arch).built else "   (hardware not built yet)"
+        mark = "   <- best" if arch == choice.best else ""
+        print(f"  {arch:<8} {prediction.fpgas:>3} x {prediction.pes:<3} {prediction.t_sys_mteps:>12.1f}   "
+              f"{prediction.bottleneck}{mark}{built}")
+    for arch, reason in choice.left_out.items():
+        print(f"  {arch:<8} not predicted: {reason}")
+    best = choice.best_prediction
+    print(f"predicted best architecture: {architecture_info(choice.best).label}, "
+          f"{best.t_sys_mteps:.1f} MTEPS on {best.fpgas} FPGA(s) x {best.pes} PEs")
 
 
 def _print_sweep(predictions, max_fpgas):
@@ -244,23 +277,30 @@ def _predict(args):
     platform = model.load_platform(args.platform)
     algorithm = _algorithm(args.algorithm)
     vertices, edges, graph, algorithm_params = _graph_size(args, algorithm)
-    params = _model_params(args, algorithm, vertices, edges)
-    if args.link_check != "off":
-        item_bits = architecture_info(args.arch).model_item_bits(m_update=params.m_update, m_message=params.m_message)
-        overhead = link_overhead_bits(platform, args.fpgas or platform.network.max_fpgas, args.link_check,
-                                            item_bits=item_bits)
-        params = model.with_link_overhead(params, overhead)
-    options = {"arch": args.arch, "memory_model": args.memory_model}
+    base = _model_params(args, algorithm, vertices, edges)
     report = {}
-
-    prediction = model.predict(platform, params, vertices, edges, fpgas=args.fpgas, pes=args.pes, **options)
+    if args.arch is None:
+        by_arch = {arch: _with_link_check(args, platform, base, arch) for arch in ARCHITECTURES}
+        choice = model.choose_architecture(platform, by_arch, vertices, edges, fpgas=args.fpgas, pes=args.pes,
+                                           memory_model=args.memory_model)
+        arch, prediction, params = choice.best, choice.best_prediction, by_arch[choice.best]
+    else:
+        arch, choice = args.arch, None
+        params = _with_link_check(args, platform, base, arch)
+        prediction = model.predict(platform, params, vertices, edges, fpgas=args.fpgas, pes=args.pes, arch=arch,
+                                   memory_model=args.memory_model)
+    options = {"arch": arch, "memory_model": args.memory_model}
     clocks = clock_rates(platform, algorithm=params.name, fpgas=prediction.fpgas, pes=prediction.pes,
-                         edge_memory=platform.memory.edge_storage, arch=args.arch)
+                         edge_memory=platform.memory.edge_storage, arch=arch)
     _print_prediction(prediction, platform, params, clocks[0])
     report["prediction"] = prediction.to_dict()
     report["clocks"] = [{**clocks[0], "t_sys_mteps": prediction.t_sys_mteps},
                         *(_at_measured_fmax(clock, platform, params, vertices, edges, prediction, options)
                           for clock in clocks[1:])]
+    if choice is not None:
+        print()
+        _print_choice(choice)
+        report["architectures"] = choice.to_dict()
 
     if args.sweep_fpgas:
         predictions = model.sweep(platform, params, vertices, edges, _parse_range(args.sweep_fpgas),

@@ -2,7 +2,7 @@
 
 import time
 
-from ..architectures import ARCHITECTURES, architecture_info
+from ..architectures import BUILT_ARCHITECTURES, architecture_info
 from ..errors import ConfigError
 from ..graph import load_graph
 from ..partition import METHODS, edge_stores, neighbor_filter, partition, partition_report
@@ -55,7 +55,8 @@ def partition_figures(graph, fpgas, pes, method, *, ufactor=1, seed=0, local_bit
     figures = {"graph": graph.name, **report.to_dict(), "seconds": seconds,
                "local_bits": local_bits}
     figures["memory_bits"] = {
-        **{arch: edge_stores(graph, parts, local_bits, layout=arch).footprint().to_dict() for arch in ARCHITECTURES},
+        **{arch: edge_stores(graph, parts, local_bits, layout=arch).footprint().to_dict()
+           for arch in BUILT_ARCHITECTURES},
         "filter": neighbor_filter(graph, parts).footprint_bits if fpgas > 1 else 0,
     }
     return figures
@@ -100,7 +101,7 @@ def format_report(figures):
     memory = f["memory_bits"]
     lines.append(f"edge stores with local_bits={f['local_bits']}: "
                  + "".join(f"{architecture_info(arch).title} {_size(memory[arch]['total_bits'])}, "
-                           for arch in ARCHITECTURES) +
+                           for arch in BUILT_ARCHITECTURES) +
                  f"neighbour filter {_size(memory['filter'])}")
     return lines
 

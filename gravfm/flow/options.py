@@ -3,7 +3,7 @@
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
+from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, built_architecture_info
 from ..errors import ConfigError
 from ..sim.build_cache import check_cache_root
 from ..sim.trace import TraceRequest
@@ -127,7 +127,8 @@ class RunOptions:
         if not isinstance(self.check_kernels, bool):
             raise ConfigError(f"check_kernels must be true or false, not {self.check_kernels!r}")
         _positive("pes", self.pes)
-        lanes = architecture_info(self.arch).max_update_lanes   # an unknown name: one line naming the known
+        # an unknown name, or one without hardware: one line
+        lanes = built_architecture_info(self.arch).max_update_lanes
         if self.update_lanes is not None and (isinstance(self.update_lanes, bool) or
                                               self.update_lanes not in range(1, lanes + 1)):
             raise ConfigError(f"update_lanes must be 1 .. {lanes} with the {self.arch} architecture, "

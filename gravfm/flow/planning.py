@@ -11,7 +11,7 @@ rules (tests size tiny builds; benchmarks share one build across graphs). Synthe
 import math
 from dataclasses import dataclass, field
 
-from ..architectures import DEFAULT_ARCHITECTURE, architecture_info
+from ..architectures import DEFAULT_ARCHITECTURE, LARGE_SYSTEM_PES, architecture_info
 from ..errors import ConfigError
 from ..hw import SystemConfig
 from ..partition import Partition, bits_for_count, edge_stores, partition as make_partition, update_fanout
@@ -22,8 +22,6 @@ __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capaciti
            "next_power_of_two", "default_max_rounds", "default_update_lanes", "default_network_fifo_depth",
            "default_link_fifo_depth", "LARGE_SYSTEM_PES", "HARDWARE_OPTIONS"]
 
-#: From this many PEs in the system on, the defaults add a second update lane and deep FIFOs.
-LARGE_SYSTEM_PES = 8
 #: :class:`~gravfm.hw.SystemConfig` fields a plan may set beyond the ones it chooses.
 HARDWARE_OPTIONS = ("message_fifo_depth", "network_fifo_depth", "link_fifo_depth", "hazard_slots",
                     "round_bits", "max_rounds")
@@ -73,7 +71,7 @@ def default_update_lanes(arch, fpgas, pes_per_fpga):
     taking one update per cycle idles its edge pipeline. (A structural rule, so that the build
     does not depend on the graph.)
     """
-    return min(architecture_info(arch).max_update_lanes, 2 if fpgas * pes_per_fpga >= LARGE_SYSTEM_PES else 1)
+    return architecture_info(arch).default_update_lanes(fpgas * pes_per_fpga)
 
 
 def default_network_fifo_depth(fpgas, pes_per_fpga):
@@ -183,7 +181,8 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAU
     edge_memory = dict(edge_memory or {})
     if update_lanes is None:
         # An off-chip PE looks up one edge index per cycle.
-        update_lanes = 1 if edge_memory.get("edge_memory") == "offchip" else default_update_lanes(arch, fpgas, pes)
+        update_lanes = architecture_info(arch).default_update_lanes(
+            fpgas * pes, offchip=edge_memory.get("edge_memory") == "offchip")
     return SystemConfig.of(algorithm=algorithm, pes_per_fpga=pes, fpgas=fpgas, local_bits=local_bits,
                            edges_per_pe=edges_per_pe, arch=arch, update_lanes=update_lanes,
                            gather_forwarding=gather_forwarding, **edge_memory, **hardware)

@@ -200,7 +200,7 @@ def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_word
     ``layout_words`` (off-chip edges: words per FPGA per all-active pass, from the partition)
     replace the model's estimate in its layout L_mem, and ``update_fanout`` (the partition's
     mean number of other FPGAs an update goes to through the neighbour filter) the n - 1 of its
-    link limits."""
+    link limits; the PEs' update lanes (``config``) set its update intake."""
     try:
         from ..model.algorithm_params import model_params, with_link_overhead
         from ..model.predict import predict
@@ -214,7 +214,8 @@ def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_word
     try:
         prediction = predict(platform, params, graph.num_vertices, graph.num_edges,
                              fpgas=config.fpgas, pes=config.pes_per_fpga, arch=config.arch,
-                             layout_words=layout_words, update_fanout=update_fanout)
+                             layout_words=layout_words, update_fanout=update_fanout,
+                             update_lanes=config.pe.update_lanes)
     except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
         return None, f"no prediction: {error}"
     return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"

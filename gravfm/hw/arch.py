@@ -8,7 +8,7 @@ the host interface) is the same for both, so the two compare one micro-architect
 it by that name.
 """
 
-from ..architectures import GRAVF, GRAVFM, ArchitectureInfo, architecture_info
+from ..architectures import GRAVF, GRAVFM, ArchitectureInfo, built_architecture_info
 from .gravf import GravfLayouts, GravfNetwork
 from .layouts import KernelLayouts
 from .network import Network
@@ -99,5 +99,5 @@ _GATEWARE = {arch.info: arch for arch in (GravfmArchitecture(), GravfArchitectur
 
 def architecture(name):
     """The :class:`Architecture` called ``name`` (``SystemConfig.arch``); an unknown name is a
-    :class:`~gravfm.errors.ConfigError` naming the known ones."""
-    return _GATEWARE[architecture_info(name)]
+    :class:`~gravfm.errors.ConfigError` naming the known ones (or saying its hardware is not built yet)."""
+    return _GATEWARE[built_architecture_info(name)]

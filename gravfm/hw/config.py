@@ -21,7 +21,7 @@ Derived widths (all in bits):
 
 from dataclasses import dataclass, field, fields
 
-from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info
+from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, architecture_info, built_architecture_info
 from ..errors import ConfigError
 from ..model.offchip_layout import INDEX_ENTRY_BITS
 from ..validate import check_fields, check_flag
@@ -228,6 +228,7 @@ class SystemConfig:
         check_fields(self, "fpgas", "pes_per_fpga")
         if self.arch not in ARCHITECTURES:
             raise ConfigError(f"SystemConfig.arch must be one of {', '.join(ARCHITECTURES)}, not {self.arch!r}")
+        built_architecture_info(self.arch)   # one the model only describes: one line, no build
         for name, kind in (("pe", PeConfig), ("network", NetworkConfig)):
             if not isinstance(getattr(self, name), kind):
                 raise ConfigError(f"SystemConfig.{name} must be a {kind.__name__}, not {getattr(self, name)!r}")

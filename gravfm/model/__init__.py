@@ -5,7 +5,8 @@ returns a :class:`Prediction`: every throughput limit, T_sys, the bottleneck and
 the number of FPGAs and PEs per FPGA chosen by the model. Platforms are TOML files
 (:func:`load_platform`); algorithm sizes come from named defaults (:func:`algorithm_params`) or
 hardware layouts (:func:`params_from_layouts`). Only |V| and |E| of the graph are needed, plus the
-per-superstep message counts for :func:`predict_supersteps`. Pure Python: no Amaranth import.
+per-superstep message counts for :func:`predict_supersteps`. :func:`choose_architecture` predicts
+GraVF-M, GraVF and the hybrid and chooses the best. Pure Python: no Amaranth import.
 """
 
 from .algorithm_params import (
@@ -17,18 +18,23 @@ from .algorithm_params import (
     params_from_layouts,
     with_link_overhead,
 )
+from .choice import ArchitectureChoice, choose_architecture
 from .clock import ClockSpec, MetRow
 from .limits import (
+    channel_memory_bandwidth,
     fpgas_needed,
+    intake_limit,
     interface_limit,
     memory_limit,
     memory_limit_granular,
+    message_network_limit,
     network_limit,
     node_interface_limit,
     node_network_limit,
     pe_limit,
     pes_needed,
 )
+from .memory_channels import ChannelSpec
 from .platform import (
     FpgaSpec,
     HierarchySpec,
@@ -45,6 +51,8 @@ from .supersteps import SuperstepPrediction, predict_supersteps, superstep_laten
 
 __all__ = [
     "AlgorithmParams",
+    "ArchitectureChoice",
+    "ChannelSpec",
     "ClockSpec",
     "FpgaSpec",
     "HierarchySpec",
@@ -61,13 +69,17 @@ __all__ = [
     "algorithm_params",
     "builtin_algorithm_params",
     "builtin_platforms",
+    "channel_memory_bandwidth",
     "check_fit",
+    "choose_architecture",
     "evaluate",
     "fpgas_needed",
+    "intake_limit",
     "interface_limit",
     "load_platform",
     "memory_limit",
     "memory_limit_granular",
+    "message_network_limit",
     "model_params",
     "network_limit",
     "node_interface_limit",

@@ -9,6 +9,10 @@ message (m_message bits) per edge, of which the fraction (n-1)/n crosses to anot
 neighbour filter a GraVF-M update goes only to the FPGAs holding an out-neighbour of its sender:
 ``fanout`` other FPGAs on average (n - 1 in the paper's model; a partition gives it exactly,
 :func:`gravfm.partition.update_fanout`), which takes the place of n - 1 (g - 1 within a group).
+The hybrid architecture is GraVF-M on the links; inside an FPGA its limits are
+:func:`intake_limit` (one scatter unit per update instead of every PE) and
+:func:`message_network_limit`. Not in the paper: :func:`intake_limit`, :func:`message_network_limit`,
+:func:`channel_memory_bandwidth`, :func:`in_flight_limit`.
 """
 
 import math
@@ -27,6 +31,9 @@ __all__ = [
     "memory_limit_layout",
     "layout_words_per_pass",
     "in_flight_limit",
+    "intake_limit",
+    "message_network_limit",
+    "channel_memory_bandwidth",
     "interface_limit",
     "network_limit",
     "node_interface_limit",
@@ -36,13 +43,19 @@ __all__ = [
 
 
 
-def _broadcasts(arch):
-    """Whether the architecture called ``arch`` broadcasts updates (GraVF-M) rather than sending
-    messages (GraVF); ``ValueError`` naming the known architectures otherwise."""
+def _info(arch):
+    """The :class:`~gravfm.architectures.ArchitectureInfo` called ``arch``; ``ValueError`` naming
+    the known architectures otherwise."""
     try:
-        return architecture_info(arch).broadcasts
+        return architecture_info(arch)
     except ConfigError as error:
         raise ValueError(f"arch: {error}") from None
+
+
+def _broadcasts(arch):
+    """Whether the architecture called ``arch`` broadcasts updates (GraVF-M, hybrid) rather than
+    sending messages (GraVF)."""
+    return _info(arch).broadcasts
 
 
 def fpgas_needed(vertices, m_vertex, memory_bits):
@@ -69,16 +82,17 @@ def memory_limit(fpgas, bandwidth_bits_per_s, m_edge):
     return fpgas * bandwidth_bits_per_s / m_edge
 
 
-def memory_limit_granular(fpgas, pes, bandwidth_bits_per_s, m_edge, m_memword, degree):
+def memory_limit_granular(fpgas, pes, bandwidth_bits_per_s, m_edge, m_memword, degree, *, lists_per_vertex=None):
     """L_mem with access granularity (worst case).
 
     Each of the |V| n p edge lists ends in a memory word holding a single edge, which wastes
     m_memword - m_edge bits per list: n BW_mem / (m_edge + (|V|/|E|) n p (m_memword - m_edge)).
     Once (|V|/|E|) n p >= 1 a list holds one edge or none on average, and every edge costs a
     whole word: n BW_mem / m_memword. An edge wider than a word costs whole words.
+    ``lists_per_vertex`` replaces n p where a vertex's edges are split otherwise (the hybrid: n).
     """
     word = m_memword * math.ceil(m_edge / m_memword)  # an edge never shares a word with less
-    lists_per_edge = fpgas * pes / degree
+    lists_per_edge = (fpgas * pes if lists_per_vertex is None else lists_per_vertex) / degree
     if lists_per_edge >= 1:
         return fpgas * bandwidth_bits_per_s / word
     return fpgas * bandwidth_bits_per_s / (m_edge + lists_per_edge * (word - m_edge))
@@ -113,25 +127,62 @@ def in_flight_limit(pes, requests_in_flight, round_trip_cycles, f_clk_hz, edges_
     return pes * requests_in_flight / round_trip_cycles * f_clk_hz * edges_per_pass / max(words_per_pass)
 
 
+def intake_limit(fpgas, pes, f_clk_hz, degree, *, arch, lanes, fanout=None):
+    """L_intake, the limit set by the updates a PE takes, in edges/s; ``math.inf`` for GraVF.
+
+    T_sys / degree updates per second leave the apply stages; each reaches its own FPGA and
+    ``fanout`` others (n - 1 without the neighbour filter), so an FPGA receives
+    (T_sys / degree) (1 + fanout) / n of them. Each is taken by k PEs of the FPGA (k = p in
+    GraVF-M: every PE scatters every update for its own destinations; k = 1 in the hybrid: one
+    scatter unit), so a PE takes (T_sys / degree) (1 + fanout) k / (n p) per second, at most
+    ``lanes`` per cycle: L_intake = lanes f degree n p / (k (1 + fanout)). GraVF-M without the
+    filter: lanes f degree, whatever n and p; the hybrid: p times that.
+    """
+    takers = _info(arch).intake_pes(pes)
+    if takers is None:  # GraVF: a PE scatters its own updates only, one per vertex
+        return math.inf
+    copies = fpgas - 1 if fanout is None else _update_copies(fpgas, fanout)
+    return lanes * f_clk_hz * degree * fpgas * pes / (takers * (1 + copies))
+
+
+def message_network_limit(fpgas, pes, f_clk_hz, efficiency):
+    """L_msgnet, an on-chip message network (GraVF, hybrid): every traversed edge is a message to the
+    PE of its destination, which takes one per port per cycle at the network's ``efficiency``
+    (the share a buffered multi-stage network sustains under this traffic): e n p f."""
+    return efficiency * fpgas * pes * f_clk_hz
+
+
+def channel_memory_bandwidth(bandwidth_bits_per_s, pes, channels):
+    """The memory bandwidth of one FPGA that edge reads get when each PE's edges live in one of
+    ``channels`` independent pseudo-channels (of BW_mem / channels each), in bits/s.
+
+    ceil(p / c) PEs share the busiest channel, and the PEs advance together (each traverses its
+    share of the edges), so the FPGA reads at BW_ch p / ceil(p / c): BW_mem when p is a
+    multiple of c, the p channels used when p < c.
+    """
+    return bandwidth_bits_per_s / channels * pes / math.ceil(pes / channels)
+
+
 def layout_words_per_pass(vertices, edges, fpgas, pes, m_edge, m_memword, *, arch=DEFAULT_ARCHITECTURE):
     """Expected memory words one all-active pass reads per FPGA, from |V| and |E| alone.
 
     The layout of this implementation (:mod:`gravfm.model.offchip_layout`): every PE holds one edge
     list per sender (GraVF-M: every vertex of the graph, its edges whose destinations live on
-    this PE; GraVF: its own vertices, all their edges); a non-empty list costs one index word,
+    this PE; GraVF: its own vertices, all their edges; hybrid: the p-th share of the vertices,
+    their edges into this FPGA); a non-empty list costs one index word,
     which carries its first K = (m_memword - 64) // m_edge edges beside the 64-bit header, and
     ceil(max(0, k - K) / e) words for the other edges, e = m_memword // m_edge edges per word
     (lists start on a word boundary); an empty list costs nothing (its presence bit is on chip).
     ``m_edge`` is the bits an edge takes in a word (its slot). Assumption (an estimate, exact for
-    no real graph): list lengths are Poisson with mean |E|/(|V| n p) (GraVF-M) or |E|/|V|
-    (GraVF), as for uniformly random destinations; skewed graphs (RMAT) have fewer, longer
-    lists. Returns words per FPGA (a float).
+    no real graph): list lengths are Poisson with mean |E|/(|V| s), s the lists a vertex's
+    edges are split into (n p GraVF-M, 1 GraVF, n hybrid), as for uniformly random
+    destinations; skewed graphs (RMAT) have fewer, longer lists. Returns words per FPGA (a float).
     """
     from scipy.stats import poisson  # deferred: scipy.stats (heavy; only this estimate needs it)
 
     degree = edges / vertices
-    lists, mean = ((vertices, degree / (fpgas * pes)) if _broadcasts(arch)
-                   else (vertices / (fpgas * pes), degree))
+    split = _info(arch).edge_lists_per_vertex(fpgas, pes)
+    lists, mean = vertices * split / (fpgas * pes), degree / split
     index_words = -math.expm1(-mean)             # P(k > 0): one index word per non-empty list
     if m_edge > m_memword:                       # an edge takes whole words: ceil(k/e) = k w
         per_list = index_words + mean * math.ceil(m_edge / m_memword)

@@ -17,6 +17,7 @@ from typing import Literal
 from ..errors import ConfigError, SpecError
 from ..validate import check_fields, check_number
 from .clock import ClockSpec
+from .memory_channels import ChannelSpec, with_channel_figures
 from .schema import FromDict
 from .units import gib_per_s_to_bits_per_s, mhz_to_hz, mib_to_bits
 
@@ -55,16 +56,23 @@ class FpgaSpec(FromDict):
         Most PEs that fit in one FPGA (gives L_PE max).
     block_ram_kib : float, optional
         On-chip block RAM of one FPGA (KiB): the vertex state must fit in it.
+    message_network_efficiency : float, optional
+        The on-chip message network (GraVF's, the hybrid's): the share of one message per PE port
+        per cycle it sustains (0 < e <= 1). Without it the network is ideal, as in the paper.
     """
 
     part: str
     f_clk_mhz: float
     max_pes: int
     block_ram_kib: float | None = None
+    message_network_efficiency: float | None = None
 
     def __post_init__(self):
         check_fields(self, "f_clk_mhz", check=check_number)
         check_fields(self, "max_pes")
+        share = self.message_network_efficiency
+        if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1):
+            raise ConfigError(f"FpgaSpec.message_network_efficiency must be a number in (0, 1], not {share!r}")
 
     f_clk_hz = _in_si("f_clk_mhz", mhz_to_hz, "f_clk in Hz.")
 
@@ -97,6 +105,10 @@ class MemorySpec(FromDict):
         Simulated memory: banks (the HMC's vaults), each serving its own queue, one word per cycle.
     bank_depth : int
         Simulated memory: requests each bank's queue holds.
+    channels : ChannelSpec, optional
+        Memory of independent pseudo-channels (HBM), each PE's edges in its own channel: the
+        bandwidths, banks, bank depth and latency above then follow from it
+        (:mod:`gravfm.model.memory_channels`).
     """
 
     edge_storage: Literal["onchip", "offchip"]
@@ -109,6 +121,7 @@ class MemorySpec(FromDict):
     latency_jitter_cycles: int = 0
     banks: int = 1
     bank_depth: int = 8
+    channels: ChannelSpec | None = None
 
     #: The simulated memory's figures: a platform file states them, since a default would be a
     #: silent guess at a latency (the keyword defaults serve code that builds a spec itself).
@@ -116,6 +129,7 @@ class MemorySpec(FromDict):
 
     @classmethod
     def from_dict(cls, data, *, where=None):
+        data = with_channel_figures(data, where or cls.__name__)
         if isinstance(data, dict):
             missing = [key for key in cls.STATED_KEYS if key not in data]
             if missing:

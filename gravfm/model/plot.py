@@ -3,7 +3,7 @@
 import math
 
 from ..architectures import architecture_info
-from .predict import LIMIT_DESCRIPTIONS
+from .prediction import LIMIT_DESCRIPTIONS
 from .units import to_mteps
 
 __all__ = ["plot_sweep", "y_top", "TOP_FACTOR"]
@@ -19,6 +19,8 @@ _STYLES = {
     "L_net": {"color": "tab:purple", "linestyle": ":"},
     "L_if_node": {"color": "tab:orange", "linestyle": "-."},
     "L_net_node": {"color": "tab:brown", "linestyle": "-."},
+    "L_intake": {"color": "tab:olive", "linestyle": "--"},
+    "L_msgnet": {"color": "tab:cyan", "linestyle": "--"},
 }
 
 

@@ -1,7 +1,8 @@
-"""Predicting a platform's throughput for a graph: T_sys = min(L_PE, L_mem, L_if, L_net) (9).
+"""Predicting a platform's throughput for a graph: T_sys = min(L_PE, L_mem, L_if, L_net) (9), and
+beyond the paper min(..., L_intake, L_msgnet): the updates a PE takes, the on-chip message network.
 
 :func:`predict` is the library entry point (``gravfm run`` prints its answer beside the measured
-throughput). It evaluates every limit of the paper's model for a configuration of n FPGAs with p PEs each,
+throughput). It evaluates every limit of the model for a configuration of n FPGAs with p PEs each,
 and, when n or p is not given, chooses them: first the n that maximizes T_sys with the most PEs
 per FPGA, then the fewest PEs that keep that T_sys (p >= T_sys CPE / (n f)).
 
@@ -13,14 +14,14 @@ bandwidth table makes L_if non-monotone in n (as the AC-510's does).
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
-from ..architectures import DEFAULT_ARCHITECTURE
+from ..architectures import DEFAULT_ARCHITECTURE, architecture_info
 from ..errors import ConfigError, SpecError
 from . import limits as L
 from .algorithm_params import AlgorithmParams, algorithm_params
 from .offchip_layout import edge_slot_bits
 from .platform import Platform, load_platform
+from .prediction import LIMIT_DESCRIPTIONS, MEMORY_MODELS, Prediction
 from .units import gib_per_s_to_bits_per_s, to_mteps
 
 __all__ = [
@@ -32,110 +33,6 @@ __all__ = [
     "predict",
     "sweep",
 ]
-
-LIMIT_DESCRIPTIONS = {
-    "L_PE": "PE throughput (n p f / CPE)",
-    "L_mem": "memory bandwidth for edge reads",
-    "L_if": "network interface of one FPGA",
-    "L_net": "total network bandwidth",
-    "L_if_node": "interface of one node to the other nodes",
-    "L_net_node": "total bandwidth between nodes",
-}
-
-MEMORY_MODELS = ("simple", "granular", "layout")
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """What the analytical model predicts for one configuration (a prediction, not a measurement).
-
-    Attributes
-    ----------
-    platform, algorithm, arch : str
-        Platform name, algorithm name, architecture name (:data:`gravfm.architectures.ARCHITECTURES`).
-    vertices, edges : int
-        |V| and |E| of the graph.
-    fpgas, pes : int
-        n_FPGA and PEs per FPGA of the configuration.
-    limits : dict of str to float
-        Each limit that applies, in edges per second (keys of :data:`LIMIT_DESCRIPTIONS`). A single
-        FPGA has no network limit; on-chip edge storage has no memory limit.
-    t_sys : float
-        Predicted system throughput, edges per second: the smallest limit.
-    bottleneck : str
-        Key of the smallest limit.
-    fits : bool
-        Whether n >= |V| m_vertex / M holds.
-    fpgas_needed : int
-        Smallest n for which the graph fits.
-    chosen : bool
-        True when the model chose n and/or p (they were not both given).
-    memory_model : str
-        Which L_mem enters T_sys: ``"simple"`` (equation (2)), ``"granular"`` (worst-case access
-        granularity) or ``"layout"`` (the words this implementation's layout reads per pass).
-    cpe : float
-        CPE used for L_PE.
-    details : dict
-        Other figures: every memory limit (and the layout's words per FPGA per pass, with their
-        source), BW_if used (GiB/s), |E|/|V|.
-    notes : tuple of str
-        Caveats: extrapolated figures, estimates, lower bounds, defaults used.
-    """
-
-    platform: str
-    algorithm: str
-    arch: str
-    vertices: int
-    edges: int
-    fpgas: int
-    pes: int
-    limits: dict
-    t_sys: float
-    bottleneck: str
-    fits: bool
-    fpgas_needed: int
-    chosen: bool
-    memory_model: str
-    cpe: float
-    details: dict
-    notes: tuple
-
-    @property
-    def t_sys_mteps(self):
-        """T_sys in MTEPS."""
-        return to_mteps(self.t_sys)
-
-    @property
-    def degree(self):
-        """Average degree |E|/|V|."""
-        return self.edges / self.vertices
-
-    def to_dict(self):
-        """Plain-data form for JSON (limits in MTEPS; infinite limits are left out)."""
-        return {
-            "kind": "prediction",
-            "model": "GraVF-M analytical performance model (Engelhardt & So, TRETS 2019, section 5)",
-            "platform": self.platform,
-            "algorithm": self.algorithm,
-            "arch": self.arch,
-            "vertices": self.vertices,
-            "edges": self.edges,
-            "average_degree": self.degree,
-            "fpgas": self.fpgas,
-            "pes_per_fpga": self.pes,
-            "chosen_by_model": self.chosen,
-            "fits": self.fits,
-            "fpgas_needed": self.fpgas_needed,
-            "memory_model": self.memory_model,
-            "cpe": self.cpe,
-            "limits_mteps": {name: to_mteps(value) for name, value in self.limits.items()},
-            "bottleneck": self.bottleneck,
-            "t_sys_mteps": self.t_sys_mteps,
-            "details": {key: (None if isinstance(value, float) and math.isinf(value) else value)
-                        for key, value in self.details.items()},
-            "notes": list(self.notes),
-        }
-
 
 def _resolve(platform, params):
     if not isinstance(platform, Platform):
@@ -158,7 +55,7 @@ def _check_graph(vertices, edges):
 
 
 def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DEFAULT_ARCHITECTURE,
-             memory_model="simple", layout_words=None, update_fanout=None):
+             memory_model="simple", layout_words=None, update_fanout=None, update_lanes=None):
     """Every limit and T_sys for one given configuration (nothing is chosen).
 
     Parameters are those of :func:`predict`, with ``fpgas`` and ``pes`` required. More FPGAs or
@@ -180,26 +77,75 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
         notes.append(f"CPE {cpe} is the platform's default: no CPE measured for {params.name!r}")
     limits = {"L_PE": L.pe_limit(fpgas, pes, platform.fpga.f_clk_hz, cpe)}
     details = {"average_degree": degree}
+    limits.update(_memory_limits(platform, params, arch, vertices, edges, fpgas, pes, memory_model, layout_words,
+                                 details, notes))
+    limits.update(_network_limits(platform, params, arch, degree, fpgas, update_fanout, details, notes))
+    limits.update(_scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_lanes, details, notes))
 
+    network, memory = platform.network, platform.memory
+    if fpgas > network.max_fpgas:
+        notes.append(f"{fpgas} FPGAs: beyond the platform's {network.max_fpgas} (extrapolation)")
+    if pes > platform.fpga.max_pes:
+        notes.append(f"{pes} PEs per FPGA: beyond the platform's max_pes {platform.fpga.max_pes} "
+                     "(they would not fit; extrapolation)")
+    needed = L.fpgas_needed(vertices, params.m_vertex, memory.capacity_bits)
+    shortfall = L.does_not_fit(vertices, params.m_vertex, memory.capacity_bits, fpgas)
+    fits = shortfall is None
+    if not fits:
+        notes.append(shortfall)
+    if platform.estimated:
+        notes.append(f"platform figures that are estimates: {', '.join(platform.estimated)}")
+
+    bottleneck = min(limits, key=limits.get)
+    return Prediction(
+        platform=platform.name, algorithm=params.name, arch=arch, vertices=vertices, edges=edges,
+        fpgas=fpgas, pes=pes, limits=limits, t_sys=limits[bottleneck], bottleneck=bottleneck,
+        fits=fits, fpgas_needed=needed, chosen=False, memory_model=memory_model, cpe=cpe,
+        details=details, notes=tuple(notes),
+    )
+
+
+def _memory_limits(platform, params, arch, vertices, edges, fpgas, pes, memory_model, layout_words, details, notes):
+    """``{"L_mem": ...}`` by ``memory_model`` with edges off chip (every memory figure in
+    ``details``), {} with edges on chip. With pseudo-channel memory each PE reads its edges from
+    one channel, so the FPGA reads at the busiest channel's pace
+    (:func:`gravfm.model.limits.channel_memory_bandwidth`)."""
     memory = platform.memory
-    if memory.edge_storage == "offchip":
-        simple = L.memory_limit(fpgas, memory.bandwidth_bits_per_s, params.m_edge)
-        granular = L.memory_limit_granular(fpgas, pes, memory.bandwidth_bits_per_s, params.m_edge,
-                                           memory.word_bits, degree)
-        words, source = _layout_words(params, memory, vertices, edges, fpgas, pes, arch, layout_words)
-        layout = L.memory_limit_layout(memory.bandwidth_bits_per_s, memory.word_bits, edges, words)
-        limits["L_mem"] = {"simple": simple, "granular": granular, "layout": layout}[memory_model]
-        details["L_mem_simple_mteps"] = to_mteps(simple)
-        details["L_mem_granular_mteps"] = to_mteps(granular)
-        details["L_mem_layout_mteps"] = to_mteps(layout)
-        details["layout_words_per_pass"] = list(words)
-        details["layout_words_source"] = source
-        details["L_in_flight_mteps"] = to_mteps(L.in_flight_limit(pes, memory.requests_in_flight,
-                                                                  memory.round_trip_cycles, platform.fpga.f_clk_hz,
-                                                                  edges, words))
-    else:
+    if memory.edge_storage != "offchip":
         notes.append("on-chip edge storage: no memory-bandwidth limit (L_PE covers one edge per cycle)")
+        return {}
+    bandwidth = memory.bandwidth_bits_per_s
+    if memory.channels is not None:
+        count = memory.channels.count
+        bandwidth = L.channel_memory_bandwidth(bandwidth, pes, count)
+        details.update(memory_channels=count, pes_per_channel=math.ceil(pes / count),
+                       channel_bandwidth_gib_s=memory.bandwidth_gib_s / count)
+        if pes % count:
+            notes.append(f"{pes} PEs on {count} memory channels: the busiest channel serves "
+                         f"{math.ceil(pes / count)} PE(s), L_mem at {bandwidth / memory.bandwidth_bits_per_s:.0%} "
+                         f"of the memory's bandwidth")
+    info = architecture_info(arch)
+    # GraVF keeps the n p lists of the paper's worst case as before (the paper derives it for GraVF-M)
+    split = info.edge_lists_per_vertex(fpgas, pes) if info.broadcasts else None
+    simple = L.memory_limit(fpgas, bandwidth, params.m_edge)
+    granular = L.memory_limit_granular(fpgas, pes, bandwidth, params.m_edge, memory.word_bits,
+                                       details["average_degree"], lists_per_vertex=split)
+    words, source = _layout_words(params, memory, vertices, edges, fpgas, pes, arch, layout_words)
+    layout = L.memory_limit_layout(bandwidth, memory.word_bits, edges, words)
+    details["L_mem_simple_mteps"] = to_mteps(simple)
+    details["L_mem_granular_mteps"] = to_mteps(granular)
+    details["L_mem_layout_mteps"] = to_mteps(layout)
+    details["layout_words_per_pass"] = list(words)
+    details["layout_words_source"] = source
+    details["L_in_flight_mteps"] = to_mteps(L.in_flight_limit(pes, memory.requests_in_flight, memory.round_trip_cycles,
+                                                              platform.fpga.f_clk_hz, edges, words))
+    return {"L_mem": {"simple": simple, "granular": granular, "layout": layout}[memory_model]}
 
+
+def _network_limits(platform, params, arch, degree, fpgas, update_fanout, details, notes):
+    """The link limits (L_if, L_net; L_if_node, L_net_node between the nodes of a hierarchical
+    network); {} for one FPGA."""
+    limits = {}
     network = platform.network
     sizes = {"arch": arch, "m_update": params.m_update, "m_message": params.m_message}
     hierarchy = network.hierarchy
@@ -226,27 +172,42 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
         details["nodes"] = math.ceil(fpgas / group)
         if fpgas % group:
             notes.append(f"{fpgas} FPGAs do not fill nodes of {group}: node limits use the largest node")
+    return limits
 
-    if fpgas > network.max_fpgas:
-        notes.append(f"{fpgas} FPGAs: beyond the platform's {network.max_fpgas} (extrapolation)")
-    if pes > platform.fpga.max_pes:
-        notes.append(f"{pes} PEs per FPGA: beyond the platform's max_pes {platform.fpga.max_pes} "
-                     "(they would not fit; extrapolation)")
-    needed = L.fpgas_needed(vertices, params.m_vertex, memory.capacity_bits)
-    shortfall = L.does_not_fit(vertices, params.m_vertex, memory.capacity_bits, fpgas)
-    fits = shortfall is None
-    if not fits:
-        notes.append(shortfall)
-    if platform.estimated:
-        notes.append(f"platform figures that are estimates: {', '.join(platform.estimated)}")
 
-    bottleneck = min(limits, key=limits.get)
-    return Prediction(
-        platform=platform.name, algorithm=params.name, arch=arch, vertices=vertices, edges=edges,
-        fpgas=fpgas, pes=pes, limits=limits, t_sys=limits[bottleneck], bottleneck=bottleneck,
-        fits=fits, fpgas_needed=needed, chosen=False, memory_model=memory_model, cpe=cpe,
-        details=details, notes=tuple(notes),
-    )
+def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_lanes, details, notes):
+    """The limits inside an FPGA beyond L_PE (not in the paper): L_intake where updates reach
+    other PEs (GraVF-M, hybrid), L_msgnet where messages cross an on-chip network (GraVF, hybrid)
+    whose efficiency the platform states (ideal otherwise, as in the paper's model)."""
+    info = architecture_info(arch)
+    limits, f_clk_hz = {}, platform.fpga.f_clk_hz
+    if info.intake_pes(pes) is not None:
+        lanes = _update_lanes(info, update_lanes, fpgas * pes, platform.memory.edge_storage == "offchip")
+        details["update_lanes"] = lanes
+        fanout = update_fanout if fpgas > 1 else None  # checked by the network limits
+        limits["L_intake"] = L.intake_limit(fpgas, pes, f_clk_hz, degree, arch=arch, lanes=lanes, fanout=fanout)
+    efficiency = platform.fpga.message_network_efficiency
+    if info.message_network and efficiency is not None:
+        limits["L_msgnet"] = L.message_network_limit(fpgas, pes, f_clk_hz, efficiency)
+        details["message_network_efficiency"] = efficiency
+    elif info.message_network and not info.built:
+        notes.append("the on-chip message network is taken as ideal (one message per PE port per cycle): the "
+                     "platform states no fpga.message_network_efficiency")
+    if not info.built:
+        notes.append(f"the {info.title} architecture's hardware is not built yet: a prediction for a design "
+                     "described only (scatter units assumed evenly loaded)")
+    return limits
+
+
+def _update_lanes(info, given, total_pes, offchip):
+    """The updates a PE takes per cycle: ``given`` (the hardware's), else the planner's rule
+    (:meth:`~gravfm.architectures.ArchitectureInfo.default_update_lanes`)."""
+    if given is None:
+        return info.default_update_lanes(total_pes, offchip=offchip)
+    if isinstance(given, bool) or not isinstance(given, int) or not 1 <= given <= info.max_update_lanes:
+        raise ConfigError(f"update_lanes must be 1 .. {info.max_update_lanes} with the {info.name} architecture, "
+                          f"not {given!r}")
+    return given
 
 
 def _group_fanout(update_fanout, fpgas, group, details, notes):
@@ -293,7 +254,7 @@ def check_fit(platform, algorithm_params, vertices, fpgas):
 
 
 def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE,
-            memory_model="simple", layout_words=None, update_fanout=None):
+            memory_model="simple", layout_words=None, update_fanout=None, update_lanes=None):
     """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
 
     Parameters
@@ -310,7 +271,9 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
         some n does); p is the least that keeps T_sys. A chosen system has at most |V| PEs in
         all, as ``gravfm run`` gives every PE a vertex; a given one beyond that gets a note.
     arch : str (one of gravfm.architectures.ARCHITECTURES)
-        Update broadcast (GraVF-M) or unicast messages (GraVF).
+        Update broadcast (GraVF-M), unicast messages (GraVF), or update broadcast between FPGAs
+        with one scatter unit per update and an on-chip message network inside (the hybrid,
+        whose hardware is not built; the platform must state its message network's efficiency).
     memory_model : {"simple", "granular", "layout"}
         Which memory limit enters T_sys (all are in ``details``): equation (2), its worst case
         with access granularity, or this implementation's layout (index word plus word-aligned
@@ -323,6 +286,9 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
         GraVF-M with the neighbour filter: the mean number of other FPGAs an update goes to
         (:func:`gravfm.partition.update_fanout` of the partition); only with ``fpgas`` given.
         Without it every update goes to every other FPGA (the paper's equations (3) and (6)).
+    update_lanes : int, optional
+        Updates a PE takes per cycle (L_intake); default the planner's rule for the system (2
+        lanes for GraVF-M from 8 PEs on with edges on chip, else 1).
 
     Returns
     -------
@@ -330,11 +296,12 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
 
     Examples
     --------
-    The paper's platform, WCC on 2^16 vertices and 2^21 edges, 4 FPGAs x 9 PEs:
+    The paper's platform, WCC on 2^16 vertices and 2^21 edges, 4 FPGAs x 9 PEs: every PE takes
+    every update, one per cycle, which bounds the system to 32 edges per cycle (L_PE: 6429):
 
     >>> prediction = predict("ac510x4", "wcc", vertices=65536, edges=2**21, fpgas=4, pes=9)
     >>> round(prediction.t_sys_mteps), prediction.bottleneck
-    (6429, 'L_PE')
+    (6000, 'L_intake')
     """
     platform, params = _resolve(platform, algorithm_params)
     _check_graph(vertices, edges)
@@ -343,7 +310,7 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     if update_fanout is not None and fpgas is None:
         raise ConfigError("update_fanout describes one partition: give fpgas with it")
     kwargs = {"arch": arch, "memory_model": memory_model, "layout_words": layout_words,
-              "update_fanout": update_fanout}
+              "update_fanout": update_fanout, "update_lanes": update_lanes}
     if fpgas is not None:
         candidates = [fpgas]
     else:

@@ -13,10 +13,10 @@ import typing
 
 from ..errors import ConfigError
 
-__all__ = ["FromDict"]
+__all__ = ["FromDict", "child_location"]
 
 
-def _child(where, name):
+def child_location(where, name):
     """Location of ``name`` inside ``where``: ``file [table.key]``."""
     if where.endswith("]"):
         return f"{where[:-1]}.{name}]"
@@ -49,7 +49,7 @@ def _convert(value, kind, where):
         key_kind, item_kind = typing.get_args(kind)
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a table, got {_describe(value)}")
-        return {_convert(key, key_kind, where): _convert(item, item_kind, _child(where, key))
+        return {_convert(key, key_kind, where): _convert(item, item_kind, child_location(where, key))
                 for key, item in value.items()}
     if dataclasses.is_dataclass(kind):
         return kind.from_dict(value, where=where)
@@ -109,7 +109,7 @@ class FromDict:
                 if required:
                     raise ConfigError(f"{where}: missing key {name!r}")
                 continue
-            values[name] = _convert(data[name], hints[name], _child(where, name))
+            values[name] = _convert(data[name], hints[name], child_location(where, name))
         try:
             return cls(**values)
         except ConfigError as error:  # a range check of the class: say which file and table

@@ -10,11 +10,12 @@ software reference run) takes
 and the predicted throughput is sum(messages) / sum(time). (``combine="sum"`` adds the two
 terms instead, for a design that overlaps nothing between supersteps.)
 
-When the updates of each superstep are known too (GraVF-M only), the network's work follows them
-rather than the messages: every GraVF-M network limit is proportional to |E|/|V| because the
+When the updates of each superstep are known too (GraVF-M, hybrid), the network's work follows
+them rather than the messages: every GraVF-M network limit is proportional to |E|/|V| because the
 network carries one update per |E|/|V| messages on average, so a superstep's network time is
 updates[r] |E|/|V| / L_network, its compute and memory time messages[r] / L, and its work time
-the largest of these. A superstep of few hubs with many edges then costs less network time than
+the largest of these. The update intake (L_intake, a PE's updates per cycle) follows the updates
+in the same way. A superstep of few hubs with many edges then costs less network time than
 its messages suggest, and one of many low-degree vertices more.
 
 The latency of one superstep, in
@@ -79,6 +80,8 @@ DESIGN_SUPERSTEP_CYCLES = {1: 19, "more": 21}
 
 # Limits set by the network, which GraVF-M loads with updates rather than messages.
 NETWORK_LIMITS = ("L_if", "L_net", "L_if_node", "L_net_node")
+# Limits that follow a superstep's updates: the network's and a PE's update intake.
+UPDATE_LIMITS = NETWORK_LIMITS + ("L_intake",)
 
 
 def superstep_latency_cycles(platform, algorithm_params, vertices, fpgas, pes):
@@ -226,7 +229,7 @@ def _work_time(steady, messages, updates, extra_limits=None):
     if updates is None or not architecture_info(steady.arch).broadcasts:
         return max(messages / steady.t_sys, extra)
     degree = steady.edges / steady.vertices
-    return max(extra, max((updates * degree if name in NETWORK_LIMITS else messages) / limit
+    return max(extra, max((updates * degree if name in UPDATE_LIMITS else messages) / limit
                           for name, limit in steady.limits.items()))
 
 
@@ -252,13 +255,16 @@ def _checked_updates(updates_per_superstep, messages):
 
 def predict_supersteps(platform, algorithm_params, vertices, edges, messages_per_superstep, fpgas=None,
                        pes=None, arch=DEFAULT_ARCHITECTURE, memory_model="simple", combine=None,
-                       updates_per_superstep=None, *, latency="platform", layout_words=None, update_fanout=None):
+                       updates_per_superstep=None, *, latency="platform", layout_words=None, update_fanout=None,
+                       update_lanes=None):
     """Superstep-aware prediction from the message counts of a software reference run.
 
     Parameters
     ----------
     platform, algorithm_params, vertices, edges, fpgas, pes, arch, memory_model, layout_words, update_fanout
         As for :func:`gravfm.model.predict` (which chooses n and p when not given).
+    update_lanes : int, optional
+        As for :func:`gravfm.model.predict`.
     messages_per_superstep : sequence of int
         ``messages[r]`` for every superstep (docs/interfaces.md §2), e.g. a reference result's
         ``messages_per_superstep``.
@@ -288,7 +294,8 @@ def predict_supersteps(platform, algorithm_params, vertices, edges, messages_per
     if sum(messages) == 0:
         raise ConfigError("messages_per_superstep sums to 0: no edge is traversed, TEPS is undefined")
     steady = predict(platform, params, vertices, edges, fpgas=fpgas, pes=pes, arch=arch,
-                     memory_model=memory_model, layout_words=layout_words, update_fanout=update_fanout)
+                     memory_model=memory_model, layout_words=layout_words, update_fanout=update_fanout,
+                     update_lanes=update_lanes)
     if latency == "design":
         latency_cycles = design_latency_cycles(platform, steady.fpgas, steady.pes)
     else:

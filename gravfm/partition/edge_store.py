@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, GRAVF, GRAVFM, architecture_info
+from ..architectures import BUILT_ARCHITECTURES, DEFAULT_ARCHITECTURE, GRAVF, GRAVFM, built_architecture_info
 from ..errors import ConfigError
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: A layout is named after its architecture.
-LAYOUTS = ARCHITECTURES
+LAYOUTS = BUILT_ARCHITECTURES
 
 
 @dataclass(frozen=True, eq=False)
@@ -326,7 +326,7 @@ def _edge_offsets(owner, num_pes):
 def edge_stores(graph, partition, local_bits, layout=DEFAULT_ARCHITECTURE, weights=None):
     """Edge stores in the layout of the architecture called ``layout`` (:data:`LAYOUTS`)."""
     try:
-        broadcasts = architecture_info(layout).broadcasts
+        broadcasts = built_architecture_info(layout).broadcasts
     except ConfigError:
         raise ConfigError(f"edge store: unknown layout {layout!r}; choose {' or '.join(LAYOUTS)}") from None
     build = gravfm_edge_stores if broadcasts else gravf_edge_stores

@@ -10,7 +10,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-from ..architectures import ARCHITECTURES, GRAVF
+from ..architectures import BUILT_ARCHITECTURES, GRAVF
 from ..errors import ConfigError
 from .plan import needs
 from .points import Point
@@ -108,7 +108,7 @@ class Experiment:
         object.__setattr__(self, "paper", self.paper or {})
 
 
-def scaling_points(*, graphs, algorithms=ALGORITHMS, archs=ARCHITECTURES, fpgas, pes, link_scale=1.0,
+def scaling_points(*, graphs, algorithms=ALGORITHMS, archs=BUILT_ARCHITECTURES, fpgas, pes, link_scale=1.0,
                    edge_memory="offchip", partition="greedy", platform="ac510x4"):
     """The scaling study: every algorithm x architecture x FPGA count x graph (fig7's points, and
     ``benchmarks/bench_scaling.py``'s at its scale, PEs, platform and edge memory); the links of
@@ -124,7 +124,7 @@ def _fig7(s):
 
 def _fig8(s):
     return [Point(a, s.uniform(s.fig8_degree), fpgas=1, pes=p, arch=arch, edge_memory=memory) for a in ALGORITHMS
-            for arch in ARCHITECTURES for memory in ("offchip", "onchip") for p in s.pe_counts]
+            for arch in BUILT_ARCHITECTURES for memory in ("offchip", "onchip") for p in s.pe_counts]
 
 
 def _fig9(s):
