@@ -123,7 +123,10 @@ class LitexBackend:
     cut_wires : tuple of (int, int)
         Several FPGAs: wires ``(sender, receiver)`` that deliver nothing (an absent peer).
     bring_up_s : float
-        Several FPGAs: wall-clock limit of the link bring-up.
+        Several FPGAs: wall-clock limit of the link bring-up. SERWB's alignment search takes a few
+        hundred thousand cycles per link, which a simulation of four SoCs on a busy machine runs
+        in minutes (four boards on a loaded 2-core machine missed a 120 s limit), so the limit
+        is generous; a link that never comes up is still named when it passes.
     """
 
     cache_dir: str | None = None
@@ -135,7 +138,7 @@ class LitexBackend:
     link_ber: float = 0.0
     wire_latency: int = WIRE_LATENCY_CYCLES
     cut_wires: tuple = ()
-    bring_up_s: float = 120.0
+    bring_up_s: float = 900.0
 
     name = "litex"
 
