@@ -137,6 +137,6 @@ def test_ecpix5_bitstream_meets_every_constrained_clock(fpgas):
 @needs_extra
 def test_a_rack_on_a_board_without_link_pins_is_refused_before_any_work(capsys, tmp_path):
     message = cli_error(capsys, "board", "build", "wcc", "--board", "ulx3s", "--fpgas", "2", "--out", tmp_path)
-    assert message.startswith("gravfm: error: ulx3s: links between boards are not built for it yet (ECP5 boards "
-                              "over their PMOD pins are: ecpix5)")
+    assert message.startswith("gravfm: error: ulx3s: links between boards are not built for it yet (boards with "
+                              "links: ecpix5: SERWB over pmod0's pins; kcu105: GTH transceivers, 2 lanes")
     assert not any(tmp_path.iterdir())

@@ -62,6 +62,37 @@ def test_ecp5_board_marks_its_estimates():
     assert "memory.bandwidth_gib_s" in platform.estimated
 
 
+def _serwb_pair():
+    from gravfm.board.serwb import serwb_link
+    from gravfm.board.sim import WIRE_LATENCY_CYCLES
+
+    return serwb_link(28, wire_latency=WIRE_LATENCY_CYCLES)
+
+
+def _lane_pair(board):
+    from gravfm.board.boards import get_board
+    from gravfm.board.lanes import lane_link
+
+    board = get_board(board)
+    return lane_link(28, sys_hz=board.sys_clk_hz, design_hz=board.design_clk_hz)
+
+
+@pytest.mark.parametrize("name, link", [
+    ("ecpix5x2", _serwb_pair),
+    ("kcu105x2", lambda: _lane_pair("kcu105")),
+    ("u280x2", lambda: _lane_pair("alveo-u280")),
+])
+def test_board_pair_platforms_state_their_links_figures(name, link):
+    """A board pair's link figures are what its link's own plan says (a 28-bit WCC/BFS item, the
+    check's fields, the packet around them), at the design clock the board asks of its PLL."""
+    platform, link = load_platform(name), link()
+    frame_bits_per_cycle = platform.network.send_gib_s_by_peers[0] * 2**30 * 8 / platform.fpga.f_clk_hz
+    assert frame_bits_per_cycle == pytest.approx(link.bits_per_cycle, rel=1e-3)
+    assert platform.network.receive_gib_s_by_peers == platform.network.send_gib_s_by_peers
+    assert platform.network.link.latency_cycles == link.latency_cycles
+    assert platform.network.max_fpgas == 2
+
+
 def test_hierarchical_platform():
     hierarchy = load_platform("ac510x8-2nodes").network.hierarchy
     assert hierarchy is not None and hierarchy.fpgas_per_node == 4

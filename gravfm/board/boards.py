@@ -7,13 +7,149 @@ a soft CPU (VexRiscv, ``minimal``) whose BIOS initialises and levels the DRAM at
 host bridge beside it: UARTBone on the board's USB UART with the CPU's console as a crossover UART
 (ECP5 boards), or PCIe (Xilinx boards: LitePCIe's BAR bridge, and a DMA channel that writes the
 edge image into DRAM). The design's clock comes from the board's PLL.
+
+A board that joins a rack names how its links run (:attr:`Board.link`): :class:`SerwbPins` (SERWB
+over a connector's pins, ECP5 boards) or :class:`TransceiverLanes` (Xilinx serial transceivers,
+one lane per peer). Each kind checks a rack against the board, lists its links for the build's
+figures and makes their PHYs (LiteX imported only there).
 """
 
 from dataclasses import dataclass
 
 from ..errors import ConfigError
 
-__all__ = ["Board", "BOARDS", "get_board"]
+__all__ = ["Board", "BOARDS", "get_board", "SerwbPins", "Lane", "TransceiverLanes"]
+
+
+@dataclass(frozen=True)
+class SerwbPins:
+    """Links on LiteICLink's SERWB PHY over ``connector``'s pins (:class:`gravfm.board.link.SerwbPhy`):
+    link ``k``'s ``tx`` on pin ``2k``, its ``rx`` on pin ``2k + 1``."""
+
+    connector: str
+
+    @property
+    def summary(self):
+        return f"SERWB over {self.connector}'s pins"
+
+    def check(self, board, links):
+        """Every rack of ``--fpgas`` up to 4 fits a connector's eight pins."""
+
+    def rows(self, board, links):
+        """The links as the build records them: ``{"link", "tx", "rx"}`` (``connector:pin``)."""
+        return [{"link": k, "tx": f"{self.connector}:{2 * k}", "rx": f"{self.connector}:{2 * k + 1}"}
+                for k in range(links)]
+
+    def phys(self, soc, board, links):
+        """Per link, a factory of its PHY (:func:`gravfm.board.link.pin_phys`)."""
+        from .link import pin_phys  # deferred: the board extra (LiteX)
+
+        return pin_phys(soc.platform, [(row["tx"], row["rx"]) for row in self.rows(board, links)])
+
+    def link_config(self, config, board, design_clk_hz):
+        """The link the top's link check is planned for (:func:`gravfm.board.serwb.serwb_link_of`)."""
+        from .serwb import serwb_link_of  # deferred: Amaranth (the link check's planner)
+        from .sim import WIRE_LATENCY_CYCLES  # deferred: numpy and the build cache
+
+        return serwb_link_of(config, wire_latency=WIRE_LATENCY_CYCLES)
+
+    def figures(self, board, links):
+        """What the build records of the PHY (a bit per ``sys`` cycle, 40 line bits per word)."""
+        from .serwb import LINE_BITS_PER_WORD, PACKET_OVERHEAD_WORDS  # deferred: Amaranth (serwb plans the check)
+
+        return {"phy": "LiteICLink SERWB generic PHY (8b10b, one pin each way)", "lanes": links,
+                "line_rate_gbps": board.sys_clk_hz / 1e9, "encoding": "8b10b", "word_bits": 32,
+                "words_per_sys_cycle": 1 / LINE_BITS_PER_WORD,
+                "link_gbps": 32 * board.sys_clk_hz / LINE_BITS_PER_WORD / 1e9,
+                "framing": f"a frame of b bits: ceil(b/32) words + {PACKET_OVERHEAD_WORDS} (preamble, port/length)"}
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One transceiver lane of a board, as its litex-boards platform names it.
+
+    Attributes
+    ----------
+    name : str
+        What the wiring calls it (``SFP+ cage 0``, ``QSFP28 cage 1 lane 0``).
+    resource : tuple of (str, int)
+        The platform's record with ``txp``/``txn``/``rxp``/``rxn`` (the lane's pins are read there).
+    index : int
+        The lane within that record.
+    refclk : tuple of (str, int)
+        The platform's record (``p``/``n``) of the lane's MGT reference clock.
+    enable : tuple of (str, int) or None
+        A pin to drive high for the lane to transmit (an SFP+ cage's ``tx_disable_n``).
+    """
+
+    name: str
+    resource: tuple
+    index: int
+    refclk: tuple
+    enable: tuple | None = None
+
+
+@dataclass(frozen=True)
+class TransceiverLanes:
+    """Links on a board's serial transceivers (:class:`gravfm.board.transceiver.TransceiverPhy`):
+    link ``k`` on ``lanes[k]``, one lane per peer, so a board joins racks of up to ``len(lanes) + 1``
+    FPGAs (``--fpgas`` stops at 4).
+
+    Attributes
+    ----------
+    family : str
+        ``gth`` (UltraScale, GTHE3) or ``gty`` (UltraScale+, GTYE4).
+    cabling : str
+        What joins two lanes (for the docs and the build's figures).
+    lanes : tuple of Lane
+    """
+
+    family: str
+    cabling: str
+    lanes: tuple
+
+    @property
+    def summary(self):
+        return f"{self.family.upper()} transceivers, {len(self.lanes)} lanes ({self.cabling})"
+
+    def check(self, board, links):
+        """Refuse, in one line, a rack that needs more links per board than the board has lanes."""
+        if links > len(self.lanes):
+            raise ConfigError(f"{board.name}: {links + 1} FPGAs need {links} links per board, it has "
+                              f"{len(self.lanes)} transceiver lanes ({', '.join(lane.name for lane in self.lanes)}): "
+                              f"at most {len(self.lanes) + 1} FPGAs")
+
+    def rows(self, board, links):
+        """The links as the build records them: lane, pins and reference clock (from the platform)."""
+        from .transceiver import lane_rows  # deferred: the board extra (litex-boards' platform)
+
+        return lane_rows(board, self.lanes[:links])
+
+    def phys(self, soc, board, links):
+        """Per link, a factory of its PHY (:func:`gravfm.board.transceiver.lane_phys`)."""
+        from .transceiver import lane_phys  # deferred: the board extra (LiteX, LiteICLink)
+
+        return lane_phys(soc, board, self.family, self.lanes[:links])
+
+    def link_config(self, config, board, design_clk_hz):
+        """The link the top's link check is planned for (:func:`gravfm.board.lanes.lane_link_of`)."""
+        from .lanes import lane_link_of  # deferred: Amaranth (the link check's planner)
+
+        return lane_link_of(config, sys_hz=board.sys_clk_hz, design_hz=design_clk_hz)
+
+    def figures(self, board, links):
+        """What the build records of the PHY (:func:`gravfm.board.lanes.lane_figures`)."""
+        from .lanes import lane_figures  # deferred: Amaranth (lanes plan the check)
+
+        return {**lane_figures(family=self.family, sys_hz=board.sys_clk_hz, lanes=links), "cabling": self.cabling}
+
+
+def _sfp(k):
+    return Lane(f"SFP+ cage {k}", ("sfp", k), 0, refclk=("si570_refclk", 0), enable=("sfp_tx_disable_n", k))
+
+
+def _qsfp28(cage, lane):
+    return Lane(f"QSFP28 cage {cage} lane {lane}", ("qsfp28", cage), lane, refclk=("qsfp_156mhz_clock", cage))
 
 
 @dataclass(frozen=True)
@@ -40,9 +176,8 @@ class Board:
         Yosys + nextpnr + ecppack build its bitstream here; else a Vivado project is generated.
     soc_bram_blocks : int
         Block RAMs the SoC itself takes (BIOS ROM, SRAM, FIFOs), kept out of the design's share.
-    link_connector : str or None
-        Several FPGAs: the connector whose pins carry the SERWB links (link ``k``: ``tx`` on pin
-        ``2k``, ``rx`` on pin ``2k + 1``; :mod:`gravfm.board.link`); None: no links built for it.
+    link : SerwbPins or TransceiverLanes or None
+        Several FPGAs: how the links run (module docstring); None: no links built for it.
     """
 
     name: str
@@ -56,30 +191,40 @@ class Board:
     transport: str
     open_flow: bool
     soc_bram_blocks: int = 40
-    link_connector: str | None = None
+    link: SerwbPins | TransceiverLanes | None = None
 
-    def link_pins(self, links):
-        """``[(tx, rx), ...]``: the connector pins of each link (``connector:index``)."""
-        if self.link_connector is None:
-            raise ConfigError(f"{self.name}: links between boards are not built for it yet (ECP5 boards over "
-                              f"their PMOD pins are: {', '.join(b.name for b in BOARDS.values() if b.link_connector)})")
-        return [(f"{self.link_connector}:{2 * k}", f"{self.link_connector}:{2 * k + 1}") for k in range(links)]
+    def links_for(self, fpgas):
+        """The board's link kind for a rack of ``fpgas`` (None for one FPGA); a board without links,
+        or with too few for the rack, is refused in one line."""
+        if fpgas == 1:
+            return None
+        if self.link is None:
+            known = "; ".join(f"{b.name}: {b.link.summary}" for b in BOARDS.values() if b.link)
+            raise ConfigError(f"{self.name}: links between boards are not built for it yet (boards with links: "
+                              f"{known})")
+        self.link.check(self, fpgas - 1)
+        return self.link
 
 
 BOARDS = {board.name: board for board in (
     Board("ecpix5", "LambdaConcept ECPIX-5 (ECP5 LFE5UM5G-85F, 512 MiB DDR3, FT2232 UART)",
           "lambdaconcept_ecpix5", (("device", "85F"),), sys_clk_hz=75e6, design_clk_hz=75e6,
-          synth_target="ecp5-85", dram_bytes=512 << 20, transport="uart", open_flow=True, link_connector="pmod0"),
+          synth_target="ecp5-85", dram_bytes=512 << 20, transport="uart", open_flow=True, link=SerwbPins("pmod0")),
     Board("ulx3s", "Radiona ULX3S (ECP5 LFE5U-85F speed 6, 32 MiB SDRAM, FT231X UART)",
           "radiona_ulx3s", (("device", "LFE5U-85F"), ("revision", "2.0"), ("sdram_module_cls", "MT48LC16M16")),
           sys_clk_hz=50e6, design_clk_hz=50e6, synth_target="ecp5-85-6", dram_bytes=32 << 20,
           transport="uart", open_flow=True),
     Board("kcu105", "Xilinx KCU105 (Kintex UltraScale KU040, the paper's family; 2 GiB DDR4, PCIe x4 gen3)",
           "xilinx_kcu105", (("with_pcie", True),), sys_clk_hz=125e6, design_clk_hz=200e6,
-          synth_target="xcu", dram_bytes=2 << 30, transport="pcie", open_flow=False),
+          synth_target="xcu", dram_bytes=2 << 30, transport="pcie", open_flow=False,
+          link=TransceiverLanes("gth", "SFP+ direct-attach copper cable, cage to cage", (_sfp(0), _sfp(1)))),
     Board("alveo-u280", "Xilinx Alveo U280 (Virtex UltraScale+ XCU280; DDR4 channel 0, PCIe x4 gen3)",
           "xilinx_alveo_u280", (("with_pcie", True), ("ddram_channel", 0)), sys_clk_hz=150e6,
-          design_clk_hz=200e6, synth_target=None, dram_bytes=16 << 30, transport="pcie", open_flow=False),
+          design_clk_hz=200e6, synth_target=None, dram_bytes=16 << 30, transport="pcie", open_flow=False,
+          # Link k on cage k % 2: three boards join with whole QSFP28 cables (lane 0 of each);
+          # a fourth needs the lanes fanned out (docs/boards.md).
+          link=TransceiverLanes("gty", "QSFP28 direct-attach copper cable, cage to cage",
+                                tuple(_qsfp28(cage, lane) for lane in range(4) for cage in range(2)))),
 )}
 
 

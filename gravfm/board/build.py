@@ -53,8 +53,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     if board.open_flow:
         tools = {name: _tool(package) for name, package in _OPEN_TOOLS.items()}
     check_memory_fit(top.config, board)
-    if top.config.fpgas > 1:
-        board.link_pins(top.config.fpgas - 1)   # refused now for a board without them
+    link = board.links_for(top.config.fpgas)   # refused now for a board without (enough) links
     design = BoardDesign.of(top)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -77,9 +76,10 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
         raise ConfigError(f"{board.name}: its PLL cannot make the design's {design_clk_hz / 1e6:g} MHz beside the "
                           f"SoC's own clocks ({error}); try another --design-clock") from None
     gateware = out / "soc" / "gateware"
+    links = design.fpgas - 1
     figures = {"board": board.name, "description": board.description, "design": design.describe(),
-               "links": [{"link": k, "tx": tx, "rx": rx} for k, (tx, rx) in
-                         enumerate(board.link_pins(design.fpgas - 1) if design.fpgas > 1 else [])],
+               "links": link.rows(board, links) if link else [],
+               **({"link_phy": link.figures(board, links)} if link else {}),
                "sys_clock_mhz": board.sys_clk_hz / 1e6, "design_clock_mhz": design_clk_hz / 1e6,
                "transport": board.transport, "dram_bytes": board.dram_bytes, "fit": fit, "gateware": str(gateware)}
     if not board.open_flow:
@@ -178,21 +178,12 @@ def _board_soc(board, design, *, verilog_path, design_clk_hz):
                           f"expected {MAIN_RAM_BASE:#x}")
     soc.cd_design = ClockDomain(DESIGN_DOMAIN)
     soc.crg.pll.create_clkout(soc.cd_design, design_clk_hz)
-    add_gravfm(soc, design, verilog_path=verilog_path, link_pads=_link_pads(soc.platform, board, design.fpgas - 1))
+    link = board.links_for(design.fpgas)
+    phys = link.phys(soc, board, design.fpgas - 1) if link else []
+    add_gravfm(soc, design, verilog_path=verilog_path, link_phys=phys)
     if board.transport == "pcie":
         add_pcie_image_loader(soc)
     return soc
-
-
-def _link_pads(platform, board, links):
-    """Each link's ``tx``/``rx`` pins on the board's link connector (:meth:`Board.link_pins`)."""
-    from litex.build.generic_platform import IOStandard, Pins, Subsignal  # deferred: the board extra (LiteX)
-
-    if not links:
-        return []
-    platform.add_extension([("gravfm_link", k, Subsignal("tx", Pins(tx)), Subsignal("rx", Pins(rx)),
-                             IOStandard("LVCMOS33")) for k, (tx, rx) in enumerate(board.link_pins(links))])
-    return [platform.request("gravfm_link", k) for k in range(links)]
 
 
 def _set_seed(script, seed):

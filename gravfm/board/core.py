@@ -10,7 +10,8 @@ its Minerva CPU) in its own clock domain (``design``) and gives it
   ``superstep`` and ``cycles`` (from ``start`` to ``done``, the design's clock);
 - with edges off chip, each PE's AXI4 read port on a LiteDRAM crossbar port of the top's word
   (:func:`add_edge_ports`), the image at ``image_base`` bytes into the DRAM;
-- with several FPGAs, each link port on a :class:`~gravfm.board.link.LinkPort` (SERWB) and the
+- with several FPGAs, each link port on a :class:`~gravfm.board.link.LinkPort` (SERWB, or a
+  transceiver lane: the PHY the board gives) and the
   start behind a barrier: the start record arms the board, the top starts when every peer is armed.
 
 Every crossing between the SoC's ``sys`` domain and the design's goes through an asynchronous FIFO
@@ -53,7 +54,7 @@ class GravfmCore(LiteXModule):
     image_base : int
         Byte offset of the edge image in the DRAM (added to every ``araddr``).
     links : dict, optional
-        Several FPGAs: ``{"pads": [per peer, an object with tx and rx], "frame_bits", "checked"}``
+        Several FPGAs: ``{"phys": [per peer, a factory of its PHY], "frame_bits", "checked"}``
         (``checked``: the top has the link check, so its ``link_error`` output).
     """
 
@@ -124,12 +125,12 @@ class GravfmCore(LiteXModule):
 
     # -- several FPGAs: the link ports and the start barrier -------------------------------------------------
 
-    def _links(self, identity, *, pads, frame_bits, checked):
-        """One :class:`~gravfm.board.link.LinkPort` per peer on ``pads`` (its ``link{k}_*`` CSRs),
-        joined to the top's link port ``k``."""
+    def _links(self, identity, *, phys, frame_bits, checked):
+        """One :class:`~gravfm.board.link.LinkPort` per peer on the PHY ``phys[k]`` makes (its
+        ``link{k}_*`` CSRs), joined to the top's link port ``k``."""
         self.fpga = CSRStorage(8, description="This board's FPGA index in the rack (sent in HELLO)")
-        for k, port_pads in enumerate(pads):
-            port = LinkPort(port_pads, frame_bits=frame_bits, identity=identity)
+        for k, make_phy in enumerate(phys):
+            port = LinkPort(make_phy, frame_bits=frame_bits, identity=identity)
             setattr(self, f"link{k}", port)
             self.link_ports.append(port)
             self.comb += port.fpga.eq(self.fpga.storage)

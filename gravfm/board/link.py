@@ -1,11 +1,13 @@
-"""The FPGA-to-FPGA links of board SoCs: each link port of the top on LiteICLink's SERWB PHY.
+"""The FPGA-to-FPGA links of board SoCs: each link port of the top on a serial PHY of LiteICLink.
 
-Per peer, a :class:`LinkPort`:
+Per peer, a :class:`LinkPort` on the PHY its board gives (:attr:`gravfm.board.boards.Board.link`):
 
-- **PHY** (:class:`SerwbPhy`): LiteICLink's generic SERWB PHY (``liteiclink.serwb.genphy``): one
-  data pin each way, a bit per ``sys`` cycle, 8b10b, word alignment by commas at bring-up. Its
-  master/slave role is a CSR (the lower FPGA index is the master), so every board of a rack
-  carries the same bitstream.
+- **PHY**: 32-bit words each way in ``sys``, ``ready``/``error``, a ``master`` role and a
+  ``restart``. On ECP5 boards :class:`SerwbPhy`, LiteICLink's generic SERWB PHY
+  (``liteiclink.serwb.genphy``): one data pin each way, a bit per ``sys`` cycle, 8b10b, word
+  alignment by commas at bring-up; on Xilinx boards a transceiver lane
+  (:class:`gravfm.board.transceiver.TransceiverPhy`). The role is a CSR (the lower FPGA index is
+  the master), so every board of a rack carries the same bitstream.
 - **Framing**: every frame of the top's link port (the link check's ``retransmit`` frame) is a
   SERWB packet (LiteICLink's packetizer: preamble, port, length) of ``ceil(bits / 32)`` words on
   port :data:`FRAMES`; control packets on port :data:`CONTROL` carry ``HELLO`` (this board's
@@ -19,6 +21,7 @@ Per peer, a :class:`LinkPort`:
 rate the host sets, and a cut.
 """
 
+from functools import partial
 from types import SimpleNamespace
 
 from litex.gen import LiteXModule
@@ -32,7 +35,7 @@ from migen import Cat, If, Mux, ResetInserter, Signal
 from .serwb import CONTROL_WORDS, frame_words
 from .window import DESIGN_DOMAIN, LINK_STATUS
 
-__all__ = ["SerwbPhy", "LinkPort", "SimWire", "FRAMES", "CONTROL", "HELLO", "ARMED", "CONTROL_REPEATS"]
+__all__ = ["SerwbPhy", "pin_phys", "LinkPort", "SimWire", "FRAMES", "CONTROL", "HELLO", "ARMED", "CONTROL_REPEATS"]
 
 #: SERWB packet ports: the top's frames, and the link's own control packets.
 FRAMES, CONTROL = 0, 1
@@ -95,12 +98,22 @@ class SerwbPhy(LiteXModule):
         ]
 
 
+def pin_phys(platform, pins):
+    """Per link, a factory of its :class:`SerwbPhy` on the connector pins ``pins`` (``[(tx, rx), ...]``)."""
+    from litex.build.generic_platform import IOStandard, Pins, Subsignal  # deferred: only boards have pins
+
+    platform.add_extension([("gravfm_link", k, Subsignal("tx", Pins(tx)), Subsignal("rx", Pins(rx)),
+                             IOStandard("LVCMOS33")) for k, (tx, rx) in enumerate(pins)])
+    return [partial(SerwbPhy, platform.request("gravfm_link", k)) for k in range(len(pins))]
+
+
 class LinkPort(LiteXModule):
-    """One link port of the top on a SERWB link (module docstring).
+    """One link port of the top on a serial link (module docstring).
 
     Parameters
     ----------
-    pads : object with ``tx``, ``rx``
+    make_phy : callable
+        Makes the link's PHY (no arguments): :class:`SerwbPhy` on its pads, a transceiver lane.
     frame_bits : int
         Width of the top's link port payload.
     identity : int
@@ -118,7 +131,7 @@ class LinkPort(LiteXModule):
         An ``ARMED`` came from the peer.
     """
 
-    def __init__(self, pads, *, frame_bits, identity, init_timeout=INIT_TIMEOUT_CYCLES):
+    def __init__(self, make_phy, *, frame_bits, identity):
         self.words = words = frame_words(frame_bits)
         self.frames_out = stream.Endpoint([("data", frame_bits)])
         self.frames_in = stream.Endpoint([("data", frame_bits)])
@@ -134,7 +147,7 @@ class LinkPort(LiteXModule):
         self.frames_dropped = CSRStatus(32, description="Whole frames dropped: the design's FIFO was full")
         self.bad_packets = CSRStatus(32, description="Packets dropped: wrong port or length, or cut short")
 
-        self.phy = phy = SerwbPhy(pads, init_timeout=init_timeout)
+        self.phy = phy = make_phy()
         self.comb += [phy.master.eq(self.role.storage), phy.restart.eq(self.restart.re),
                       self.status.fields.ready.eq(phy.ready), self.status.fields.error.eq(phy.error),
                       self.status.fields.peer_armed.eq(self.peer_armed)]

@@ -10,7 +10,7 @@ word. The receiver hands a frame on once its last word is in (store and forward)
 from ..hw.link import LinkConfig
 
 __all__ = ["LINE_BITS_PER_WORD", "PACKET_OVERHEAD_WORDS", "CONTROL_WORDS", "frame_words", "cycles_per_frame",
-           "serwb_link", "serwb_link_of", "link_item_bits", "link_word_bits", "PIPELINE_CYCLES"]
+           "serwb_link", "serwb_link_of", "planned_link", "link_item_bits", "link_word_bits", "PIPELINE_CYCLES"]
 
 #: Bits on the wire per 32-bit word (8b10b).
 LINE_BITS_PER_WORD = 40
@@ -41,16 +41,29 @@ def serwb_link(item_bits, *, wire_latency, word_bits=None, replay_depth=None):
     ``item_bits`` is what the check plans a frame from (the model's item: :func:`link_item_bits`),
     ``word_bits`` what the wire carries of it (the link word: the item and its parity;
     :func:`link_word_bits`; default ``item_bits``): the bandwidth is stated so that the planned
-    frame takes the cycles the real one takes. The frame's width depends on the replay depth the
-    plan picks, which depends on the link's figures: planned until it no longer changes.
+    frame takes the cycles the real one takes.
+    """
+    def latency(per_frame):
+        return wire_latency + per_frame + LINE_BITS_PER_WORD + PIPELINE_CYCLES
+
+    return planned_link(item_bits, word_bits=word_bits, replay_depth=replay_depth, frame_cycles=cycles_per_frame,
+                        latency_cycles=latency)
+
+
+def planned_link(item_bits, *, frame_cycles, latency_cycles, word_bits=None, replay_depth=None):
+    """The ``retransmit`` :class:`~gravfm.hw.link.LinkConfig` of a board link whose frame of ``b``
+    bits occupies it ``frame_cycles(b)`` cycles and arrives ``latency_cycles(frame_cycles(b))``
+    cycles after it left (:func:`serwb_link`, :func:`gravfm.board.lanes.lane_link`).
+
+    The frame's width depends on the replay depth the plan picks, which depends on the link's
+    figures: planned until it no longer changes.
     """
     word_bits = item_bits if word_bits is None else word_bits
     overhead = 24   # a first guess of the check's fields
     for _ in range(4):
-        per_frame = cycles_per_frame(word_bits + overhead)
+        per_frame = frame_cycles(word_bits + overhead)
         link = LinkConfig(check="retransmit", bits_per_cycle=(item_bits + overhead) / per_frame,
-                          replay_depth=replay_depth, fifo_depth=16,
-                          latency_cycles=wire_latency + per_frame + LINE_BITS_PER_WORD + PIPELINE_CYCLES)
+                          replay_depth=replay_depth, fifo_depth=16, latency_cycles=latency_cycles(per_frame))
         planned = link.link_check(item_bits=item_bits).overhead_bits
         if planned == overhead:
             return link

@@ -8,6 +8,7 @@ over the simulator's TCP serial, a DDR3 model behind the real LiteDRAM controlle
 are in :mod:`gravfm.board.boards`.
 """
 
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,7 +30,7 @@ from migen.genlib.resetsync import AsyncResetSynchronizer
 from ..hw.protocol import peers_of
 from .core import GravfmCore, add_edge_ports
 from .design import TOP_MODULE
-from .link import SimWire
+from .link import SerwbPhy, SimWire
 from .window import DESIGN_DOMAIN, GRAVFM_BASE, MAIN_RAM_BASE, WINDOW_BYTES
 
 __all__ = ["add_gravfm", "SimSoC", "SimRack", "RACK_UART_MODULE", "SIM_MODULES", "GRAVFM_BASE", "MAIN_RAM_BASE",
@@ -43,14 +44,15 @@ SIM_DRAM_BITS = 16
 SIM_CLOCK_HZ = int(100e6)
 
 
-def add_gravfm(soc, design, *, verilog_path, image_base=0, link_pads=None):
+def add_gravfm(soc, design, *, verilog_path, image_base=0, link_phys=None):
     """Add ``design`` (a :class:`~gravfm.board.design.BoardDesign`) to ``soc``, whose design clock
     domain (:data:`~gravfm.board.window.DESIGN_DOMAIN`) the caller has made; its Verilog was written
-    to ``verilog_path``. Several FPGAs: ``link_pads``, per peer an object with ``tx`` and ``rx``."""
+    to ``verilog_path``. Several FPGAs: ``link_phys``, per peer a factory of its link's PHY
+    (:meth:`gravfm.board.boards.SerwbPins.phys`, :meth:`~gravfm.board.boards.TransceiverLanes.phys`)."""
     soc.platform.add_source(str(verilog_path))
     links = None
     if design.fpgas > 1:
-        links = {"pads": link_pads, "frame_bits": design.link_bits, "checked": design.link_check != "off"}
+        links = {"phys": link_phys, "frame_bits": design.link_bits, "checked": design.link_check != "off"}
     soc.gravfm = core = GravfmCore(top_name=TOP_MODULE, geometry=design.geometry, pes=design.pes,
                                    memory=design.memory, identity=design.identity, image_base=image_base,
                                    links=links)
@@ -123,7 +125,7 @@ class SimSoC(SoCMini):
         # No L2 cache: the host's writes must reach the DRAM that the PEs read around the bus.
         self.add_sdram("sdram", phy=self.sdrphy, module=module, origin=MAIN_RAM_BASE, l2_cache_size=0)
         pads = self._wires(design.fpgas - 1, latency=wire_latency, seed=index)
-        add_gravfm(self, design, verilog_path=verilog_path, link_pads=pads)
+        add_gravfm(self, design, verilog_path=verilog_path, link_phys=[partial(SerwbPhy, p) for p in pads])
 
     def _wires(self, peers, *, latency, seed):
         """Per peer the link's pads: ``tx`` goes to the rack, ``rx`` comes from wire ``k``."""

@@ -26,7 +26,7 @@ def register(subparsers):
     build.add_argument("--pes", type=int, default=1, help="PEs on the FPGA (default 1)")
     build.add_argument("--fpgas", type=int, default=1,
                        help="FPGAs of the rack this board joins (default 1): the same bitstream for every board, "
-                            "links over the board's link connector (docs/boards.md)")
+                            "a link per peer on the board's connector pins or transceiver lanes (docs/boards.md)")
     build.add_argument("--out", required=True, metavar="DIR",
                        help="build folder (not inside the system's temporary folder: the YoWASP tools cannot "
                             "see it)")
@@ -42,22 +42,23 @@ def register(subparsers):
     build.set_defaults(handler=run_build)
 
 
-def board_link_check(config):
+def board_link_check(config, board, design_clk_hz):
     """The link check of a board's links (none for one FPGA): ``retransmit``, its timers those of
-    a SERWB link (:func:`gravfm.board.serwb.serwb_link_of`) over a short cable."""
-    from ..board.serwb import link_item_bits, serwb_link_of  # deferred: Amaranth (the link check's planner)
-    from ..board.sim import WIRE_LATENCY_CYCLES  # deferred: numpy and the build cache
+    the board's links (a SERWB link over a short cable, a transceiver lane: ``link_config`` of
+    :attr:`gravfm.board.boards.Board.link`) with the design at ``design_clk_hz``."""
+    from ..board.serwb import link_item_bits  # deferred: Amaranth (the link check's planner)
 
-    if config.fpgas == 1:
+    link = board.links_for(config.fpgas)
+    if link is None:
         return None
-    link = serwb_link_of(config, wire_latency=WIRE_LATENCY_CYCLES)
-    return link.link_check(item_bits=link_item_bits(config))
+    return link.link_config(config, board, design_clk_hz).link_check(item_bits=link_item_bits(config))
 
 
 def run_list(args):
     for board in BOARDS.values():
         flow = "bitstream (Yosys, nextpnr, ecppack)" if board.open_flow else "Vivado project (not built here)"
-        print(f"{board.name:12s} {board.description}; host over {board.transport}; {flow}")
+        links = f"; links: {board.link.summary}" if board.link else ""
+        print(f"{board.name:12s} {board.description}; host over {board.transport}; {flow}{links}")
     return 0
 
 
@@ -67,7 +68,7 @@ def run_build(args):
     if args.pes < 1:
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
     if not 1 <= args.fpgas <= 4:
-        raise ConfigError(f"--fpgas must be 1 to 4 (a link per peer on one connector), not {args.fpgas}")
+        raise ConfigError(f"--fpgas must be 1 to 4 (a link per peer), not {args.fpgas}")
     if args.design_clock is not None and not args.design_clock > 0:
         raise ConfigError(f"--design-clock must be a positive frequency in MHz, not {args.design_clock}")
     from ..board.build import build_board, check_memory_fit  # deferred: Amaranth and Yosys's wrappers
@@ -81,13 +82,12 @@ def run_build(args):
     config = system_config(algorithm, fpgas=args.fpgas, pes=args.pes, local_bits=args.local_bits,
                            edges_per_pe=args.edges_per_pe, edge_memory=memory)
     check_memory_fit(config, board)   # before the top is even made
-    if args.fpgas > 1:
-        board.link_pins(args.fpgas - 1)
+    design_clk_hz = board.design_clk_hz if args.design_clock is None else args.design_clock * 1e6
+    link_check = board_link_check(config, board, design_clk_hz)   # refuses a board without (enough) links
     origin = provenance()
-    top = FpgaTop(config, link_check=board_link_check(config))
+    top = FpgaTop(config, link_check=link_check)
     try:
-        figures = build_board(top, board=board.name, out=args.out, seed=args.seed,
-                              design_clk_hz=None if args.design_clock is None else args.design_clock * 1e6)
+        figures = build_board(top, board=board.name, out=args.out, seed=args.seed, design_clk_hz=design_clk_hz)
     except BaseException:
         silence_unused(top)   # refused before its export: no "never used" warning after the one line
         raise
