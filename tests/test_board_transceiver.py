@@ -75,6 +75,7 @@ def _generate(monkeypatch, out, *argv):
 
 @needs_extra
 @pytest.mark.board
+@pytest.mark.board_ci
 def test_the_kcu105_pair_project_holds_a_gth_lane_on_sfp0_and_its_constraints(monkeypatch, tmp_path):
     verilog, xdc, figures = _generate(monkeypatch, tmp_path, "--board", "kcu105", "--fpgas", "2")
     assert len(re.findall(r"^GTHE3_CHANNEL #\(", verilog, re.M)) == 1
