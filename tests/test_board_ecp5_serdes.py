@@ -124,6 +124,25 @@ def test_words_arrive_whole_after_the_first_idle_at_any_symbol_offset(offset):
 
 
 @needs_extra
+def test_the_phy_keeps_the_receivers_8b10b_decoders():
+    """LiteICLink 2025.4's SerDesECP5 leaves its decoders out of the design (a plain list): the
+    first SATA pair build lost its whole receive path to synthesis. The PHY adds them, once."""
+    from types import SimpleNamespace
+
+    from migen import Signal
+
+    from gravfm.board.ecp5_serdes import EcpSerdesPhy
+
+    platform = SimpleNamespace(add_period_constraint=lambda *args: None, add_false_path_constraints=lambda *args: None)
+    pads = [SimpleNamespace(p=Signal(), n=Signal()) for _ in range(2)]
+    phy = EcpSerdesPhy(refclk=Signal(), tx_pads=pads[0], rx_pads=pads[1], dual=1, channel=0, platform=platform,
+                       sys_clk=Signal(), name="link0")
+    submodules = [module for _, module in phy.serdes._submodules]
+    assert all(sum(module is decoder for module in submodules) == 1 for decoder in phy.serdes.decoders)
+    assert len(phy.serdes.decoders) == 2
+
+
+@needs_extra
 @pytest.mark.board
 def test_the_ecpix5_sata_pair_soc_holds_the_dcu_on_the_sata_pins(monkeypatch, tmp_path):
     verilog, lpf, figures = generate_board_soc(monkeypatch, tmp_path, "--board", "ecpix5", "--fpgas", "2",
@@ -137,6 +156,8 @@ def test_the_ecpix5_sata_pair_soc_holds_the_dcu_on_the_sata_pins(monkeypatch, tm
                       ("REFCLKP", "gravfm_dcu_refclk0_p"), ("REFCLKO", "gravfm_dcu_refclk")):
         assert re.search(rf"^\s*\.{port}\s+\({net}\)", verilog, re.M), port
     assert '.D_REFCK_MODE        ("0b100")' in verilog   # x25: 100 MHz to 2.5 GHz
+    for k in range(2):   # the receiver's decoders are logic, not a register left at its reset value
+        assert re.search(rf"^\s*\w*serdesecp5_decoder{k}_k <= 1'd1;", verilog, re.M), k
     assert '.CH0_PROTOCOL        ("10BSER")' in verilog and '.CH0_ENABLE_CG_ALIGN ("0b1")' in verilog
     for port, pin in (("gravfm_dcu_tx0_p", "AD16"), ("gravfm_dcu_rx0_p", "AF15"), ("gravfm_dcu_refclk0_p", "AF12")):
         assert f'LOCATE COMP "{port}" SITE "{pin}";' in lpf and f'IOBUF PORT "{port}"' not in lpf

@@ -66,6 +66,7 @@ class EcpSerdesPhy(LanePhy):
         self.pll = pll = SerDesECP5PLL(refclk, ECP5_LANE.refclk_hz, ECP5_LANE.line_rate_hz)
         serdes = SerDesECP5(pll, tx_pads, rx_pads, dual=dual, channel=channel, data_width=ECP5_LANE.datapath_bits)
         serdes.add_stream_endpoints()
+        _register_decoders(serdes)
         tx, rx = self._lane_clocks(serdes, name=name, platform=platform, sys_clk=sys_clk)
         self.comb += serdes.init.rst.eq(self.restart)
         self.words_out = words_out = ClockDomainsRenamer(tx)(WordsToPairs())
@@ -74,6 +75,15 @@ class EcpSerdesPhy(LanePhy):
                       serdes.source.connect(words_in.pairs, omit={"valid", "ready"})]
         self._join(tx_word=words_out.word, rx_word=words_in.word, tx=tx, rx=rx, transmitting=serdes.tx_ready,
                    aligned=words_in.aligned, aligned_domain=rx, timeout=timeout)
+
+
+def _register_decoders(serdes):
+    """Make ``serdes``'s 8b10b decoders part of it. LiteICLink 2025.4's ``SerDesECP5`` keeps them in
+    a plain list, which LiteX does not take for submodules: their logic is left out, the decoded
+    symbols stay 0, and synthesis removes the whole receive path (as it did in the first SATA pair
+    build). Its later releases register them (liteiclink#33): then nothing is added twice."""
+    registered = {id(module) for _, module in serdes._submodules}
+    serdes.submodules += [decoder for decoder in serdes.decoders if id(decoder) not in registered]
 
 
 def pair_description():
