@@ -7,6 +7,7 @@
 * :func:`assert_verified`, :func:`check_run`: what every whole-system run must satisfy.
 * :func:`random_graph`: a seeded random multigraph.
 * :func:`cli_error`: a ``gravfm`` command that must refuse its input with one line and exit 2.
+* :func:`generate_board_soc`: ``gravfm board build`` up to the generated SoC (LiteX elaboration only).
 * the ``build_cache`` fixture: one Verilator build cache for the session.
 """
 
@@ -144,3 +145,33 @@ def cli_error(capsys, *argv):
     lines = err.strip().splitlines()
     assert status == 2 and len(lines) == 1, f"exit {status}, stderr:\n{err}"
     return lines[0]
+
+
+def generate_board_soc(monkeypatch, out, *argv):
+    """``gravfm board build wcc ARGV`` in-process up to the generated SoC: the top's Yosys fit check,
+    the BIOS and an open flow's place and route (all covered by the slow bitstream tests) left out.
+    Returns the SoC's Verilog, its constraints (an ECP5 board's ``.lpf``, a Xilinx one's ``.xdc``)
+    and the build's figures."""
+    import json
+    import subprocess
+
+    import litex.soc.integration.builder as builder
+
+    import gravfm.board.build as build
+    from gravfm.cli import main
+
+    monkeypatch.setattr(build, "check_fit", lambda *args, **kwargs: {"checked": False, "note": "left out"})
+    run = subprocess.run
+    monkeypatch.setattr(build.subprocess, "run", lambda argv, *args, **kwargs: subprocess.CompletedProcess(argv, 0)
+                        if argv[0] == "bash" else run(argv, *args, **kwargs))   # the P&R script: not run
+
+    class GatewareOnly(builder.Builder):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, compile_software=False, **kwargs)
+
+    monkeypatch.setattr(builder, "Builder", GatewareOnly)
+    assert main(["board", "build", "wcc", *argv, "--out", str(out), "--json", str(out / "figures.json")]) == 0
+    gateware = out / "soc" / "gateware"
+    verilog = "".join(path.read_text() for path in gateware.glob("*.v"))
+    constraints = next(path for pattern in ("*.lpf", "*.xdc") for path in gateware.glob(pattern)).read_text()
+    return verilog, constraints, json.loads((out / "figures.json").read_text())

@@ -3,14 +3,13 @@ lane's figures (plain Python), and the generated Vivado projects holding the tra
 pins and their clock constraints (board extra; LiteX elaboration only, no Vivado)."""
 
 import importlib.util
-import json
 import re
 
 import pytest
 
-from conftest import cli_error
+from conftest import cli_error, generate_board_soc
 from gravfm.board.boards import TransceiverLanes, get_board
-from gravfm.board.lanes import LANE_CLOCK_HZ, lane_cycles_per_frame, lane_link, words_per_sys_cycle
+from gravfm.board.lanes import GT_LANE, lane_cycles_per_frame, lane_link, words_per_sys_cycle
 from gravfm.errors import ConfigError
 
 needs_extra = pytest.mark.skipif(importlib.util.find_spec("litex") is None,
@@ -42,42 +41,21 @@ def test_a_lane_moves_a_word_per_sys_cycle_and_plans_the_check_for_it():
     """6.25 Gb/s on a 40-bit datapath is a word per 156.25 MHz cycle; the 125 MHz sys clock sets the
     rate. A 54-bit frame (28-bit item and the check's 26) is 2 words and 2 of the packet: 4 sys
     cycles, 6.4 cycles of a 200 MHz design."""
-    assert LANE_CLOCK_HZ == 156.25e6
-    assert words_per_sys_cycle(125e6) == 1.0 and words_per_sys_cycle(312.5e6) == 0.5
-    assert lane_cycles_per_frame(54, sys_hz=125e6, design_hz=200e6) == 6.4
-    link = lane_link(28, sys_hz=125e6, design_hz=200e6)
+    assert GT_LANE.lane_clock_hz == 156.25e6
+    assert words_per_sys_cycle(125e6, rate=GT_LANE) == 1.0 and words_per_sys_cycle(312.5e6, rate=GT_LANE) == 0.5
+    assert lane_cycles_per_frame(54, sys_hz=125e6, design_hz=200e6, rate=GT_LANE) == 6.4
+    link = lane_link(28, sys_hz=125e6, design_hz=200e6, rate=GT_LANE)
     assert link.check == "retransmit" and link.link_check(item_bits=28).overhead_bits == 26
     assert link.bits_per_cycle == (28 + 26) / 6.4
     # The frame, 64 sys cycles of FIFOs (102.4 design cycles), 64 lane cycles (81.92).
     assert link.latency_cycles == 191
 
 
-def _generate(monkeypatch, out, *argv):
-    """``gravfm board build`` in-process up to the Vivado project: the top's Yosys fit check and the
-    BIOS (both covered by the single-board project test) left out."""
-    import litex.soc.integration.builder as builder
-
-    import gravfm.board.build as build
-    from gravfm.cli import main
-
-    monkeypatch.setattr(build, "check_fit", lambda *args, **kwargs: {"checked": False, "note": "left out"})
-
-    class GatewareOnly(builder.Builder):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, compile_software=False, **kwargs)
-
-    monkeypatch.setattr(builder, "Builder", GatewareOnly)
-    assert main(["board", "build", "wcc", *argv, "--out", str(out), "--json", str(out / "figures.json")]) == 0
-    gateware = out / "soc" / "gateware"
-    verilog = "".join(path.read_text() for path in gateware.glob("*.v"))
-    return verilog, next(gateware.glob("*.xdc")).read_text(), json.loads((out / "figures.json").read_text())
-
-
 @needs_extra
 @pytest.mark.board
 @pytest.mark.board_ci
 def test_the_kcu105_pair_project_holds_a_gth_lane_on_sfp0_and_its_constraints(monkeypatch, tmp_path):
-    verilog, xdc, figures = _generate(monkeypatch, tmp_path, "--board", "kcu105", "--fpgas", "2")
+    verilog, xdc, figures = generate_board_soc(monkeypatch, tmp_path, "--board", "kcu105", "--fpgas", "2")
     assert len(re.findall(r"^GTHE3_CHANNEL #\(", verilog, re.M)) == 1
     assert re.search(r"^IBUFDS_GTE3 \w+\(\s*// Inputs.\s*\.CEB \(1'd0\),\s*\.I\s+\(si570_refclk0_p\)", verilog, re.M)
     assert ".CPLL_FBDIV                   (3'd5)" in verilog and ".RX_DATA_WIDTH                (6'd40)" in verilog
@@ -99,7 +77,7 @@ def test_the_kcu105_pair_project_holds_a_gth_lane_on_sfp0_and_its_constraints(mo
 @needs_extra
 @pytest.mark.board
 def test_the_u280_rack_project_holds_three_gty_lanes_on_both_cages(monkeypatch, tmp_path):
-    verilog, xdc, figures = _generate(monkeypatch, tmp_path, "--board", "alveo-u280", "--fpgas", "4")
+    verilog, xdc, figures = generate_board_soc(monkeypatch, tmp_path, "--board", "alveo-u280", "--fpgas", "4")
     assert len(re.findall(r"^GTYE4_CHANNEL #\(", verilog, re.M)) == 3
     assert [row["lane"] for row in figures["links"]] == ["QSFP28 cage 0 lane 0", "QSFP28 cage 1 lane 0",
                                                          "QSFP28 cage 0 lane 1"]

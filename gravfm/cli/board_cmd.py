@@ -27,6 +27,9 @@ def register(subparsers):
     build.add_argument("--fpgas", type=int, default=1,
                        help="FPGAs of the rack this board joins (default 1): the same bitstream for every board, "
                             "a link per peer on the board's connector pins or transceiver lanes (docs/boards.md)")
+    build.add_argument("--link", metavar="NAME",
+                       help="with --fpgas 2 or more: how the boards are joined, one of the board's links (default: "
+                            "its first; `gravfm board list` names them, e.g. ecpix5: pmod, sata)")
     build.add_argument("--out", required=True, metavar="DIR",
                        help="build folder (not inside the system's temporary folder: the YoWASP tools cannot "
                             "see it)")
@@ -42,13 +45,14 @@ def register(subparsers):
     build.set_defaults(handler=run_build)
 
 
-def board_link_check(config, board, design_clk_hz):
-    """The link check of a board's links (none for one FPGA): ``retransmit``, its timers those of
-    the board's links (a SERWB link over a short cable, a transceiver lane: ``link_config`` of
-    :attr:`gravfm.board.boards.Board.link`) with the design at ``design_clk_hz``."""
+def board_link_check(config, board, design_clk_hz, link=None):
+    """The link check of a board's links of kind ``link`` (a name; None: the board's default; none
+    for one FPGA): ``retransmit``, its timers those of the links (a SERWB link over a short cable, a
+    transceiver lane: ``link_config`` of :attr:`gravfm.board.boards.Board.links`) with the design
+    at ``design_clk_hz``."""
     from ..board.serwb import link_item_bits  # deferred: Amaranth (the link check's planner)
 
-    link = board.links_for(config.fpgas)
+    link = board.links_for(config.fpgas, link)
     if link is None:
         return None
     return link.link_config(config, board, design_clk_hz).link_check(item_bits=link_item_bits(config))
@@ -57,7 +61,7 @@ def board_link_check(config, board, design_clk_hz):
 def run_list(args):
     for board in BOARDS.values():
         flow = "bitstream (Yosys, nextpnr, ecppack)" if board.open_flow else "Vivado project (not built here)"
-        links = f"; links: {board.link.summary}" if board.link else ""
+        links = "; links (--link): " + "; ".join(f"{k.name}: {k.summary}" for k in board.links) if board.links else ""
         print(f"{board.name:12s} {board.description}; host over {board.transport}; {flow}{links}")
     return 0
 
@@ -69,6 +73,8 @@ def run_build(args):
         raise ConfigError(f"--pes must be at least 1, not {args.pes}")
     if not 1 <= args.fpgas <= 4:
         raise ConfigError(f"--fpgas must be 1 to 4 (a link per peer), not {args.fpgas}")
+    if args.link is not None and args.fpgas == 1:
+        raise ConfigError(f"--link {args.link} goes with --fpgas 2 or more (one FPGA has no links)")
     if args.design_clock is not None and not args.design_clock > 0:
         raise ConfigError(f"--design-clock must be a positive frequency in MHz, not {args.design_clock}")
     from ..board.build import build_board, check_memory_fit  # deferred: Amaranth and Yosys's wrappers
@@ -83,11 +89,12 @@ def run_build(args):
                            edges_per_pe=args.edges_per_pe, edge_memory=memory)
     check_memory_fit(config, board)   # before the top is even made
     design_clk_hz = board.design_clk_hz if args.design_clock is None else args.design_clock * 1e6
-    link_check = board_link_check(config, board, design_clk_hz)   # refuses a board without (enough) links
+    link_check = board_link_check(config, board, design_clk_hz, args.link)   # refuses a board without (enough) links
     origin = provenance()
     top = FpgaTop(config, link_check=link_check)
     try:
-        figures = build_board(top, board=board.name, out=args.out, seed=args.seed, design_clk_hz=design_clk_hz)
+        figures = build_board(top, board=board.name, out=args.out, link=args.link, seed=args.seed,
+                              design_clk_hz=design_clk_hz)
     except BaseException:
         silence_unused(top)   # refused before its export: no "never used" warning after the one line
         raise
