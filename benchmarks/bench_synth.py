@@ -57,13 +57,13 @@ from gravfm.synth.targets import NEXTPNR_ROUTERS, get_target
 SWEEP_TIMEOUT_S, MATRIX_TIMEOUT_S = 900, 3600
 
 
-def synth_once(synth_args, workdir, timeout):
-    """Run ``gravfm synth`` with ``synth_args`` in ``workdir``; return its report, or a status row.
+def run_limited(command, timeout):
+    """Run ``command`` in a session of its own for at most ``timeout`` seconds.
 
-    A stop signal (Ctrl-C, SIGTERM) ends the tools it started before it goes on up.
+    Returns ``(returncode, output, seconds)``, ``returncode`` None when the time ran out (the
+    process and the tools it started are then ended). A stop signal (Ctrl-C, SIGTERM) ends them
+    too before it goes on up.
     """
-    report_path = Path(workdir) / "report.json"
-    command = [sys.executable, "-m", "gravfm", *synth_args, "--workdir", str(workdir), "--json", str(report_path)]
     started = time.monotonic()
     # Own session, so a timeout ends the tools it started too (not only the Python process).
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -73,15 +73,23 @@ def synth_once(synth_args, workdir, timeout):
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
-        return {"status": "timeout", "seconds": round(time.monotonic() - started, 1),
-                "note": f"gravfm synth did not finish within {timeout} s"}
+        return None, "", round(time.monotonic() - started, 1)
     except KeyboardInterrupt:  # the session of its own does not get the terminal's Ctrl-C
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise
-    if process.returncode != 0:
-        return {"status": "failed", "seconds": round(time.monotonic() - started, 1),
-                "error": "".join(output.splitlines(keepends=True)[-6:])}
+    return process.returncode, output, round(time.monotonic() - started, 1)
+
+
+def synth_once(synth_args, workdir, timeout):
+    """Run ``gravfm synth`` with ``synth_args`` in ``workdir``; return its report, or a status row."""
+    report_path = Path(workdir) / "report.json"
+    command = [sys.executable, "-m", "gravfm", *synth_args, "--workdir", str(workdir), "--json", str(report_path)]
+    returncode, output, seconds = run_limited(command, timeout)
+    if returncode is None:
+        return {"status": "timeout", "seconds": seconds, "note": f"gravfm synth did not finish within {timeout} s"}
+    if returncode != 0:
+        return {"status": "failed", "seconds": seconds, "error": "".join(output.splitlines(keepends=True)[-6:])}
     return json.loads(report_path.read_text())
 
 

@@ -10,9 +10,11 @@ counts restart once every copy has been taken. Like :class:`~gravfm.hw.network.B
 a copy already taken is masked, so a slow destination never makes a fast one see a duplicate.
 """
 
-from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
+
+from ..network.broadcast import distribute
 
 __all__ = ["MessageRouter"]
 
@@ -80,32 +82,16 @@ class MessageRouter(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        n = self._destinations
         count_bits = len(self.i.payload.count)
-        counts = [Signal(count_bits, name=f"count{d}") for d in range(n)]
-        taken = Signal(n)
-        accepted = Signal(n)
+        counts = [Signal(count_bits, name=f"count{d}") for d in range(self._destinations)]
         item = self.i.payload
-        target = self._target(m, item.neighbor)
-        barrier = item.barrier
-        for d, out in enumerate(self.o):
-            m.d.comb += [
-                out.valid.eq(self.i.valid & Mux(barrier, ~taken[d], target[d])),
-                out.payload.eq(item),
-                out.payload.count.eq(counts[d]),
-                accepted[d].eq(out.valid & out.ready),
-            ]
-        complete = (taken | accepted).all()
-        m.d.comb += self.i.ready.eq(Mux(barrier, complete, accepted.any()))
-        with m.If(self.i.valid & barrier):
+        accepted, complete = distribute(m, self.i, self.o, copy=item.barrier, target=self._target(m, item.neighbor))
+        m.d.comb += [out.payload.count.eq(counts[d]) for d, out in enumerate(self.o)]
+        with m.If(self.i.valid & item.barrier):
             with m.If(complete):
-                m.d.sync += taken.eq(0)
                 m.d.sync += [c.eq(0) for c in counts]
-            with m.Else():
-                m.d.sync += taken.eq(taken | accepted)
         with m.Elif(self.i.valid):
-            for d in range(n):
+            for d in range(self._destinations):
                 with m.If(accepted[d]):
                     m.d.sync += counts[d].eq(counts[d] + 1)
         return m
-

@@ -1,10 +1,39 @@
 """Copy one stream to several destinations, each taking its copy when it can."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Broadcaster"]
+__all__ = ["Broadcaster", "distribute"]
+
+
+def distribute(m, source, outputs, *, copy, target):
+    """Offer the item of the stream ``source`` to the streams ``outputs``; returns ``(accepted, complete)``.
+
+    An item with ``copy`` set goes to every output, each taking its copy once: it leaves when all
+    have taken it, and an output that already took it is masked, so a slow output delays the next
+    item but never makes a fast one receive a duplicate. Any other item is offered to the outputs
+    set in ``target`` (one bit per output) and leaves when one takes it. ``accepted``: the outputs
+    taking the item this cycle; ``complete``: a copied item's last copies are taken this cycle.
+    The outputs' payload is the source's (a caller may override fields after the call).
+    """
+    n = len(outputs)
+    taken = Signal(n)
+    accepted = Signal(n)
+    for d, out in enumerate(outputs):
+        m.d.comb += [
+            out.valid.eq(source.valid & Mux(copy, ~taken[d], target[d])),
+            out.payload.eq(source.payload),
+            accepted[d].eq(out.valid & out.ready),
+        ]
+    complete = (taken | accepted).all()
+    m.d.comb += source.ready.eq(Mux(copy, complete, accepted.any()))
+    with m.If(source.valid & copy):
+        with m.If(complete):
+            m.d.sync += taken.eq(0)
+        with m.Else():
+            m.d.sync += taken.eq(taken | accepted)
+    return accepted, complete
 
 
 class Broadcaster(wiring.Component):
@@ -37,19 +66,5 @@ class Broadcaster(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        taken = Signal(self._count)
-        accepted = Signal(self._count)
-        for j, out in enumerate(self.o):
-            m.d.comb += [
-                out.valid.eq(self.i.valid & ~taken[j]),
-                out.payload.eq(self.i.payload),
-                accepted[j].eq(out.valid & out.ready),
-            ]
-        complete = (taken | accepted).all()
-        m.d.comb += self.i.ready.eq(complete)
-        with m.If(self.i.valid):
-            with m.If(complete):
-                m.d.sync += taken.eq(0)
-            with m.Else():
-                m.d.sync += taken.eq(taken | accepted)
+        distribute(m, self.i, self.o, copy=Const(1), target=Const(0, self._count))
         return m
