@@ -16,7 +16,8 @@ composed figures come.
 - multistage: ``p`` entry skid buffers, and per stage ``p / radix`` switches (the last
   stage's with the destinations' termination);
 - crossbar: ``p`` routers (:class:`~gravfm.hw.gravf.MessageRouter`), ``p * p`` FIFOs, ``p``
-  endpoints of ``p`` sources.
+  endpoints of ``p`` sources. A router's outputs carry ``p`` copies of one payload, which cancel
+  in the wrapper's XOR tree: its figures are a lower bound (a router is about 1% of a crossbar).
 
 The throughput figures come from a cycle-level model of the network (``throughput_model``:
 the same stages, FIFO depths and registered ``ready`` s, not the RTL): every source always
@@ -24,7 +25,7 @@ has a message, the destinations of each cycle's messages a random permutation (e
 destination offered one message per cycle) or drawn independently (uniform: a destination
 sometimes offered several), every destination always ready; messages delivered per port per
 cycle after a warm-up. The RTL's own figure at 8 PEs is measured by
-tests/test_network_multistage.py (0.87 at radix 4).
+tests/test_hw_multistage.py (0.87 at radix 4).
 
     .venv/bin/python benchmarks/bench_msgnet.py [--pes 16 64] [--targets xcu ecp5-85]
         [--whole multistage:16 crossbar:16] [--whole-targets ecp5-85] [--timeout 600] [--json FILE]
@@ -94,7 +95,7 @@ def build(name, pes):
         return StreamFIFO(shape=layout, depth=DEPTH, ram_style="distributed", bypass=True)
     if kind == "router":
         return MessageRouter(layout=layout, local_bits=LOCAL_BITS, pes=pes)
-    return Endpoint(layout=layout, sources=pes, count_bits=len(layout.members["count"]))
+    return Endpoint(layout=layout, sources=pes, count_bits=layout.members["count"].width)
 
 
 def synth_child(name, pes, target, workdir):

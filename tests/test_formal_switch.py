@@ -18,7 +18,7 @@ each input's barriers (its round) and each output's, and checks:
 - **handshake**: ``o.valid`` and ``o.payload`` held until ``o.ready``.
 
 Progress (every message delivered, every round ended) is the simulations' part
-(tests/test_network_multistage.py): a bounded proof of it would need fair inputs.
+(tests/test_hw_multistage.py): a bounded proof of it would need fair inputs.
 """
 
 from amaranth.asserts import AnyConst, AnySeq

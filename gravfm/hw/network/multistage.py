@@ -47,7 +47,7 @@ Throughput: every port takes and delivers one message per cycle; traffic whose p
 share a switch output in a cycle (a permutation such as ``s -> s``) moves one message per port
 per cycle. Uniform random traffic contends at switch outputs: about 0.8-0.9 of a message per
 port per cycle with crosspoint FIFOs of depth 4 (see :mod:`~gravfm.hw.network.switch`; measured
-by ``tests/test_network_multistage.py``). A hot spot (many sources to one destination) fills
+by ``tests/test_hw_multistage.py``). A hot spot (many sources to one destination) fills
 the FIFOs on its paths and back-pressures its sources through registered ``ready`` s: nothing
 is dropped, and traffic not sharing those FIFOs keeps moving, while sources whose FIFO heads go
 to the hot spot wait. Latency: one cycle at the entry, two per stage (crosspoint FIFO, output
