@@ -11,7 +11,8 @@ did not finish within 10 minutes for ``xcu`` on this 2-core machine), so the fig
 XOR-tree LUTs and flip-flops are taken off) and counted as often as the network holds it. The
 blocks meet at registers, so little is lost to the composition; ``--whole`` synthesises whole
 networks too (time limit --timeout each, ``status: "timeout"`` past it) to show how close the
-composed figures come.
+composed figures come. A block that does not synthesise (the crossbar's endpoint of 64 sources
+overflows the stack of Yosys's WebAssembly build) leaves a lower bound, its name in ``missing``.
 
 - multistage: ``p`` entry skid buffers, and per stage ``p / radix`` switches (the last
   stage's with the destinations' termination);
@@ -129,25 +130,25 @@ def synth_row(name, pes, target, timeout):
 
 def composed_rows(kinds, pes_list, target, timeout, blocks):
     """Composed figures of each network of ``kinds`` at each of ``pes_list`` on ``target``;
-    ``blocks`` caches the block rows (appended to, keyed by (block, pes, target))."""
+    ``blocks`` caches the block rows (appended to, keyed by (block, pes, target)). A block that
+    does not synthesise is named in ``missing``, and the figures are then a lower bound."""
     rows = []
     for kind in kinds:
         for pes in pes_list:
-            total = {"luts": 0, "flip_flops": 0, "bram_blocks": 0}
+            total, missing = {"luts": 0, "flip_flops": 0, "bram_blocks": 0}, []
             parts = composition(kind, pes)
             for block, count in parts.items():
                 key = (block, pes, target)   # the message width grows with the PEs
                 if key not in blocks:
                     blocks[key] = synth_row(block, pes, target, timeout)
                     print(blocks[key], file=sys.stderr, flush=True)
-                figures = blocks[key]
-                if figures["status"] != "ok":
-                    total = None
-                    break
+                if blocks[key]["status"] != "ok":
+                    missing.append(block)
+                    continue
                 for field in total:
-                    total[field] += count * figures[field]
-            rows.append({"network": kind, "pes": pes, "target": target, "composed_of": parts,
-                         **(total if total is not None else {"status": "a block failed"})})
+                    total[field] += count * blocks[key][field]
+            rows.append({"network": kind, "pes": pes, "target": target, "composed_of": parts, **total,
+                         **({"missing": missing, "lower_bound": True} if missing else {})})
     return rows
 
 
