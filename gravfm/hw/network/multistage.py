@@ -45,13 +45,22 @@ drains (given that each destination takes its current round's messages).
 
 Throughput: every port takes and delivers one message per cycle; traffic whose paths do not
 share a switch output in a cycle (a permutation such as ``s -> s``) moves one message per port
-per cycle. Uniform random traffic contends at switch outputs: about 0.8-0.9 of a message per
-port per cycle with crosspoint FIFOs of depth 4 (see :mod:`~gravfm.hw.network.switch`; measured
-by ``tests/test_hw_multistage.py``). A hot spot (many sources to one destination) fills
-the FIFOs on its paths and back-pressures its sources through registered ``ready`` s: nothing
-is dropped, and traffic not sharing those FIFOs keeps moving, while sources whose FIFO heads go
-to the hot spot wait. Latency: one cycle at the entry, two per stage (crosspoint FIFO, output
-register).
+per cycle. Other traffic contends at switch outputs. Simulated at 8 PEs with 40 messages per
+source, each destination receiving 40 (``tests/test_hw_multistage.py``): 0.87 of a message
+per port per cycle at radix 4, 0.82 at radix 2 (GraVF's crossbar: 0.98). The cycle-level model
+of ``benchmarks/bench_msgnet.py`` (radix 4, depth 4, saturated sources) gives 0.94 / 0.87
+(each cycle's destinations a permutation / drawn independently) at 8 and 16 PEs and 0.88 / 0.84
+at 64; depth 2 loses about 0.1 more. A hot spot (many sources to one destination) fills the
+FIFOs on its paths and back-pressures its sources through registered ``ready`` s: nothing is
+dropped, the hot destination still takes one message per cycle, traffic not sharing those FIFOs
+keeps moving, and a source whose head goes to the hot spot waits. Latency: one cycle at the
+entry, two per stage (crosspoint FIFO, output register); a barrier leaves a combiner in the
+cycle its last input barrier arrives, so it is no slower than a message.
+
+Timing: ``src`` and ``dst`` are registered both ways (a skid buffer at the entry, the output
+register of each last-stage combiner); inside, each path runs from one stage's registers
+(crosspoint FIFO heads, output registers, fill counts) through one switch's logic (routing
+digit and barrier copy, or round robin and payload multiplexer) to the next registers.
 """
 
 from amaranth.hdl import Module

@@ -8,9 +8,10 @@ crosspoint FIFOs round by round into one barrier per round.
 
 Why a FIFO per crosspoint rather than one per output: a message waiting for a busy output then
 never holds up the messages behind it that go to the others (head-of-line blocking). With one
-FIFO per output, fed by the previous stage's output FIFO, a cycle-level model of the butterfly
-under uniform random traffic delivered 0.44-0.66 messages per port per cycle (16 and 64 ports,
-radix 2 and 4, depth 2-8); with crosspoint FIFOs of depth 4, 0.83-0.89.
+FIFO per output, fed by the previous stage's output FIFO, a cycle-level model written while
+choosing (not kept) delivered 0.44-0.51 messages per port per cycle under uniform random
+traffic at 16 and 64 ports (radix 2 and 4, two-entry buffers); with crosspoint FIFOs of depth 4,
+0.84-0.87 (``benchmarks/bench_msgnet.py``'s model of this design).
 """
 
 from amaranth.hdl import Cat, Module, Signal
