@@ -17,11 +17,12 @@ class BufferedFIFO(wiring.Component):
     the block RAM's output (:data:`~gravfm.hw.memory_ports.NO_READ_DURING_WRITE`). ``depth - 1``
     entries live in the memory, one in the output register (``r_data`` while ``r_rdy``).
 
-    With ``head_register`` the output register is a fabric flip-flop instead of the memory's own
-    read register, with the same timing: the memory is read one item ahead (the address the
-    next cycle's oldest stored item will have), and an item written in the cycle before it is
-    needed comes from a copy of the last write. A block RAM's late clock-to-out then ends at
-    that flip-flop instead of running into the consumer's logic.
+    With ``head_register`` the head is held in registers after the memory's read, with the same
+    timing: the memory is read one item ahead (the address the next cycle's oldest stored item
+    will have), and an item written in the cycle before it is needed comes from a copy of the
+    last write. A block RAM's late clock-to-out then ends at a register (the RAM's own output
+    register once :mod:`gravfm.synth.ecp5_outreg` has absorbed it) instead of running into the
+    consumer's logic; ``r_data`` is a multiplexer between two registers.
 
     With ``bypass`` an item written while nothing is stored and the head is free (or leaving)
     becomes the head the next cycle instead of the second: it goes into the head register, or,
@@ -79,10 +80,19 @@ class BufferedFIFO(wiring.Component):
             m.d.sync += fresh.eq(store & (produce == next_consume))
             with m.If(do_write):
                 m.d.sync += last_write.eq(self.w_data)
+            # The head is one of two registers, chosen by a flip-flop: one fed by nothing but
+            # the memory's output (synthesis takes it into a block RAM's own output register,
+            # gravfm.synth.ecp5_outreg), the other holding an item the memory cannot return
+            # yet (written the cycle before, or bypassed). A multiplexer in front of a single
+            # head register would keep the RAM's late clock-to-out in the path.
+            from_memory = Signal(len(self.w_data), reset_less=True)
+            held = Signal(len(self.w_data), reset_less=True)
+            use_held = Signal()
             with m.If(do_read):
-                m.d.sync += self.r_data.eq(Mux(fresh, last_write, read.data))
+                m.d.sync += [from_memory.eq(read.data), held.eq(last_write), use_held.eq(fresh)]
             with m.Elif(bypass):
-                m.d.sync += self.r_data.eq(self.w_data)
+                m.d.sync += [held.eq(self.w_data), use_held.eq(1)]
+            m.d.comb += self.r_data.eq(Mux(use_held, held, from_memory))
         else:
             m.d.comb += [read.addr.eq(consume), read.en.eq(do_read)]
             if self._bypass:
