@@ -31,6 +31,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..layouts import hardware_id
 from ..memory_ports import read_port_signature, write_port_signature
+from ..skid_buffer import SkidBuffer
 
 __all__ = ["ApplyUnit"]
 
@@ -206,7 +207,13 @@ class ApplyUnit(wiring.Component):
         r_index = Signal(local_bits)
         r_barrier = Signal()
         r_state = Signal(layouts.vertex, reset_less=True)
-        r_advance = ~r_valid | kernel.i.ready
+        # Then a skid buffer into the kernel: the kernel's ``ready`` may depend on the vertex it
+        # is given (it holds a vertex whose update waits), and ends at the buffer's flip-flops
+        # instead of running back through the read's enable and the stages into the generator
+        # (one more cycle of pipeline fill per pass).
+        feed = data.StructLayout({"index": local_bits, "barrier": 1, "state": layouts.vertex})
+        m.submodules.kernel_feed = into_kernel = SkidBuffer(shape=feed)
+        r_advance = ~r_valid | into_kernel.i.ready
         s_advance = ~s_valid | r_advance
         q_advance = ~q_valid | s_advance
         g_fire = g_valid & q_advance & (g_barrier | room)
@@ -232,13 +239,18 @@ class ApplyUnit(wiring.Component):
                 m.d.sync += index.eq(index + 1)
             with m.Else():
                 m.d.sync += remaining.eq(remaining - 1)
-        k = kernel.i.payload
+        fed, k = into_kernel.o.payload, kernel.i.payload
         m.d.comb += [
-            kernel.i.valid.eq(r_valid),
-            k.nodeid.eq(hardware_id(r_index, self._pe_index, config)),
-            k.state.eq(r_state),
+            into_kernel.i.valid.eq(r_valid),
+            into_kernel.i.payload.index.eq(r_index),
+            into_kernel.i.payload.barrier.eq(r_barrier),
+            into_kernel.i.payload.state.eq(r_state),
+            kernel.i.valid.eq(into_kernel.o.valid),
+            into_kernel.o.ready.eq(kernel.i.ready),
+            k.nodeid.eq(hardware_id(fed.index, self._pe_index, config)),
+            k.state.eq(fed.state),
             k.round.eq(rnd),
-            k.barrier.eq(r_barrier),
+            k.barrier.eq(fed.barrier),
         ]
 
         return g_fire, g_barrier, outstanding
