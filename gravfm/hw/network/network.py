@@ -140,7 +140,17 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
         local = s < pes
         name, spreader = distributor(s, local)
         m.submodules[name] = spreader
-        wiring.connect(m, wiring.flipped(source), spreader.i)
+        if local:
+            # A local source enters through a skid buffer (timing plan: registered both ways at
+            # a unit's boundary): the distributor's ready, an AND over every FIFO it feeds, would
+            # otherwise run back into the PE's update queue, through its read enable and fill
+            # count into its block RAM's address (FPGA 0 of 2 x 4 PEs: 117.0 MHz on ECP5).
+            entry = SkidBuffer(shape=layout)
+            m.submodules[f"source_entry{s}"] = entry
+            wiring.connect(m, wiring.flipped(source), entry.i)
+            wiring.connect(m, entry.o, spreader.i)
+        else:
+            wiring.connect(m, wiring.flipped(source), spreader.i)
         for d in range(pes):
             # LUT RAM even when deep (64 from 8 PEs on): the endpoint's arbitration runs from
             # these FIFOs' outputs back into their read enables, and a block RAM's clock-to-out

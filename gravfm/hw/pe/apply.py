@@ -149,8 +149,11 @@ class ApplyUnit(wiring.Component):
                 m.d.sync += outstanding.eq(outstanding - 1)
 
         fire, update = self._updates(m, kernel, count)
-        # The pass ends once its barrier is out and its writes have landed.
-        end_of_pass = busy & (closing | (fire & update.barrier)) & landed
+        # The pass ends once its barrier is out (``closing``, a flip-flop) and its writes have
+        # landed: decided from registers (timing plan, rule 4), not from the kernel's outputs in
+        # the cycle the barrier leaves (at most one cycle later). Nothing is pushed while
+        # closing: every vertex's state leaves the kernel before or with the barrier.
+        end_of_pass = busy & closing & landed
         with m.If(fire & update.barrier):
             m.d.sync += closing.eq(1)
         with m.If(end_of_pass):
@@ -278,8 +281,8 @@ class ApplyUnit(wiring.Component):
     def _write_back(self, m, kernel, local_bits, busy):
         """The write buffer between the kernel's ``state_o`` and ``wr``, and ``applied_upto``.
 
-        Returns ``(written, landed)``: a write left the buffer this cycle; every write of the
-        pass has landed (the buffer is empty and its last write reached the memory).
+        Returns ``(written, landed)``: a write left the buffer this cycle; every write pushed so
+        far has landed (the buffer is empty and its last write reached the memory).
         """
         entry = data.StructLayout({"addr": local_bits, "state": self._layouts.vertex})
         m.submodules.write_buffer = buffer = SyncFIFO(width=entry.size, depth=WRITE_BUFFER_DEPTH)
@@ -315,5 +318,5 @@ class ApplyUnit(wiring.Component):
         m.d.sync += self.applied_upto.eq(written_upto)
         with m.If(~busy):
             m.d.sync += [written_upto.eq(0), self.applied_upto.eq(0)]
-        landed = ~buffer.r_rdy & ~push
+        landed = ~buffer.r_rdy
         return written, landed
