@@ -46,6 +46,7 @@ for BFS at 4 x 9 PEs on scale 16 (126 Kib). Its round and barrier fields need no
 """
 
 from amaranth.hdl import C, Mux, Signal
+from amaranth.lib import stream
 
 from ..stream_fifo import StreamFIFO
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_register
@@ -229,9 +230,18 @@ class _RetryQueue:
         # output register. The head in a flip-flop: the replayed item's address feeds the
         # forwarding compares, which must not start at the memory's late read (same timing).
         m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth, head_register=True)
-        self.i, self.o = fifo.i, fifo.o
+        # A message set aside enters through a register (timing plan, rule 2): the decision (the
+        # vertex word read, its flags compared) ends at flip-flops instead of running on into
+        # the FIFO's block-RAM write port (the 4-PE top's path, 134.4 MHz). ``count`` counts the
+        # message from the cycle it is set aside, so the barrier still waits for it.
+        self.i = stream.Signature(layouts.scatter_out).create()
+        staged_valid = Signal()
+        staged = Signal(layouts.scatter_out, reset_less=True)
+        m.d.sync += [staged_valid.eq(self.i.valid), staged.eq(self.i.payload)]
+        m.d.comb += [fifo.i.valid.eq(staged_valid), fifo.i.payload.eq(staged), self.i.ready.eq(1)]
+        self.o = fifo.o
         self.count = Signal(range(depth + 1))
-        pushed = fifo.i.valid
+        pushed = self.i.valid
         popped = fifo.o.valid & fifo.o.ready
         with m.If(pushed & ~popped):
             m.d.sync += self.count.eq(self.count + 1)
