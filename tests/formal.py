@@ -140,9 +140,12 @@ class StreamContract(Elaboratable):
         The block promises ``o.payload`` unchanged while ``o.valid`` and not ``o.ready``.
     extra : callable or None
         ``extra(dut, inside)`` -> further ``Assert`` s of the block (``inside``: items inside).
+    same_cycle : bool
+        The block may pass an item on in the cycle it takes it (no register in the data path).
     """
 
-    def __init__(self, dut, *, capacity, latency, bound, inputs=single_items, stable_payload=True, extra=None):
+    def __init__(self, dut, *, capacity, latency, bound, inputs=single_items, stable_payload=True, extra=None,
+                 same_cycle=False):
         self.dut = dut
         self.capacity = capacity
         self.latency = latency
@@ -150,6 +153,7 @@ class StreamContract(Elaboratable):
         self.inputs = inputs
         self.stable_payload = stable_payload
         self.extra = extra
+        self.same_cycle = same_cycle
 
     def elaborate(self, platform):
         dut = self.dut
@@ -173,7 +177,10 @@ class StreamContract(Elaboratable):
         with m.If(out_moves):
             m.d.sync += count_out.eq(count_out + 1)
             with m.If(count_out == watched):
-                m.d.comb += [Assert(count_in > watched, "an item left before it entered"),
+                # An item may leave in the cycle it enters only where the stage passes items on
+                # combinationally (``same_cycle``).
+                entered = index if self.same_cycle else count_in
+                m.d.comb += [Assert(entered > watched, "an item left before it entered"),
                              Assert(out_payload == watched_payload, "an item left changed or out of order"),
                              Cover(watched >= self.capacity)]
 

@@ -1,10 +1,11 @@
-"""A registered stream stage: every output and the upstream ``ready`` come from flip-flops."""
+"""Registered stream stages: :class:`SkidBuffer` (every output and the upstream ``ready`` from
+flip-flops) and :class:`ReadySlice` (only ``ready`` from a flip-flop, no added latency)."""
 
-from amaranth.hdl import Module, Signal, Value
+from amaranth.hdl import Module, Mux, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["SkidBuffer"]
+__all__ = ["ReadySlice", "SkidBuffer"]
 
 
 class SkidBuffer(wiring.Component):
@@ -49,4 +50,51 @@ class SkidBuffer(wiring.Component):
                 m.d.sync += [self.o.valid.eq(self.i.valid), o_data.eq(i_data)]
         with m.Elif(self.i.valid):
             m.d.sync += skid_valid.eq(1)
+        return m
+
+
+class ReadySlice(wiring.Component):
+    """A skid register that cuts only the ``ready`` path, at no cost in latency.
+
+    ``i.ready`` is a flip-flop (low only while the skid register holds an item); items pass
+    through combinationally while the consumer takes them, and the one offered in a cycle the
+    consumer refuses waits in the skid register, then leaves first. Use it where the long path
+    is the consumer's ``ready`` running back into the producer's control (a barrier crosses
+    such a stage without the cycle a :class:`SkidBuffer` costs); ``o.valid`` and ``o.payload``
+    are the input's through a multiplexer.
+
+    Parameters
+    ----------
+    shape : ShapeLike
+        Payload layout.
+
+    Ports
+    -----
+    i : In(stream.Signature(shape))
+        Items in; ``ready`` is registered.
+    o : Out(stream.Signature(shape))
+        The same items, in order, in the same cycle when nothing waits.
+    """
+
+    def __init__(self, *, shape):
+        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+
+    def elaborate(self, platform):
+        m = Module()
+        i_data, o_data = Value.cast(self.i.payload), Value.cast(self.o.payload)
+        waiting = Signal()
+        skid_data = Signal(len(i_data), reset_less=True)
+        m.d.comb += [
+            self.i.ready.eq(~waiting),
+            self.o.valid.eq(waiting | self.i.valid),
+            o_data.eq(Mux(waiting, skid_data, i_data)),
+        ]
+        # As in SkidBuffer: the register copies the input whenever it is free (a flip-flop enable).
+        with m.If(~waiting):
+            m.d.sync += skid_data.eq(i_data)
+        with m.If(waiting):
+            with m.If(self.o.ready):
+                m.d.sync += waiting.eq(0)
+        with m.Elif(self.i.valid & ~self.o.ready):
+            m.d.sync += waiting.eq(1)
         return m

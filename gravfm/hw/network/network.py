@@ -23,7 +23,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import lanes_layout
-from ..skid_buffer import SkidBuffer
+from ..skid_buffer import ReadySlice, SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .broadcast import Broadcaster
 from .endpoint import Endpoint
@@ -141,11 +141,12 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
         name, spreader = distributor(s, local)
         m.submodules[name] = spreader
         if local:
-            # A local source enters through a skid buffer (timing plan: registered both ways at
-            # a unit's boundary): the distributor's ready, an AND over every FIFO it feeds, would
-            # otherwise run back into the PE's update queue, through its read enable and fill
-            # count into its block RAM's address (FPGA 0 of 2 x 4 PEs: 117.0 MHz on ECP5).
-            entry = SkidBuffer(shape=layout)
+            # A local source enters through a ready slice (timing plan, rule 2): the distributor's
+            # ready, an AND over every FIFO it feeds, would otherwise run back into the PE's
+            # update queue, through its read enable and fill count into its block RAM's address
+            # (FPGA 0 of 2 x 4 PEs: 117.0 MHz on ECP5). The queue's head is a register already,
+            # so only ready needed cutting: no cycle added.
+            entry = ReadySlice(shape=layout)
             m.submodules[f"source_entry{s}"] = entry
             wiring.connect(m, wiring.flipped(source), entry.i)
             wiring.connect(m, entry.o, spreader.i)

@@ -31,7 +31,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..layouts import hardware_id
 from ..memory_ports import read_port_signature, write_port_signature
-from ..skid_buffer import SkidBuffer
+from ..skid_buffer import ReadySlice
 
 __all__ = ["ApplyUnit"]
 
@@ -210,12 +210,12 @@ class ApplyUnit(wiring.Component):
         r_index = Signal(local_bits)
         r_barrier = Signal()
         r_state = Signal(layouts.vertex, reset_less=True)
-        # Then a skid buffer into the kernel: the kernel's ``ready`` may depend on the vertex it
-        # is given (it holds a vertex whose update waits), and ends at the buffer's flip-flops
-        # instead of running back through the read's enable and the stages into the generator
-        # (one more cycle of pipeline fill per pass).
+        # Then a ready slice into the kernel (timing plan, rule 3): the kernel's ``ready`` may
+        # depend on the vertex it is given (it holds a vertex whose update waits), and ends at
+        # the slice's flip-flop instead of running back through the read's enable and the
+        # stages into the generator; the data passes on in the same cycle.
         feed = data.StructLayout({"index": local_bits, "barrier": 1, "state": layouts.vertex})
-        m.submodules.kernel_feed = into_kernel = SkidBuffer(shape=feed)
+        m.submodules.kernel_feed = into_kernel = ReadySlice(shape=feed)
         r_advance = ~r_valid | into_kernel.i.ready
         s_advance = ~s_valid | r_advance
         q_advance = ~q_valid | s_advance
