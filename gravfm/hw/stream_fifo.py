@@ -77,7 +77,9 @@ class BufferedFIFO(wiring.Component):
             # The oldest stored item next cycle is the one written now: the memory cannot return it yet.
             fresh = Signal()
             last_write = Signal(len(self.w_data), reset_less=True)
-            m.d.sync += fresh.eq(store & (produce == next_consume))
+            # Both compares from registers, chosen by ``do_read``: not a compare behind the
+            # pointer's multiplexer (the 1-PE top's deepest path).
+            m.d.sync += fresh.eq(store & Mux(do_read, produce == following(consume), produce == consume))
             with m.If(do_write):
                 m.d.sync += last_write.eq(self.w_data)
             # The head is one of two registers, chosen by a flip-flop: one fed by nothing but
