@@ -199,10 +199,11 @@ def test_sparse_apply_visits_only_changed_vertices(algorithm, name):
     # After round 0 a sparse pass visits only the vertices whose state a gather changed; for
     # WCC and BFS these are exactly the vertices that emit in the next round. Per pass and PE
     # add the barrier and a few pipeline cycles (6 since the touched list gained an input skid buffer
-    # for timing: a vertex touched late in the round reaches apply a cycle later; measured 5.7-7.1 since
-    # the timing plan's rules: a skid buffer in front of apply's kernel, the pass's end from registers).
+    # for timing: a vertex touched late in the round reaches apply a cycle later; 7 since apply's pass
+    # ends from registers, a cycle later where its barrier left with the writes landed: measured
+    # 4.7-6.1, the runs' cycles unchanged).
     changed = sum(sparse.readback.updates_per_superstep[1:])
     passes = sparse.supersteps * 2
     # Round 0 visits every vertex, or only the initially active ones when the algorithm names them.
     first = graph.num_vertices if algorithm.initially_active is None else 1
-    assert sparse.stalls["apply_cycles"] <= first + changed + 8 * passes
+    assert sparse.stalls["apply_cycles"] <= first + changed + 7 * passes
