@@ -131,9 +131,7 @@ class Endpoint(wiring.Component):
         # The payload does not wait for the grant decision (``granted`` comes from ``arrived``
         # and the inputs' valid): it is the chosen heads, or the barrier when the round is
         # complete, selected by flip-flops; only ``valid`` depends on the decision.
-        barrier_word = Signal(self._layout)
-        if self._forward_silent:
-            m.d.comb += barrier_word.sent_any.eq(anything)
+        barrier_word = self._barrier_word(m, anything)
         m.d.comb += [barrier_word.barrier.eq(1),
                      lane0.eq(Mux(round_complete, barrier_word.as_value(), chosen.as_value()))]
         if self._lanes == 2:
@@ -216,6 +214,13 @@ class Endpoint(wiring.Component):
             with m.If(complete_now & ~anything):
                 m.d.sync += terminated.eq(1)
         return taking, complete_now, round_complete, barrier_sent
+
+    def _barrier_word(self, m, anything):
+        """The round's barrier word; with ``forward_silent`` it carries the sources' ``sent_any``."""
+        barrier_word = Signal(self._layout, name="barrier_word")
+        if self._forward_silent:
+            m.d.comb += barrier_word.sent_any.eq(anything)
+        return barrier_word
 
     def _select(self, m, grant, name):
         """The payload of input ``grant``."""
