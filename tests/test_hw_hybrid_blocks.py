@@ -3,6 +3,8 @@ endpoint that forwards a silent round instead of terminating."""
 
 import random
 
+import numpy as np
+
 import pytest
 from amaranth.hdl import unsigned
 from amaranth.lib import data
@@ -93,3 +95,27 @@ def test_forwarding_endpoint_sends_the_silent_round_and_never_terminates():
     # The default endpoint sends no barrier for the silent round: it terminates.
     delivered, terminated = run_endpoint(sources, forward_silent=False)
     assert delivered == [5, ("barrier", 0)] and terminated
+
+
+@pytest.mark.parametrize("fpgas, pes", [(1, 4), (2, 2), (3, 2)])
+def test_hybrid_edge_store_holds_every_edge_once_at_its_owner_on_its_destinations_fpga(fpgas, pes):
+    from gravfm.partition import edge_stores, partition
+    from conftest import random_graph
+
+    graph = random_graph(40, 150, fpgas * 10 + pes)
+    parts = partition(graph, fpgas, pes)
+    local_bits = parts.min_local_bits
+    stores = edge_stores(graph, parts, local_bits, layout="hybrid")
+    hw = parts.hw_ids(local_bits)
+    stored = []
+    for g, store in enumerate(stores):
+        for sender_hw in np.flatnonzero(store.length):
+            sender = parts.vertex_of_hw_id(sender_hw, local_bits)
+            assert parts.pe_of_vertex[sender] % pes == g % pes            # owned by this slot's local PE
+            first = store.start[sender_hw]
+            for dst_hw in store.destination[first:first + store.length[sender_hw]]:
+                target = parts.vertex_of_hw_id(dst_hw, local_bits)
+                assert parts.fpga_of_vertex[target] == g // pes           # a destination on this FPGA
+                stored.append((int(sender), int(target)))
+    expected = sorted(zip(graph.sources().tolist(), graph.targets.tolist()))
+    assert sorted(stored) == expected and len(hw) == graph.num_vertices
