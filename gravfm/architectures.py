@@ -96,6 +96,12 @@ class ArchitectureInfo:
         return {"receivers": fpgas * pes, "one_receiver": fpgas, "sender": 1}[self.scatter_at]
 
     @property
+    def power_of_two_pes(self):
+        """PEs per FPGA must be a power of two: the hybrid's multistage message network routes by
+        the destination's PE bits, and its scatter units are chosen by the sender's."""
+        return self.scatter_at == "one_receiver"
+
+    @property
     def message_network(self):
         """Every traversed edge is a message crossing an on-chip network to its destination's PE
         (GraVF's router, the hybrid's multi-stage network); GraVF-M scatters where the edges'
@@ -119,7 +125,7 @@ GRAVF = ArchitectureInfo(name="gravf", title="GraVF", label="GraVF (unicast mess
 HYBRID = ArchitectureInfo(name="hybrid", title="hybrid",
                           label="hybrid (update broadcast between FPGAs, one scatter unit and a message "
                                 "network inside)",
-                          broadcasts=True, scatter_at="one_receiver", built=False)
+                          broadcasts=True, scatter_at="one_receiver")
 
 _BY_NAME = {info.name: info for info in (GRAVFM, GRAVF, HYBRID)}
 #: The architectures' names, GraVF-M first.

@@ -1,6 +1,7 @@
 """The architectures in one place: every rule that differs between them asks the object, and no
 module of the package outside gravfm/architectures.py spells an architecture's name."""
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gravfm import architectures
 from gravfm.architectures import (ARCHITECTURES, BUILT_ARCHITECTURES, DEFAULT_ARCHITECTURE, GRAVF, GRAVFM, HYBRID,
                                   architecture_info, built_architecture_info)
 from gravfm.errors import ConfigError
@@ -18,13 +20,17 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gravfm"
 def test_one_list_and_one_lookup():
     assert ARCHITECTURES == (GRAVFM.name, GRAVF.name, HYBRID.name) and DEFAULT_ARCHITECTURE == GRAVFM.name
     assert [architecture_info(name) for name in ARCHITECTURES] == [GRAVFM, GRAVF, HYBRID]
-    assert BUILT_ARCHITECTURES == (GRAVFM.name, GRAVF.name)   # the hybrid is described, not built
+    assert BUILT_ARCHITECTURES == ARCHITECTURES   # the hybrid's hardware too (gravfm.hw.hybrid)
     with pytest.raises(ConfigError, match=r"unknown architecture 'gravx' \(known: gravfm, gravf, hybrid\)"):
         architecture_info("gravx")
-    assert built_architecture_info(GRAVF.name) is GRAVF
-    with pytest.raises(ConfigError, match="the hybrid architecture's hardware is not built yet: gravfm model "
-                                          "--arch hybrid predicts it"):
-        built_architecture_info(HYBRID.name)
+    assert built_architecture_info(GRAVF.name) is GRAVF and built_architecture_info(HYBRID.name) is HYBRID
+    # one the model only describes is refused in one line
+    unbuilt = dataclasses.replace(HYBRID, name="later", built=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(architectures._BY_NAME, "later", unbuilt)
+        with pytest.raises(ConfigError, match="the hybrid architecture's hardware is not built yet: gravfm model "
+                                              "--arch later predicts it"):
+            built_architecture_info("later")
 
 
 def test_traits_and_formulas():
@@ -51,8 +57,7 @@ def test_gateware_is_built_on_the_description():
         assert arch.filters_links == arch.info.filters_links
     with pytest.raises(ConfigError, match="unknown architecture"):
         architecture("gravx")
-    with pytest.raises(ConfigError, match="hardware is not built yet"):
-        architecture(HYBRID.name)
+    assert (GRAVFM.power_of_two_pes, GRAVF.power_of_two_pes, HYBRID.power_of_two_pes) == (False, False, True)
 
 
 def test_lanes_rule_is_the_architectures():
@@ -64,8 +69,8 @@ def test_lanes_rule_is_the_architectures():
         RunOptions(algorithm="wcc", graph="tiny:path4", arch=GRAVF.name, update_lanes=2)
     with pytest.raises(ConfigError, match="unknown architecture 'x'"):
         RunOptions(algorithm="wcc", graph="tiny:path4", arch="x")
-    with pytest.raises(ConfigError, match="the hybrid architecture's hardware is not built yet"):
-        RunOptions(algorithm="wcc", graph="tiny:path4", arch=HYBRID.name)
+    with pytest.raises(ConfigError, match="--pes 3: the hybrid architecture needs a power of two PEs per FPGA"):
+        RunOptions(algorithm="wcc", graph="tiny:path4", arch=HYBRID.name, pes=3)
 
 
 def test_no_module_spells_an_architecture_name():

@@ -66,7 +66,7 @@ def test_the_hybrid_is_not_intake_bound_at_64_pes():
         assert hybrid.limits["L_intake"] == pytest.approx(64 * F_U280 * 16)     # p times GraVF-M's
         assert hybrid.bottleneck == "L_msgnet"                                  # 0.9 message per PE per cycle
         assert hybrid.t_sys == pytest.approx(0.9 * fpgas * 64 * F_U280)
-        assert any("hardware is not built yet" in note for note in hybrid.notes)
+        assert not any("hardware is not built yet" in note for note in hybrid.notes)   # it is built
     # on the links the hybrid is GraVF-M: the same L_if and L_net
     gravfm = predict("u280x4", "wcc", *RMAT18, fpgas=4, pes=64, arch=GRAVFM.name)
     assert hybrid.limits["L_if"] == gravfm.limits["L_if"] and hybrid.limits["L_net"] == gravfm.limits["L_net"]
@@ -79,7 +79,8 @@ def test_message_network_only_where_the_platform_states_it():
     gravf = predict("ac510x4", "wcc", *PAPER, fpgas=4, pes=9, arch=GRAVF.name)
     assert set(gravf.limits) == {"L_PE", "L_mem", "L_if", "L_net"}
     hybrid = predict("ac510x4", "wcc", *PAPER, fpgas=4, pes=9, arch=HYBRID.name)
-    assert "L_msgnet" not in hybrid.limits and any("taken as ideal" in note for note in hybrid.notes)
+    # built now, the hybrid is modelled there as GraVF is: no L_msgnet, no note (ideal network)
+    assert "L_msgnet" not in hybrid.limits and not any("taken as ideal" in note for note in hybrid.notes)
 
 
 def test_choice_between_the_three():
@@ -92,7 +93,7 @@ def test_choice_between_the_three():
     assert one.predictions[GRAVF.name].t_sys == pytest.approx(one.predictions[HYBRID.name].t_sys)
     assert one.best == GRAVF.name
     data = json.loads(json.dumps(one.to_dict()))
-    assert data["kind"] == "prediction" and data["architectures"][HYBRID.name]["built"] is False
+    assert data["kind"] == "prediction" and data["architectures"][HYBRID.name]["built"] is True
     # an architecture the options do not fit is left out with its reason
     lanes = choose_architecture("ac510x4", "wcc", *PAPER, fpgas=4, pes=9, update_lanes=2)
     assert list(lanes.left_out) == [HYBRID.name] and "update_lanes must be 1 .. 1" in lanes.left_out[HYBRID.name]
@@ -107,7 +108,7 @@ def test_cli_chooses_and_prints_every_architecture(capsys, tmp_path):
     assert "PREDICTED per architecture" in text
     for arch, bottleneck in ((GRAVFM.name, "L_intake"), (GRAVF.name, "L_msgnet"), (HYBRID.name, "L_msgnet")):
         assert any(line.split()[:1] == [arch] and bottleneck in line for line in text.splitlines())
-    assert "57600.0   L_msgnet   <- best   (hardware not built yet)" in text
+    assert "57600.0   L_msgnet   <- best" in text and "hardware not built yet" not in text
     assert "predicted best architecture: hybrid" in text
     assert document["prediction"]["arch"] == HYBRID.name and document["architectures"]["best"] == HYBRID.name
 
@@ -121,8 +122,9 @@ def test_cli_arch_hybrid(capsys):
     assert "PREDICTED per architecture" not in out
 
 
-def test_run_refuses_the_hybrid_in_one_line(capsys):
-    assert main(["run", "wcc", "--graph", "tiny:path4", "--arch", "hybrid"]) == 2
+def test_run_refuses_a_hybrid_of_three_pes_in_one_line(capsys):
+    assert main(["run", "wcc", "--graph", "tiny:path4", "--arch", "hybrid", "--pes", "3"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err
-    assert "the hybrid architecture's hardware is not built yet" in err
+    assert err == ("gravfm: error: --pes 3: the hybrid architecture needs a power of two PEs per FPGA (its "
+                   "message network routes by the PE bits)")

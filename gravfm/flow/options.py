@@ -128,7 +128,11 @@ class RunOptions:
             raise ConfigError(f"check_kernels must be true or false, not {self.check_kernels!r}")
         _positive("pes", self.pes)
         # an unknown name, or one without hardware: one line
-        lanes = built_architecture_info(self.arch).max_update_lanes
+        info = built_architecture_info(self.arch)
+        lanes = info.max_update_lanes
+        if info.power_of_two_pes and self.pes & (self.pes - 1):
+            raise ConfigError(f"--pes {self.pes}: the {info.title} architecture needs a power of two PEs per FPGA "
+                              f"(its message network routes by the PE bits)")
         if self.update_lanes is not None and (isinstance(self.update_lanes, bool) or
                                               self.update_lanes not in range(1, lanes + 1)):
             raise ConfigError(f"update_lanes must be 1 .. {lanes} with the {self.arch} architecture, "

@@ -1,20 +1,21 @@
-"""The architectures' gateware: what differs between GraVF-M and the GraVF baseline, one object each.
+"""The architectures' gateware: what differs between GraVF-M, the GraVF baseline and the hybrid, one object each.
 
 An :class:`Architecture` gives the payload layouts, the on-chip network, the PE's dataflow core
 and what an item on a link costs. Everything else (the FPGA top, the PE shell, the link ends,
-the host interface) is the same for both, so the two compare one micro-architecture for one.
+the host interface) is the same for all three, so they compare one micro-architecture for one.
 ``SystemConfig.arch`` names one; each is built on its :class:`~gravfm.architectures.ArchitectureInfo`
 (name, traits, formulas: no Amaranth, for the model and the CLI), and :func:`architecture` finds
 it by that name.
 """
 
-from ..architectures import GRAVF, GRAVFM, ArchitectureInfo, built_architecture_info
+from ..architectures import GRAVF, GRAVFM, HYBRID, ArchitectureInfo, built_architecture_info
 from .gravf import GravfLayouts, GravfNetwork
+from .hybrid import HybridLayouts, HybridNetwork, HybridScatter
 from .layouts import KernelLayouts
 from .network import Network
 from .pe.cores import ReceiverScatter, SenderScatter
 
-__all__ = ["Architecture", "GravfmArchitecture", "GravfArchitecture", "architecture"]
+__all__ = ["Architecture", "GravfmArchitecture", "GravfArchitecture", "HybridArchitecture", "architecture"]
 
 
 class Architecture:
@@ -94,7 +95,30 @@ class GravfArchitecture(Architecture):
         return SenderScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)
 
 
-_GATEWARE = {arch.info: arch for arch in (GravfmArchitecture(), GravfArchitecture())}
+class HybridArchitecture(Architecture):
+    """The hybrid: GraVF-M between FPGAs; inside, each update to one scatter unit (chosen by its
+    sender) whose messages cross a multistage network to their PEs (:mod:`gravfm.hw.hybrid`)."""
+
+    info = HYBRID
+
+    def layouts(self, algorithm, config):
+        return HybridLayouts(algorithm, config)
+
+    def network_item(self, layouts):
+        return layouts.net_update
+
+    def network(self, *, config, layouts, fpga_index):
+        net = config.network
+        return HybridNetwork(update_layout=layouts.net_update, message_layout=layouts.net_message,
+                             pes=config.pes_per_fpga, local_bits=config.pe.local_bits, remotes=config.fpgas - 1,
+                             fifo_depth=net.fifo_depth, link_fifo_depth=net.link_fifo_depth,
+                             count_bits=config.count_bits, switch_depth=max(2, net.fifo_depth))
+
+    def pe_core(self, *, config, layouts, pe_index, kernel):
+        return HybridScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)
+
+
+_GATEWARE = {arch.info: arch for arch in (GravfmArchitecture(), GravfArchitecture(), HybridArchitecture())}
 
 
 def architecture(name):

@@ -236,6 +236,10 @@ class SystemConfig:
             raise ConfigError(f"PeConfig.update_lanes = {self.pe.update_lanes}: the {self.arch} architecture "
                               f"has at most {architecture_info(self.arch).max_update_lanes} (messages arrive one "
                               f"per cycle)")
+        pes = self.pes_per_fpga
+        if architecture_info(self.arch).power_of_two_pes and pes & (pes - 1):
+            raise ConfigError(f"pes_per_fpga = {pes}: the {self.arch} architecture needs a power of two "
+                              f"(its message network routes by the PE bits)")
         for name in ("vertex", "update", "message", "edge", "name", "gather", "apply", "scatter"):
             if not hasattr(self.algorithm, name):
                 raise ConfigError(f"SystemConfig.algorithm has no attribute {name!r}; "

@@ -4,7 +4,8 @@ GraVF-M, GraVF and the hybrid (:data:`gravfm.architectures.ARCHITECTURES`) are e
 :func:`gravfm.model.predict` for the same platform, graph and algorithm (n and p chosen for each
 unless given), and the one with the highest T_sys is the model's choice (the first of the list
 among equals). An architecture the platform cannot describe (the hybrid without a stated message
-network) is left out with its reason. Predictions only: the hybrid's hardware is not built.
+network) is left out with its reason. Predictions only (each architecture's hardware runs with
+``gravfm run --arch``).
 """
 
 from dataclasses import dataclass

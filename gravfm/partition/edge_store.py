@@ -1,7 +1,7 @@
 """The edge arrays the hardware loads, and the neighbour filter.
 
 Two layouts (paper Fig. 4), named after the architecture that reads them
-(:mod:`gravfm.architectures`):
+(:mod:`gravfm.architectures`), and the hybrid's (:mod:`gravfm.partition.hybrid_store`):
 
 - **GraVF-M** (delayed scatter; architectures that broadcast updates): PE ``g`` stores, for EVERY vertex of the
   graph, the out-edges whose destination lives on ``g``. Its index has one ``(start, length)``
@@ -325,12 +325,14 @@ def _edge_offsets(owner, num_pes):
 
 def edge_stores(graph, partition, local_bits, layout=DEFAULT_ARCHITECTURE, weights=None):
     """Edge stores in the layout of the architecture called ``layout`` (:data:`LAYOUTS`)."""
+    from .hybrid_store import hybrid_edge_stores   # deferred: it builds on this module
+
     try:
-        broadcasts = built_architecture_info(layout).broadcasts
+        scatter_at = built_architecture_info(layout).scatter_at
     except ConfigError:
-        raise ConfigError(f"edge store: unknown layout {layout!r}; choose {' or '.join(LAYOUTS)}") from None
-    build = gravfm_edge_stores if broadcasts else gravf_edge_stores
-    return build(graph, partition, local_bits, weights=weights)
+        raise ConfigError(f"edge store: unknown layout {layout!r}; choose {', '.join(LAYOUTS)}") from None
+    build = {"receivers": gravfm_edge_stores, "sender": gravf_edge_stores, "one_receiver": hybrid_edge_stores}
+    return build[scatter_at](graph, partition, local_bits, weights=weights)
 
 
 @dataclass(frozen=True, eq=False)

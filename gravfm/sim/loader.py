@@ -24,7 +24,7 @@ from ..algorithms.base import VERTEXID
 from ..architectures import architecture_info
 from ..errors import ConfigError
 from ..hw.protocol import FpgaRegister, HostMem, PeRegister, split_words, write_load_file
-from ..partition import gravf_edge_stores, gravfm_edge_stores, neighbor_filter
+from ..partition import edge_stores, neighbor_filter
 from .memory_image import memory_images
 
 __all__ = ["LoadPlan", "build_load", "field_offsets"]
@@ -169,15 +169,17 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         The partition does not match the configuration, or the graph does not fit: too many
         vertices or edges on a PE, or a value wider than its field (named, with the excess).
     """
-    gravf = not architecture_info(config.arch).broadcasts   # GraVF: each PE holds its own vertices' lists
+    info = architecture_info(config.arch)
+    gravf = not info.broadcasts   # GraVF: each PE holds its own vertices' lists
     params = algorithm.params(params)
     _check_partition(graph, partition, config)
     vid = config.vertexid_bits
     # GraVF-M: per PE, every sender's edges into it (index by sender hw id, dst = local index);
-    # GraVF baseline: per PE, its own vertices' full lists (index by local index, dst = hw id).
-    build_stores = gravf_edge_stores if gravf else gravfm_edge_stores
-    stores = build_stores(graph, partition, config.pe.local_bits, weights=_edge_data(algorithm, graph, vid))
-    dst_bits = vid if gravf else config.pe.local_bits
+    # GraVF baseline: per PE, its own vertices' full lists (index by local index, dst = hw id);
+    # hybrid: per scatter unit, its owned senders' edges into its FPGA (index by hw id, dst = hw id).
+    stores = edge_stores(graph, partition, config.pe.local_bits, layout=config.arch,
+                         weights=_edge_data(algorithm, graph, vid))
+    dst_bits = vid if info.message_network else config.pe.local_bits
     _check_edge_capacity(stores, config)
 
     hw_id = partition.hw_ids(config.pe.local_bits)

@@ -47,6 +47,10 @@ class Endpoint(wiring.Component):
         Width of the update counters.
     lanes : int
         Updates handed over per cycle (1 or 2).
+    forward_silent : bool
+        Send every round's barrier, its ``sent_any`` the OR of the sources', and never terminate
+        (the hybrid's update endpoints: they see only some of the sources, so termination is
+        decided behind them, by the message network).
 
     Ports
     -----
@@ -57,12 +61,13 @@ class Endpoint(wiring.Component):
         it is ``{lanes: [layout, layout], valid}`` (either lane or both valid when ``o.valid``;
         the barrier alone in lane 0) — :func:`lanes_layout`.
     terminated : Out(1)
-        Set (and kept) once a round ended with no update from any source.
+        Set (and kept) once a round ended with no update from any source (never with
+        ``forward_silent``).
     waiting : Out(1)
         The round is not complete and no source has anything to deliver (barrier wait).
     """
 
-    def __init__(self, *, layout, sources, count_bits, lanes=1):
+    def __init__(self, *, layout, sources, count_bits, lanes=1, forward_silent=False):
         if not isinstance(sources, int) or sources < 1:
             raise TypeError(f"endpoint sources must be a positive integer, not {sources!r}")
         if lanes not in (1, 2):
@@ -71,6 +76,7 @@ class Endpoint(wiring.Component):
         self._sources = sources
         self._count_bits = count_bits
         self._lanes = lanes
+        self._forward_silent = forward_silent
         super().__init__({
             "i": In(stream.Signature(layout)).array(sources),
             "o": Out(stream.Signature(lanes_layout(layout, lanes))),
@@ -125,7 +131,7 @@ class Endpoint(wiring.Component):
         # The payload does not wait for the grant decision (``granted`` comes from ``arrived``
         # and the inputs' valid): it is the chosen heads, or the barrier when the round is
         # complete, selected by flip-flops; only ``valid`` depends on the decision.
-        barrier_word = Signal(self._layout)
+        barrier_word = self._barrier_word(m, anything)
         m.d.comb += [barrier_word.barrier.eq(1),
                      lane0.eq(Mux(round_complete, barrier_word.as_value(), chosen.as_value()))]
         if self._lanes == 2:
@@ -136,7 +142,7 @@ class Endpoint(wiring.Component):
             m.d.comb += self.o.payload.valid[1].eq(open_round & granted2)
         with m.If(~terminated):
             with m.If(round_complete):
-                with m.If(anything):
+                with m.If(1 if self._forward_silent else anything):
                     m.d.comb += [self.o.valid.eq(1), barrier_sent.eq(self.o.ready)]
                     if self._lanes == 2:
                         m.d.comb += self.o.payload.valid.eq(1)
@@ -204,9 +210,17 @@ class Endpoint(wiring.Component):
         round_complete = Signal()
         barrier_sent = Signal()
         m.d.sync += round_complete.eq(complete_next & ~barrier_sent)
-        with m.If(complete_now & ~anything):
-            m.d.sync += terminated.eq(1)
+        if not self._forward_silent:
+            with m.If(complete_now & ~anything):
+                m.d.sync += terminated.eq(1)
         return taking, complete_now, round_complete, barrier_sent
+
+    def _barrier_word(self, m, anything):
+        """The round's barrier word; with ``forward_silent`` it carries the sources' ``sent_any``."""
+        barrier_word = Signal(self._layout, name="barrier_word")
+        if self._forward_silent:
+            m.d.comb += barrier_word.sent_any.eq(anything)
+        return barrier_word
 
     def _select(self, m, grant, name):
         """The payload of input ``grant``."""
