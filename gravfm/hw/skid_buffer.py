@@ -8,7 +8,15 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["ReadySlice", "SkidBuffer"]
 
 
-class SkidBuffer(wiring.Component):
+class _StreamStage(wiring.Component):
+    """A stage from stream ``i`` to stream ``o`` of one payload ``shape``."""
+
+    def __init__(self, *, shape):
+        self._shape = shape
+        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+
+
+class SkidBuffer(_StreamStage):
     """Two-entry skid buffer: one item per cycle, and no combinational path from ``o`` to ``i``.
 
     Put it behind a memory (a FIFO's block-RAM output) or between two handshaking stages to cut
@@ -27,10 +35,6 @@ class SkidBuffer(wiring.Component):
     o : Out(stream.Signature(shape))
         The same items, in order, one cycle later at the earliest.
     """
-
-    def __init__(self, *, shape):
-        self._shape = shape
-        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
 
     def elaborate(self, platform):
         m = Module()
@@ -53,7 +57,7 @@ class SkidBuffer(wiring.Component):
         return m
 
 
-class ReadySlice(wiring.Component):
+class ReadySlice(_StreamStage):
     """A skid register that cuts only the ``ready`` path, at no cost in latency.
 
     ``i.ready`` is a flip-flop (low only while the skid register holds an item); items pass
@@ -63,21 +67,9 @@ class ReadySlice(wiring.Component):
     such a stage without the cycle a :class:`SkidBuffer` costs); ``o.valid`` and ``o.payload``
     are the input's through a multiplexer.
 
-    Parameters
-    ----------
-    shape : ShapeLike
-        Payload layout.
-
-    Ports
-    -----
-    i : In(stream.Signature(shape))
-        Items in; ``ready`` is registered.
-    o : Out(stream.Signature(shape))
-        The same items, in order, in the same cycle when nothing waits.
+    Parameters and ports as :class:`SkidBuffer`'s, but ``o`` carries an item in the cycle it
+    arrives when nothing waits.
     """
-
-    def __init__(self, *, shape):
-        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
 
     def elaborate(self, platform):
         m = Module()

@@ -13,10 +13,9 @@ barrier as it entered: the next round's barrier cannot enter before this one has
 needs this PE's next apply pass, which needs its gather's barrier, which needs this one).
 """
 
-from amaranth.hdl import Signal
-from amaranth.lib import stream, wiring
+from amaranth.lib import wiring
 
-from ..pe.cores import _copy_fields, _Core
+from ..pe.cores import _Core
 from ..skid_buffer import SkidBuffer
 from .network import pe_port_signature
 
@@ -47,25 +46,6 @@ class HybridScatter(_Core):
         m.submodules.updates_in_buffer = updates_in = SkidBuffer(shape=layouts.pe_updates)
         wiring.connect(m, net_in.updates, updates_in.i)
         wiring.connect(m, updates_in.o, scatter.updates)
-
-        sent_any = Signal()
-        with m.If(scatter.updates.valid & scatter.updates.ready & scatter.updates.payload.barrier):
-            m.d.sync += sent_any.eq(scatter.updates.payload.sent_any)
-        m.submodules.messages_out_buffer = out = SkidBuffer(shape=layouts.net_message)
-        produced = scatter.messages.payload
-        m.d.comb += [
-            out.i.valid.eq(scatter.messages.valid),
-            scatter.messages.ready.eq(out.i.ready),
-            out.i.payload.sent_any.eq(produced.barrier & sent_any),
-            *_copy_fields(out.i.payload, produced, layouts.scatter_out),
-        ]
-        wiring.connect(m, out.o, net_out.messages)
-
-        arriving = stream.Signature(layouts.scatter_out).create()
-        m.d.comb += [
-            arriving.valid.eq(net_in.messages.valid),
-            net_in.messages.ready.eq(arriving.ready),
-            *_copy_fields(arriving.payload, net_in.messages.payload, layouts.scatter_out),
-        ]
-        in_flight = self._messages_to_gather(m, arriving, gather)
-        return scatter, [updates_in.o.valid, scatter.active, out.o.valid, *in_flight]
+        out_valid = self._scattered_messages_out(m, scatter, net_out.messages)
+        in_flight = self._network_messages_to_gather(m, net_in.messages, gather)
+        return scatter, [updates_in.o.valid, scatter.active, out_valid, *in_flight]

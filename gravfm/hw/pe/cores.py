@@ -81,6 +81,41 @@ class _Core:
         wiring.connect(m, out.o, gather.messages)
         return [into.o.valid, fifo.o.valid, out.o.valid]
 
+    def _scattered_messages_out(self, m, scatter, net_out):
+        """The scatter unit's messages to ``net_out`` (a stream of ``net_message``), its barrier
+        with the round's ``sent_any``; returns the registered stage's valid (work in flight).
+
+        ``sent_any`` is taken from the barrier as it entered the scatter unit: the next round's
+        barrier cannot enter before this one has left (the next apply waits for this PE's own
+        barrier). A registered stage in front of the network keeps its ready out of the scatter
+        pipeline.
+        """
+        layouts = self.layouts
+        sent_any = Signal()
+        with m.If(scatter.updates.valid & scatter.updates.ready & scatter.updates.payload.barrier):
+            m.d.sync += sent_any.eq(scatter.updates.payload.sent_any)
+        m.submodules.messages_out_buffer = out = SkidBuffer(shape=layouts.net_message)
+        produced = scatter.messages.payload
+        m.d.comb += [
+            out.i.valid.eq(scatter.messages.valid),
+            scatter.messages.ready.eq(out.i.ready),
+            out.i.payload.sent_any.eq(produced.barrier & sent_any),
+            *_copy_fields(out.i.payload, produced, layouts.scatter_out),
+        ]
+        wiring.connect(m, out.o, net_out)
+        return out.o.valid
+
+    def _network_messages_to_gather(self, m, net_in, gather):
+        """Messages from the network (``net_message``) to gather: their message fields (``count``
+        and ``sent_any`` are the endpoint's business) through :meth:`_messages_to_gather`."""
+        arriving = stream.Signature(self.layouts.scatter_out).create()
+        m.d.comb += [
+            arriving.valid.eq(net_in.valid),
+            net_in.ready.eq(arriving.ready),
+            *_copy_fields(arriving.payload, net_in.payload, self.layouts.scatter_out),
+        ]
+        return self._messages_to_gather(m, arriving, gather)
+
 
 class ReceiverScatter(_Core):
     """GraVF-M: scatter the updates this PE receives; its own updates go to the network.
@@ -120,41 +155,15 @@ class SenderScatter(_Core):
                          in_layout=layouts.net_message, out_layout=layouts.net_message)
 
     def build(self, m, *, net_in, net_out, gather, apply):
-        layouts = self.layouts
         # pe_index=0: the edge word's dst is already a full hardware id, so the scatter unit
         # must not put this PE's index above it (its extra high bits are truncated away).
         # Index entry = the sender's local index (only this PE's own vertices send here).
         m.submodules.scatter = scatter = self._scatter_unit(pe_index=0, index_bits=self.config.pe.local_bits)
         queue = self._update_queue(m, apply)
         wiring.connect(m, queue.o, scatter.updates)
-
-        # The barrier leaves with the round's sent_any, taken from apply's barrier as it entered
-        # the scatter unit: the next round's barrier cannot enter before this one has left (the
-        # next apply waits for this PE's own barrier copy). A registered stage in front of the
-        # network keeps the router's ready out of the scatter pipeline.
-        sent_any = Signal()
-        with m.If(scatter.updates.valid & scatter.updates.ready & scatter.updates.payload.barrier):
-            m.d.sync += sent_any.eq(scatter.updates.payload.sent_any)
-        m.submodules.messages_out_buffer = out = SkidBuffer(shape=layouts.net_message)
-        produced = scatter.messages.payload
-        m.d.comb += [
-            out.i.valid.eq(scatter.messages.valid),
-            scatter.messages.ready.eq(out.i.ready),
-            out.i.payload.sent_any.eq(produced.barrier & sent_any),
-            *_copy_fields(out.i.payload, produced, layouts.scatter_out),
-        ]
-        wiring.connect(m, out.o, net_out)
-
-        # Network -> gather: the message fields of a network message (its count and sent_any are
-        # the endpoint's business).
-        arriving = stream.Signature(layouts.scatter_out).create()
-        m.d.comb += [
-            arriving.valid.eq(net_in.valid),
-            net_in.ready.eq(arriving.ready),
-            *_copy_fields(arriving.payload, net_in.payload, layouts.scatter_out),
-        ]
-        in_flight = self._messages_to_gather(m, arriving, gather)
-        return scatter, [scatter.active, out.o.valid, *in_flight]
+        out_valid = self._scattered_messages_out(m, scatter, net_out)
+        in_flight = self._network_messages_to_gather(m, net_in, gather)
+        return scatter, [scatter.active, out_valid, *in_flight]
 
 
 def _copy_fields(target, source, layout):
