@@ -6,7 +6,7 @@ public switch for it; its own test-suite sets the private ``_MustUse__silence`` 
 module is the one place that names it, so an Amaranth release that renames it is one edit.
 """
 
-__all__ = ["silence_unused"]
+__all__ = ["refusal", "silence_unused"]
 
 
 def silence_unused(elaboratable, silenced=True):
@@ -14,3 +14,10 @@ def silence_unused(elaboratable, silenced=True):
     constructor has succeeded); returns it."""
     elaboratable._MustUse__silence = silenced
     return elaboratable
+
+
+def refusal(component, message):
+    """The TypeError a constructor raises for a refused argument, ``component`` (never to be
+    elaborated) silenced first: ``raise refusal(self, "...")``."""
+    silence_unused(component)
+    return TypeError(message)

@@ -14,7 +14,7 @@ from amaranth.hdl import Const, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..network.broadcast import distribute
+from ..network.broadcast import route_counted
 
 __all__ = ["MessageRouter"]
 
@@ -82,16 +82,5 @@ class MessageRouter(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        count_bits = len(self.i.payload.count)
-        counts = [Signal(count_bits, name=f"count{d}") for d in range(self._destinations)]
-        item = self.i.payload
-        accepted, complete = distribute(m, self.i, self.o, copy=item.barrier, target=self._target(m, item.neighbor))
-        m.d.comb += [out.payload.count.eq(counts[d]) for d, out in enumerate(self.o)]
-        with m.If(self.i.valid & item.barrier):
-            with m.If(complete):
-                m.d.sync += [c.eq(0) for c in counts]
-        with m.Elif(self.i.valid):
-            for d in range(self._destinations):
-                with m.If(accepted[d]):
-                    m.d.sync += counts[d].eq(counts[d] + 1)
+        route_counted(m, self.i, self.o, target=self._target(m, self.i.payload.neighbor))
         return m

@@ -46,7 +46,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..network import Broadcaster, Endpoint, MultistageNetwork, RoundMerger
-from ..network.network import _filtered_link_fifo
+from ..network.network import filtered_link_fifo
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .router import OwnerRouter
@@ -162,6 +162,6 @@ class HybridNetwork(wiring.Component):
             wiring.connect(m, copies.o[0], fifo.i)
             for k in range(remotes):
                 index = d * remotes + k
-                m.submodules[f"link_fifo{d}_{k}"] = _filtered_link_fifo(
+                m.submodules[f"link_fifo{d}_{k}"] = filtered_link_fifo(
                     m, copies.o[1 + k], mergers[k].i[d], depth=depth, sender=self.link_sender[index],
                     keep=self.link_keep[index], entry_name=f"link_entry{d}_{k}")

@@ -12,7 +12,8 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..network.broadcast import distribute
+from ..network.broadcast import route_counted
+from ..unused import refusal
 
 __all__ = ["OwnerRouter"]
 
@@ -39,25 +40,15 @@ class OwnerRouter(wiring.Component):
 
     def __init__(self, *, layout, pes, local_bits):
         if not isinstance(pes, int) or pes < 1 or pes & (pes - 1):
-            raise TypeError(f"owner router outputs must be a power of two, not {pes!r}")
+            raise refusal(self, f"owner router outputs must be a power of two, not {pes!r}")
         self._layout, self._pes, self._local_bits = layout, pes, local_bits
         super().__init__({"i": In(stream.Signature(layout)), "o": Out(stream.Signature(layout)).array(pes)})
 
     def elaborate(self, platform):
         m = Module()
         p = self._pes
-        item = self.i.payload
-        owner = item.sender[self._local_bits:self._local_bits + (p.bit_length() - 1)]
+        owner = self.i.payload.sender[self._local_bits:self._local_bits + (p.bit_length() - 1)]
         target = Signal(p)
         m.d.comb += target.eq(Cat(owner == d for d in range(p)))
-        counts = [Signal(len(item.count), name=f"count{d}") for d in range(p)]
-        accepted, complete = distribute(m, self.i, self.o, copy=item.barrier, target=target)
-        m.d.comb += [out.payload.count.eq(counts[d]) for d, out in enumerate(self.o)]
-        with m.If(self.i.valid & item.barrier):
-            with m.If(complete):
-                m.d.sync += [c.eq(0) for c in counts]
-        with m.Elif(self.i.valid):
-            for d in range(p):
-                with m.If(accepted[d]):
-                    m.d.sync += counts[d].eq(counts[d] + 1)
+        route_counted(m, self.i, self.o, target=target)
         return m

@@ -4,7 +4,7 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Broadcaster", "distribute"]
+__all__ = ["Broadcaster", "distribute", "route_counted"]
 
 
 def distribute(m, source, outputs, *, copy, target):
@@ -34,6 +34,27 @@ def distribute(m, source, outputs, *, copy, target):
         with m.Else():
             m.d.sync += taken.eq(taken | accepted)
     return accepted, complete
+
+
+def route_counted(m, source, outputs, *, target):
+    """Route a round-sorted stream ``source`` (``barrier`` and ``count`` fields) to ``outputs``.
+
+    An item goes to the outputs set in ``target`` (:func:`distribute`) and is counted for the one
+    that takes it; the round's barrier is copied to every output, each copy carrying the number
+    of items that output took this round, and the counts restart once every copy is taken (the
+    destination's :class:`~gravfm.hw.network.Endpoint` waits for the counted items).
+    """
+    item = source.payload
+    counts = [Signal(len(item.count), name=f"count{d}") for d in range(len(outputs))]
+    accepted, complete = distribute(m, source, outputs, copy=item.barrier, target=target)
+    m.d.comb += [out.payload.count.eq(counts[d]) for d, out in enumerate(outputs)]
+    with m.If(source.valid & item.barrier):
+        with m.If(complete):
+            m.d.sync += [c.eq(0) for c in counts]
+    with m.Elif(source.valid):
+        for d, count in enumerate(counts):
+            with m.If(accepted[d]):
+                m.d.sync += count.eq(count + 1)
 
 
 class Broadcaster(wiring.Component):

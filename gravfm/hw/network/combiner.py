@@ -18,6 +18,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..skid_buffer import SkidBuffer
+from ..unused import refusal
 from .merge import round_robin_grant
 
 __all__ = ["RoundCombiner"]
@@ -57,7 +58,7 @@ class RoundCombiner(wiring.Component):
 
     def __init__(self, *, layout, sources, final=False):
         if not isinstance(sources, int) or sources < 1:
-            raise TypeError(f"combiner sources must be a positive integer, not {sources!r}")
+            raise refusal(self, f"combiner sources must be a positive integer, not {sources!r}")
         self._layout, self._sources, self._final = layout, sources, final
         members = {"i": In(stream.Signature(layout)).array(sources), "o": Out(stream.Signature(layout))}
         if final:

@@ -67,7 +67,7 @@ from amaranth.hdl import Module
 from amaranth.lib import wiring
 
 from ..skid_buffer import SkidBuffer
-from ..unused import silence_unused
+from ..unused import refusal
 from .network import network_ports
 from .switch import RoundSwitch
 
@@ -92,12 +92,6 @@ def switch_positions(pes, radices, stage):
         weight *= later
     return [[high * radix * weight + t * weight + low for t in range(radix)]
             for high in range(pes // (radix * weight)) for low in range(weight)]
-
-
-def _refused(component, message):
-    """A TypeError for a refused argument; ``component``, never to be elaborated, is not warned about."""
-    silence_unused(component)
-    return TypeError(message)
 
 
 class MultistageNetwork(wiring.Component):
@@ -134,14 +128,14 @@ class MultistageNetwork(wiring.Component):
 
     def __init__(self, *, layout, pes, local_bits, radix=4, depth=4, crossbar_max=4):
         if not isinstance(pes, int) or pes < 1 or pes & (pes - 1):
-            raise _refused(self, f"multistage network PEs must be a power of two, not {pes!r}")
+            raise refusal(self, f"multistage network PEs must be a power of two, not {pes!r}")
         if not isinstance(radix, int) or radix < 2 or radix & (radix - 1):
-            raise _refused(self, f"multistage network radix must be a power of two >= 2, not {radix!r}")
+            raise refusal(self, f"multistage network radix must be a power of two >= 2, not {radix!r}")
         if not isinstance(crossbar_max, int) or crossbar_max < 1:
-            raise _refused(self, f"crossbar_max must be a positive integer, not {crossbar_max!r}")
+            raise refusal(self, f"crossbar_max must be a positive integer, not {crossbar_max!r}")
         missing = {"neighbor", "barrier", "sent_any"} - set(dict(layout.members))
         if missing:
-            raise _refused(self, f"message layout lacks the fields {sorted(missing)}")
+            raise refusal(self, f"message layout lacks the fields {sorted(missing)}")
         self._layout, self._pes, self._local_bits, self._depth = layout, pes, local_bits, depth
         self.radices = stage_radices(pes, radix=radix, crossbar_max=crossbar_max)
         super().__init__(network_ports(layout, pes=pes, remotes=0))

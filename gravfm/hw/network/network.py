@@ -29,7 +29,7 @@ from .broadcast import Broadcaster
 from .endpoint import Endpoint
 from .merge import RoundMerger
 
-__all__ = ["Network", "build_crossbar", "network_ports"]
+__all__ = ["Network", "build_crossbar", "filtered_link_fifo", "network_ports"]
 
 
 def network_ports(layout, *, pes, remotes, dst_layout=None):
@@ -176,7 +176,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
             # clock-to-out ends there; the merger takes them through skid buffers (RoundMerger).
             for k in range(remotes):
                 if filtered:
-                    buffer = _filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,
+                    buffer = filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,
                                                  sender=net.link_sender[s * remotes + k],
                                                  keep=net.link_keep[s * remotes + k],
                                                  entry_name=f"link_entry{s}_{k}")
@@ -187,7 +187,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
 
 
-def _filtered_link_fifo(m, source, merger_in, *, depth, sender, keep, entry_name):
+def filtered_link_fifo(m, source, merger_in, *, depth, sender, keep, entry_name):
     """A link FIFO from ``source`` to ``merger_in`` that drops the updates ``keep`` rejects.
 
     The update enters through a :class:`SkidBuffer`; ``keep`` answers for the sender at its

@@ -19,6 +19,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..stream_fifo import StreamFIFO
+from ..unused import refusal
 from .broadcast import distribute
 from .combiner import RoundCombiner
 
@@ -56,9 +57,9 @@ class RoundSwitch(wiring.Component):
 
     def __init__(self, *, layout, radix, depth, low_bit, final=False):
         if not isinstance(radix, int) or radix < 1 or radix & (radix - 1):
-            raise TypeError(f"switch radix must be a power of two, not {radix!r}")
+            raise refusal(self, f"switch radix must be a power of two, not {radix!r}")
         if not isinstance(depth, int) or depth < 2:
-            raise TypeError(f"crosspoint FIFO depth must be an integer >= 2, not {depth!r}")
+            raise refusal(self, f"crosspoint FIFO depth must be an integer >= 2, not {depth!r}")
         self._layout, self._radix, self._depth = layout, radix, depth
         self._low_bit, self._final = low_bit, final
         members = {"i": In(stream.Signature(layout)).array(radix), "o": Out(stream.Signature(layout)).array(radix)}
