@@ -54,9 +54,14 @@ class BufferedFIFO(wiring.Component):
         write, read = storage.write_port(), storage.read_port()
         produce, consume = Signal(range(stored)), Signal(range(stored))
         count = Signal(range(stored + 1))
+        # ``count``'s compares and the read pointer's successor are kept in registers, a cycle
+        # ahead (timing plan, rule 4): the read address then comes from flip-flops through one
+        # multiplexer, not from a compare of ``count`` and an increment of ``consume``.
+        empty, full = Signal(init=1), Signal()
+        after_consume = Signal(range(stored), init=1 % stored)
         do_write = self.w_en & self.w_rdy
         head_free = ~self.r_rdy | self.r_en
-        do_read = (count != 0) & head_free
+        do_read = ~empty & head_free
         # A bypassed item is written to the memory too (the slot is free), but not counted.
         bypass, store = Signal(), Signal()
         if self._bypass:
@@ -67,19 +72,19 @@ class BufferedFIFO(wiring.Component):
             return Mux(pointer == stored - 1, 0, pointer + 1)
 
         m.d.comb += [
-            self.w_rdy.eq(count != stored),
+            self.w_rdy.eq(~full),
             write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(do_write),
             self.level.eq(count + self.r_rdy),
         ]
         if self._head_register:
-            next_consume = Mux(do_read, following(consume), consume)
+            next_consume = Mux(do_read, after_consume, consume)
             m.d.comb += [read.addr.eq(next_consume), read.en.eq(1)]
             # The oldest stored item next cycle is the one written now: the memory cannot return it yet.
             fresh = Signal()
             last_write = Signal(len(self.w_data), reset_less=True)
             # Both compares from registers, chosen by ``do_read``: not a compare behind the
             # pointer's multiplexer (the 1-PE top's deepest path).
-            m.d.sync += fresh.eq(store & Mux(do_read, produce == following(consume), produce == consume))
+            m.d.sync += fresh.eq(store & Mux(do_read, produce == after_consume, produce == consume))
             with m.If(do_write):
                 m.d.sync += last_write.eq(self.w_data)
             # The head is one of two registers, chosen by a flip-flop: one fed by nothing but
@@ -110,13 +115,20 @@ class BufferedFIFO(wiring.Component):
         with m.If(store):
             m.d.sync += produce.eq(following(produce))
         with m.If(do_read):
-            m.d.sync += consume.eq(following(consume))
+            m.d.sync += [consume.eq(after_consume), after_consume.eq(following(after_consume))]
         with m.If(do_read | bypass):
             m.d.sync += self.r_rdy.eq(1)
         with m.Elif(self.r_en):
             m.d.sync += self.r_rdy.eq(0)
-        m.d.sync += count.eq(count + store - do_read)
+        m.d.sync += [count.eq(count + store - do_read),
+                     empty.eq(count_becomes(count, 0, store, do_read)),
+                     full.eq(count_becomes(count, stored, store, do_read))]
         return m
+
+
+def count_becomes(count, value, up, down):
+    """``count + up - down == value``, from compares of ``count`` alone (the strobes only choose)."""
+    return Mux(up & ~down, count == value - 1, Mux(down & ~up, count == value + 1, count == value))
 
 
 class StreamFIFO(wiring.Component):

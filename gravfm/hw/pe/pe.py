@@ -204,13 +204,16 @@ class ProcessingElement(wiring.Component):
         # round's gather (running beside it) lists behind them. Gather takes the barrier
         # with its last message possibly still in write-back: a vertex listed in the start
         # cycle belongs to the pass that starts.
+        # ``listed + 1`` is kept in a register beside it: a listing in the start cycle then only
+        # chooses (timing plan, rule 4) instead of running gather's strobe through an adder.
         listed = Signal(range(config.pe.vertices_per_pe + 1))
+        listed_and_one = Signal(range(config.pe.vertices_per_pe + 2), init=1)
         listing = (gather.touch.valid & gather.touch.ready) | host_list
         with m.If(apply.start & ~apply.busy):
-            m.d.sync += listed.eq(0)
+            m.d.sync += [listed.eq(0), listed_and_one.eq(1)]
         with m.Elif(listing):
-            m.d.sync += listed.eq(listed + 1)
-        m.d.comb += apply.list_len.eq(listed + listing)
+            m.d.sync += [listed.eq(listed_and_one), listed_and_one.eq(listed_and_one + 1)]
+        m.d.comb += apply.list_len.eq(Mux(listing, listed_and_one, listed))
 
     def _host_registers(self, m, scatter, host_write, wr_addr, wr_data):
         """The PE registers and the edge storage the host writes; returns ``(num_local, sparse_round0)``."""
