@@ -1,6 +1,6 @@
 """The barrier's shortcut past the empty stages of an on-chip scatter unit.
 
-A barrier has no edges to read: when every stage between it and the kernel's register stage is
+A barrier has no edges to read: when every stage between it and the kernel (its register stage too) is
 empty, nothing can be ahead of it, and it goes straight there — from the edge-index stage (four
 cycles less per superstep: a barrier goes round every superstep) or from the list stage (two
 cycles less).
@@ -30,8 +30,11 @@ class BarrierBypass(wiring.Component):
         A barrier at the front of the edge-index stage; taken only if ``lists_empty`` too.
     list_barrier : In(stream net_update)
         A barrier at the head of the list stage.
-    lists_empty, generator_empty : In(1)
-        The list stage and the address generator hold nothing ahead of the barrier.
+    lists_empty, generator_empty, feed_empty : In(1)
+        The list stage, the address generator and the register stage hold nothing ahead of the
+        barrier. All three are flip-flops: a shortcut is decided from registers (timing plan,
+        rule 4), not from the register stage's ``ready``, which runs back from the message path
+        through the kernel (a barrier behind an item leaving the register stage waits a cycle).
     round : In(round_bits)
         The round a barrier taken here carries.
     edges : In(stream edge_item_layout)
@@ -49,6 +52,7 @@ class BarrierBypass(wiring.Component):
             "list_barrier": In(stream.Signature(layouts.net_update)),
             "lists_empty": In(1),
             "generator_empty": In(1),
+            "feed_empty": In(1),
             "round": In(config.pe.round_bits),
             "edges": In(stream.Signature(item)),
             "o": Out(stream.Signature(item)),
@@ -57,7 +61,7 @@ class BarrierBypass(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        downstream_empty = self.generator_empty & ~self.edges.valid & self.o.ready
+        downstream_empty = self.generator_empty & ~self.edges.valid & self.feed_empty
         a_skip = self.index_barrier.valid & self.index_barrier.ready
         lists_skip = self.list_barrier.valid & self.list_barrier.ready
         barrier_skip = a_skip | lists_skip

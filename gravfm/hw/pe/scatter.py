@@ -124,6 +124,7 @@ class ScatterUnit(wiring.Component):
             bypass.list_barrier.payload.eq(head.payload.item),
             bypass.lists_empty.eq(~head.valid),
             bypass.generator_empty.eq(generator.empty),
+            bypass.feed_empty.eq(~feed.o.valid),
             generator.bypassed.eq(bypass.list_barrier.valid & bypass.list_barrier.ready),
         ]
         rnd = round_strobes(m, self, config, items=generator.o, bypassed=bypass.taken)
