@@ -105,12 +105,21 @@ def _memory_bound(results, **fields):
         if wait and wait.wait_share >= 0.05:
             share = f", {100 * r['measured']['mteps'] / model:.0f}% of the model's limit" if model else ""
             parts.append(f"{r['point']['algorithm']} {r['point']['arch']} {r['point']['fpgas']} x {r['point']['pes']}"
-                         f"{share}: {wait.describe()}")
+                         f" {r['measured']['mteps']:.0f} MTEPS{share}: {wait.describe()}; the model's L_in_flight "
+                         f"{_in_flight_mteps(r):.0f} MTEPS")
     if not parts:
         return ""
-    return ("; the off-chip edge reads bind (measured counters; the model's L_mem counts bytes, not requests: "
-            "a vertex's list split over more PEs gives each a shorter one, so more requests per edge): "
-            + "; ".join(parts))
+    return ("; the off-chip edge reads bind (measured counters: a vertex's list split over more PEs gives each a "
+            "shorter one, so more requests per edge; the model's T_sys leaves the requests in flight out, its "
+            "L_in_flight is Little's law with one word a request, a lower bound): " + "; ".join(parts))
+
+
+def _in_flight_mteps(result):
+    """The model's L_in_flight for a point's configuration (a prediction)."""
+    point, measured = result["point"], result["measured"]
+    prediction = predict(load_platform(point["platform"]), algorithm_params(point["algorithm"]), measured["vertices"],
+                         measured["edges"], fpgas=point["fpgas"], pes=point["pes"], arch=point["arch"])
+    return prediction.details.get("L_in_flight_mteps", float("nan"))
 
 
 def _gravf_links(results, n, algorithms):
