@@ -13,8 +13,9 @@ import argparse
 import sys
 
 from gravfm.errors import ConfigError
+from gravfm.generated_text import rewrite_pages
 from gravfm.synth.fingerprint import rtl_fingerprint
-from gravfm.synth.fmax_table import PAGES, fmax_table, table_in, with_table
+from gravfm.synth.fmax_table import PAGES, SECTION, fmax_table
 from gravfm.synth.results import RESULTS_FILE, load_rows
 
 
@@ -23,20 +24,10 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a page differs")
     args = parser.parse_args(argv)
     try:
-        table = fmax_table(load_rows(RESULTS_FILE), rtl_fingerprint())
-        differing = []
-        for page in PAGES:
-            text = page.read_text()
-            if table_in(text, page) != table:
-                differing.append(page)
-                if not args.check:
-                    page.write_text(with_table(text, table, page))
+        return rewrite_pages(SECTION, PAGES, fmax_table(load_rows(RESULTS_FILE), rtl_fingerprint()), check=args.check)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2
-    for page in differing:
-        print(f"{page}: {'differs from the results' if args.check else 'table rewritten'}")
-    return 1 if args.check and differing else 0
 
 
 if __name__ == "__main__":
