@@ -1,0 +1,90 @@
+"""The hybrid architecture beside GraVF-M on many PEs: system CPE and traversed edges per cycle.
+
+Issue 37's targets, measured on the compiled (Verilator) simulation of the generated systems,
+every answer verified against the software reference: on 1 FPGA x 64 PEs (RMAT scale 18 edge
+factor 16, and a uniform graph of the same size) WCC and BFS at a system CPE <= 1.15, PageRank
+<= 1.25, GraVF-M measured beside it; on 4 FPGAs x 64 PEs (``u280x4``) >= 200 traversed edges per
+cycle for WCC on the uniform graph. The primary figure is edges per cycle (clock-independent);
+the MTEPS beside it are at the platform's clock, whose basis (``assumed`` for the U280 platforms:
+nothing of gravfm has been placed and routed for it) is written beside every figure.
+
+System CPE = cycles x PEs (all FPGAs) / traversed edges.
+
+    .venv/bin/python benchmarks/bench_hybrid.py [--fpgas 1] [--pes 64] [--graphs rmat18 uniform18]
+        [--algorithms wcc bfs pagerank] [--archs hybrid gravfm] [--platform u280] [--json FILE]
+
+Smaller configurations (e.g. ``--pes 16 --graphs rmat14``) run in minutes; the issue's take hours
+on a 2-core machine (a 64-PE build, then millions of cycles a run).
+"""
+
+import argparse
+import time
+from pathlib import Path
+
+from gravfm.errors import GravfmError
+from gravfm.flow import RunOptions, run
+from gravfm.provenance import arguments, machine, write_results
+
+GRAPHS = {
+    "rmat14": "rmat:scale=14,ef=16,seed=1",
+    "rmat18": "rmat:scale=18,ef=16,seed=1",
+    "uniform18": "uniform:n=262144,deg=16,seed=1",
+}
+TARGET_CPE = {"wcc": 1.15, "bfs": 1.15, "pagerank": 1.25}
+TARGET_EDGES_PER_CYCLE_4X64 = 200
+
+
+def measure(args, algorithm, graph, arch):
+    """One verified run's figures, or its error."""
+    row = {"algorithm": algorithm, "graph": graph, "arch": arch, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
+           "platform": args.platform, "edge_memory": args.edge_memory}
+    options = RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=args.pes, arch=arch,
+                         platform=args.platform, edge_memory=args.edge_memory, cache_dir=args.cache)
+    try:
+        report = run(options)
+    except GravfmError as error:
+        return {**row, "status": "error", "error": str(error)}
+    edges_per_cycle = report.messages / report.cycles if report.cycles else 0.0
+    return {**row, "status": report.status, "verified": report.verified, "vertices": report.vertices,
+            "edges": report.edges, "supersteps": report.supersteps, "cycles": report.cycles,
+            "messages": report.messages, "edges_per_cycle": edges_per_cycle, "system_cpe": report.cpe,
+            "target_cpe": TARGET_CPE.get(algorithm), "update_lanes": report.update_lanes,
+            "mteps": report.mteps, "f_clk_mhz": report.f_clk_hz / 1e6, "clock_basis": report.clock_basis,
+            "model": (report.prediction.t_sys_mteps if report.prediction is not None else None),
+            "build_s": report.build_s, "build_cpu_s": report.build_cpu_s, "build_cached": report.build_cached,
+            "run_s": report.run_s, "cycles_per_s": report.cycles / report.run_s if report.run_s else None}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fpgas", type=int, default=1)
+    parser.add_argument("--pes", type=int, default=64, help="PEs per FPGA (a power of two for the hybrid)")
+    parser.add_argument("--graphs", nargs="+", default=["rmat18", "uniform18"], choices=sorted(GRAPHS))
+    parser.add_argument("--algorithms", nargs="+", default=["wcc", "bfs", "pagerank"])
+    parser.add_argument("--archs", nargs="+", default=["hybrid", "gravfm"])
+    parser.add_argument("--platform", default="u280")
+    parser.add_argument("--edge-memory", default="onchip", choices=("onchip", "offchip"))
+    parser.add_argument("--cache", default=None, help="build cache (default: gravfm's)")
+    parser.add_argument("--json", default=str(Path(__file__).parent / "results" / "bench_hybrid.json"))
+    args = parser.parse_args()
+    started = time.time()
+    results = []
+    for graph in args.graphs:
+        for algorithm in args.algorithms:
+            for arch in args.archs:
+                results.append(measure(args, algorithm, GRAPHS[graph], arch))
+                row = results[-1]
+                print(f"{arch} {algorithm} {graph}: {row.get('status')}, verified {row.get('verified')}, "
+                      f"{row.get('edges_per_cycle', 0):.2f} edges/cycle, system CPE {row.get('system_cpe')}", flush=True)
+    data = {"benchmark": "hybrid_vs_gravfm",
+            "definition": "system CPE = cycles x PEs (all FPGAs) / traversed edges; edges_per_cycle = traversed "
+                          "edges / cycles; MTEPS at the platform clock, whose basis is clock_basis (assumed: not "
+                          "met by place and route)",
+            "targets": {"system_cpe": TARGET_CPE, "edges_per_cycle_4x64_wcc_uniform": TARGET_EDGES_PER_CYCLE_4X64},
+            "arguments": arguments(args), "machine": machine(), "wall_s": time.time() - started, "results": results}
+    write_results(data, args.json)
+    return 0 if all(r.get("verified") for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
