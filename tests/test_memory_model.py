@@ -5,7 +5,7 @@ memory_model.h's header is checked on directed traffic: bandwidth, latency, bank
 round-robin, AXI ID order under reordering, responses, the stuck fault and registered outputs.
 """
 
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
 
 import numpy as np
@@ -108,6 +108,49 @@ def test_banks_serve_in_parallel():
     assert [sum(1 for cycle, _ in port if cycle >= 100) for port in beats] == [450, 450]
 
 
+#: Two channels of 2048 words each: IMAGE's two halves.
+CHANNEL_BYTES = 2048 * WORD
+
+
+def _channel_rates(params, channel_of_port, cycles=5000):
+    """Beats per cycle each port receives (after the first fill), port k streaming bursts from
+    channel ``channel_of_port[k]``, each port its own half of that channel's words."""
+    model = MemoryModel(params, IMAGE, len(channel_of_port))
+    bursts = [[request(c * CHANNEL_BYTES + WORD * (1024 * (k % 2) + (16 * n) % 1008), 16, arid=n % 4)
+               for n in range(2000)] for k, c in enumerate(channel_of_port)]
+    _, beats = run(model, bursts, cycles)
+    return [sum(1 for cycle, _ in port if cycle >= 1000) / (cycles - 1000) for port in beats]
+
+
+@pytest.mark.parametrize("bytes_per_cycle", [6.0, 11.5])
+def test_each_channel_has_its_own_bandwidth(bytes_per_cycle):
+    """Measured: two ports reading two channels get a channel's bandwidth each, twice what the
+    same two ports get reading one channel, where they share it evenly; a one-channel memory
+    of the same figures is the shared case."""
+    params = MemoryParams(channels=2, channel_bytes=CHANNEL_BYTES, banks=4, bank_depth=8, latency=5,
+                          bytes_per_cycle=bytes_per_cycle)
+    one_channel = bytes_per_cycle / WORD
+    apart, together = _channel_rates(params, [0, 1]), _channel_rates(params, [1, 1])
+    assert apart == pytest.approx([one_channel] * 2, rel=0.01)
+    assert sum(apart) == pytest.approx(2 * sum(together), rel=0.02)
+    assert together[0] == pytest.approx(together[1], rel=0.02)
+    assert _channel_rates(replace(params, channels=1), [0, 1]) == pytest.approx(together, rel=0.02)
+
+
+def test_ports_sharing_a_channel_leave_another_channel_alone():
+    """Two ports reading channel 0 share its bandwidth while the one reading channel 1 gets all of
+    that one's (PEs 0 and 2 of three on two channels); a burst crossing into the next channel
+    reads the right words."""
+    params = MemoryParams(channels=2, channel_bytes=CHANNEL_BYTES, banks=1, bank_depth=2, latency=4,
+                          bytes_per_cycle=4.0)
+    first, alone, third = _channel_rates(params, [0, 1, 0])
+    assert first + third == pytest.approx(4 / WORD, rel=0.01) and alone == pytest.approx(4 / WORD, rel=0.01)
+    assert min(first, third) > 0.3 * 4 / WORD   # both served (the dispatch round-robin is not exactly fair)
+    model = MemoryModel(replace(params, bytes_per_cycle=64.0), IMAGE, 1)
+    _, beats = run(model, [[request(CHANNEL_BYTES - 2 * WORD, 4)]], 100)
+    assert [out.rdata for _, out in beats[0]] == [word_at(CHANNEL_BYTES + WORD * b) for b in range(-2, 2)]
+
+
 def test_same_id_order_is_kept_under_reorder():
     params = MemoryParams(reorder=True, jitter=12, banks=8, latency=2, seed=5)
     model = MemoryModel(params, IMAGE, 1)
@@ -166,17 +209,26 @@ def test_splitmix64_is_the_reference_sequence():
 def test_params_validation_names_the_field():
     for field, value in [("word_bytes", 12), ("word_bytes", 256), ("bytes_per_cycle", 0), ("latency", 0),
                          ("jitter", -1), ("banks", 0), ("bank_depth", 0), ("seed", -1), ("reorder", 1),
-                         ("bytes_per_cycle", float("nan")), ("latency", True)]:
+                         ("bytes_per_cycle", float("nan")), ("latency", True), ("channels", 0),
+                         ("channel_bytes", -1)]:
         with pytest.raises(ConfigError, match=field):
             MemoryParams(**{field: value})
+    for channel_bytes in (0, 24):   # two channels need a range of whole words
+        with pytest.raises(ConfigError, match="channel_bytes"):
+            MemoryParams(channels=2, channel_bytes=channel_bytes)
 
 
 def test_params_fixed_point_and_description():
     assert MemoryParams(bytes_per_cycle=5.3).rate_fixed == 347341
     assert MemoryParams(bytes_per_cycle=1e-9).rate_fixed == 1
     params = MemoryParams(jitter=3, reorder=True)
-    assert astuple(params.model_params()) == (16, 16 << 16, 20, 3, 8, 4, 1, 1, 0)
+    assert astuple(params.model_params()) == (16, 16 << 16, 20, 3, 8, 4, 1, 1, 0, 1, 0)
     assert params.describe() == "16 B words, 16 B/cycle, latency 20+0..3 cycles, 8 banks x 4, seed 1, reorder"
+    hbm = MemoryParams(banks=1, channels=4, channel_bytes=4096)
+    assert hbm.describe() == ("4 channels of 4096 B, 16 B words, 16 B/cycle each, latency 20 cycles, "
+                              "1 banks x 4 each, seed 1")
+    assert [hbm.channel_of(a) for a in (0, 4095, 4096, 3 * 4096, 1 << 40)] == [0, 0, 1, 3, 3]
+    assert params.channel_of(1 << 40) == 0
 
 
 def test_memory_file_and_load(tmp_path):
@@ -184,7 +236,7 @@ def test_memory_file_and_load(tmp_path):
     load = MemoryLoad(params, [np.zeros(8, np.uint8), np.arange(4, dtype=np.uint8)], ports_per_memory=3)
     spec = load.write(tmp_path)
     assert spec.read_text() == (f"params word_bytes=4 rate_fixed={16 << 16} latency=20 jitter=0 banks=8 bank_depth=4 "
-                                f"seed=1 reorder=0 stuck=1\nports 3\n"
+                                f"seed=1 reorder=0 stuck=1 channels=1 channel_bytes=0\nports 3\n"
                                 f"image 0 {tmp_path / 'memory0.bin'}\nimage 1 {tmp_path / 'memory1.bin'}\n")
     assert Path(tmp_path / "memory1.bin").read_bytes() == bytes([0, 1, 2, 3])
     with pytest.raises(ConfigError, match="multiple of word_bytes=4"):

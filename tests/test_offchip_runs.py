@@ -69,6 +69,44 @@ def test_amaranth_backend_serves_the_memory_too(arch):
                        params={"root": 0}, memory={"latency_cycles": 4, "reorder": True}))
 
 
+def _u280(tmp_path, channels=32, capacity="8192.0"):
+    """The u280 platform (32 HBM pseudo-channels), or a copy of it with fewer channels or less memory."""
+    from gravfm.model.platform import PLATFORM_DIR
+
+    path = PLATFORM_DIR / "u280.toml"
+    if (channels, capacity) == (32, "8192.0"):
+        return str(path)
+    copy = tmp_path / f"u280_{channels}.toml"
+    copy.write_text(path.read_text().replace("count = 32", f"count = {channels}")
+                    .replace("capacity_mib = 8192.0", f"capacity_mib = {capacity}"))
+    return str(copy)
+
+
+@pytest.mark.parametrize("arch", ["gravfm", pytest.param("hybrid", marks=pytest.mark.slow)])
+def test_hbm_runs_each_pe_in_its_own_channel(arch, build_cache):
+    """On u280 (32 pseudo-channels) 4 PEs (or scatter units) read their edges each from its own
+    channel, verified; the busiest channel drew at most one channel's bandwidth."""
+    report = check_run(offchip("wcc", fpgas=1, pes=4, arch=arch, build_cache=build_cache, platform=_u280(None)))
+    memory = report.to_dict()["memory"]
+    assert memory["channels"] == 32 and memory["pes_per_channel"] == 1
+    assert memory["words"] / 4 / 2 < memory["busiest_channel_words"] < memory["words"]   # spread over the 4
+    assert 0 < memory["busiest_channel_gib_s"] <= 6.69 * 1.01
+
+
+def test_hbm_bandwidth_is_per_channel(tmp_path, build_cache):
+    """Measured, memory-bound at 0.5 GiB/s a channel: 4 PEs in 4 channels of u280 read twice as
+    fast as in 2 channels of 2 PEs each, whose busiest channel runs at its bandwidth."""
+    rates = {}
+    for channels in (32, 2):
+        report = check_run(offchip("wcc", fpgas=1, pes=4, build_cache=build_cache, platform=_u280(tmp_path, channels),
+                                   memory={"bandwidth_gib_s": 0.5 * channels}))
+        memory = report.memory
+        assert memory["channels"] == channels and memory["busiest_channel_gib_s"] <= 0.5 * 1.01
+        rates[channels] = memory["gib_s"]
+    assert memory["busiest_channel_gib_s"] > 0.45          # two PEs keep their channel busy
+    assert 1.6 < rates[32] / rates[2] <= 2.05
+
+
 def test_a_list_that_fits_its_index_word_costs_one_request():
     """The binary tree's lists (at most 3 edges of 8-bit slots) travel inline in their index
     words: one single-word request per update (BFS reaches each vertex once), no list request."""
@@ -115,6 +153,15 @@ def test_edges_beyond_the_platforms_memory_are_refused_naming_the_figure(tmp_pat
     assert "FPGA 0's edges need" in line and "[memory] capacity_mib is 0.01 (10,485 bytes)" in line
     needed = int(line.split("edges need ")[1].split(" bytes")[0].replace(",", ""))
     assert needed > 10_485                      # the figures do not contradict each other
+
+
+def test_edges_beyond_a_memory_channel_are_refused_naming_the_figures(tmp_path, capsys):
+    """2 PEs on 32 channels of 3,276 bytes each: the image's two channels fit the 0.1 MiB, one does not."""
+    line = cli_error(capsys, "run", "wcc", "--graph", GRAPH, "--pes", "2", "--edge-memory", "offchip",
+                     "--platform", _u280(tmp_path, capacity="0.1"), "--backend", "amaranth")
+    assert "a memory channel's edges need" in line and "capacity_mib / [memory.channels] count is 3,276 bytes" in line
+    needed = int(line.split("edges need ")[1].split(" bytes")[0].replace(",", ""))
+    assert 3_276 < needed <= 0.1 * 2 ** 20 / 2
 
 
 def test_vertex_state_beyond_block_ram_is_refused_naming_the_figure(tmp_path, capsys):

@@ -83,7 +83,8 @@ def reader(tmp_path_factory):
     if COMPILER is None:
         pytest.skip("needs a C++ compiler")
     folder = tmp_path_factory.mktemp("inputs")
-    sources = cpp_sources("link_model.h", "link_split.h", "memory_model.h", "memory_harness.h", "splitmix.h")
+    sources = cpp_sources("link_model.h", "link_split.h", "memory_channels.h", "memory_model.h", "memory_harness.h",
+                          "splitmix.h")
     for name, text in sources.items():
         (folder / name).write_text(text)
     (folder / "reader.cpp").write_text(READER % {"printers": "\n".join(_printer(c) for c in INPUT_STRUCTS)})
@@ -160,7 +161,8 @@ def test_the_header_is_the_dataclasses():
         assert re.findall(r"(uint\d+_t) \w+;", struct) == [f.metadata.get("ctype", "uint32_t")
                                                              for f in cpp_fields(cls)]
     assert f"MEMORY_FRACTION_BITS = {FRACTION_BITS};" in header
-    for name in ("link_model.h", "memory_model.h", "memory_harness.h", "harness_support.h", "harness.cpp"):
+    for name in ("link_model.h", "memory_channels.h", "memory_model.h", "memory_harness.h", "harness_support.h",
+                 "harness.cpp"):
         text = cpp_sources(name)[name]
         assert not re.search(r"struct (LinkParams|MemoryModelParams|LinkEnds|WatchItem|ReadRegion) \{", text), name
         assert "= 16;" not in text, name                                # FRACTION_BITS only from Python
@@ -186,8 +188,8 @@ def test_the_plan_file_names_every_field(tmp_path):
 @needs_compiler
 def test_headers_compile_alone_and_in_any_order(tmp_path):
     # Each header alone (it includes what it uses; #pragma once), and all of them backwards.
-    headers = ["named_fields.h", "gravfm_inputs.h", "splitmix.h", "link_model.h", "link_split.h", "memory_model.h",
-               "memory_harness.h"]
+    headers = ["named_fields.h", "gravfm_inputs.h", "splitmix.h", "link_model.h", "link_split.h", "memory_channels.h",
+               "memory_model.h", "memory_harness.h"]
     for name, text in cpp_sources(*headers[2:]).items():
         (tmp_path / name).write_text(text)
     units = {f"alone_{k}.cpp": [name] for k, name in enumerate(headers)} | {"backwards.cpp": headers[::-1]}

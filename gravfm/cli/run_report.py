@@ -190,6 +190,9 @@ def _print_memory(memory, console):
         table.add_column(column, justify="right")
     table.add_row(_figure(memory["requests"]), _figure(memory["words"]), _figure(memory["bytes"]),
                   _figure(memory["wait_cycles"]), _figure(memory["gib_s"], 2), _figure(memory["gib_s_per_fpga"], 2))
+    if "channels" in memory:   # pseudo-channel memory: the busiest channel bounds the PEs reading it
+        table.caption = (f"{memory['channels']} pseudo-channels, {memory['pes_per_channel']} PE(s) each at most; "
+                         f"the busiest channel {memory['busiest_channel_gib_s']:.2f} GiB/s")
     console.print(table)
 
 

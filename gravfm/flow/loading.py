@@ -9,4 +9,4 @@ def load(prepared, plan, top):
     """The :class:`gravfm.sim.loader.LoadPlan` of ``prepared`` on ``top`` (built from ``plan``):
     host writes before ``start``, and ``decode_states`` for the words read back."""
     return build_load(prepared.algorithm, prepared.graph, plan.partition, plan.config, prepared.params,
-                      data_bits=len(top.host_wr_data))
+                      data_bits=len(top.host_wr_data), memory_channels=plan.memory_channels)

@@ -9,7 +9,7 @@ from ..model import check_fit, model_params
 from ..model.platform import load_platform
 from .elaboration import elaborate
 from .loading import load
-from .memory import check_memory_fit, edge_memory_of, memory_hardware, memory_load, platform_for_run
+from .memory import check_memory_fit, edge_memory_of, memory_channels, memory_hardware, memory_load, platform_for_run
 from .planning import plan
 from .preparation import prepare
 from .reporting import report
@@ -59,6 +59,7 @@ def run(options, *, log=None, on_progress=None, on_stage=None):
                     arch=options.arch, local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
                     update_lanes=options.update_lanes, gather_forwarding=options.gather_forwarding,
                     edge_memory=memory_hardware(platform, options.memory) if offchip else None,
+                    memory_channels=memory_channels(platform) if offchip else 1,
                     **options.hardware)
     check_fit(platform, model_params(algorithm, vertexid_bits=hardware.config.vertexid_bits),
               graph.num_vertices, hardware.config.fpgas)

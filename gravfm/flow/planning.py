@@ -15,6 +15,7 @@ from ..architectures import DEFAULT_ARCHITECTURE, LARGE_SYSTEM_PES, architecture
 from ..errors import ConfigError
 from ..hw import SystemConfig
 from ..partition import Partition, bits_for_count, edge_stores, partition as make_partition, update_fanout
+from ..validate import check_integer
 from .memory import image_bytes, words_per_pass
 
 __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capacities", "stated_capacity",
@@ -44,6 +45,9 @@ class Plan:
         Several FPGAs, GraVF-M: the mean number of other FPGAs an update goes to through the
         neighbour filter (:func:`gravfm.partition.update_fanout`), the fan-out the model's link
         limits are told about.
+    memory_channels : int
+        Off-chip edges: pseudo-channels of each FPGA's memory, each PE's edges in one
+        (:mod:`gravfm.sim.memory_image`); 1 for one memory.
     """
 
     partition: object = field(repr=False)
@@ -51,6 +55,7 @@ class Plan:
     memory_bytes: tuple | None = None
     memory_words_per_pass: tuple | None = None
     update_fanout: float | None = None
+    memory_channels: int = 1
 
 
 def next_power_of_two(value):
@@ -189,7 +194,7 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAU
 
 
 def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None,
-         update_lanes=None, gather_forwarding=True, edge_memory=None, **hardware):
+         update_lanes=None, gather_forwarding=True, edge_memory=None, memory_channels=1, **hardware):
     """Partition the prepared graph and size the hardware for it.
 
     Parameters
@@ -209,6 +214,9 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECT
     edge_memory : dict, optional
         Off-chip edges: the PE's memory fields (:func:`gravfm.flow.memory.memory_hardware`);
         the edge images' size is then known (``Plan.memory_bytes``).
+    memory_channels : int
+        Off-chip edges: pseudo-channels of each FPGA's memory
+        (:func:`gravfm.flow.memory.memory_channels`).
     **hardware
         Further :class:`~gravfm.hw.SystemConfig` fields (:data:`HARDWARE_OPTIONS`); ``max_rounds``
         defaults to :func:`default_max_rounds` of the reference's supersteps.
@@ -236,6 +244,8 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECT
               if parts.fpgas > 1 and architecture_info(arch).filters_links else None)
     if not offchip:
         return Plan(partition=parts, config=config, update_fanout=fanout)
-    return Plan(partition=parts, config=config, memory_bytes=image_bytes(stores, config),
-                memory_words_per_pass=words_per_pass(stores, config), update_fanout=fanout)
+    check_integer("plan", "memory_channels", memory_channels)
+    return Plan(partition=parts, config=config, memory_bytes=image_bytes(stores, config, memory_channels),
+                memory_words_per_pass=words_per_pass(stores, config), update_fanout=fanout,
+                memory_channels=memory_channels)
 

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import GravfmError
 from ..model.supersteps import design_overhead_cycles
 from .elaboration import gather_latency
+from .memory import channel_figures
 from .readings import cycle_breakdown, run_notes, superstep_model
 
 __all__ = ["RunReport", "report", "predict_run", "hazard_stall_note", "HAZARD_STALL_SHARE", "superstep_cycles",
@@ -241,8 +242,9 @@ def _link_figures(prepared, plan, top, readback):
                         messages=readback.messages, theory=theory, faults=link.faulty, check=link.check)
 
 
-def memory_figures(readback, config, f_clk_hz):
-    """Off-chip edges: the PEs' memory counters summed, bytes and the bandwidth they achieved."""
+def memory_figures(readback, config, f_clk_hz, channels=1):
+    """Off-chip edges: the PEs' memory counters summed, bytes and the bandwidth they achieved (and
+    the busiest of ``channels`` pseudo-channels': :func:`~gravfm.flow.memory.channel_figures`)."""
     if not config.pe.offchip:
         return {}
     counters = readback.counters
@@ -253,7 +255,8 @@ def memory_figures(readback, config, f_clk_hz):
             "responses": int(counters["mem_responses"].sum()),
             "bytes": words * config.pe.memory_word_bytes, "wait_cycles": int(counters["mem_wait"].sum()),
             "gib_s": gib_s, "gib_s_per_fpga": gib_s / config.fpgas,
-            "requests_in_flight": config.pe.requests_in_flight, "word_bits": config.pe.memory_word_bits}
+            "requests_in_flight": config.pe.requests_in_flight, "word_bits": config.pe.memory_word_bits,
+            **channel_figures(counters["mem_words"], config, channels, seconds)}
 
 
 def report(prepared, plan, top, readback, verdict, *, platform, backend, partition):
@@ -292,7 +295,8 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         board_links=readback.board_links,
         params=prepared.given_params,
         input_edges=(graph if prepared.loaded is None else prepared.loaded).num_edges,
-        edge_memory=config.pe.edge_memory, memory=memory_figures(readback, config, platform.fpga.f_clk_hz),
+        edge_memory=config.pe.edge_memory,
+        memory=memory_figures(readback, config, platform.fpga.f_clk_hz, channels=plan.memory_channels),
         prepared=prepared, plan=plan, readback=readback)
     return replace(run_report, superstep_model=superstep_model(run_report, platform))
 

@@ -7,7 +7,9 @@ another channel through the HBM switch loses bandwidth, so each PE's or scatter 
 in one channel, and the memory image is split per channel). The table states each channel once;
 the FPGA-wide figures of ``[memory]`` (bandwidth, peak, and the simulated memory's banks, queue
 depth and latency) follow from it, and one stated again must agree. The model's per-channel
-limit is :func:`gravfm.model.limits.channel_memory_bandwidth`.
+limit is :func:`gravfm.model.limits.channel_memory_bandwidth`; a run simulates the channels
+(:func:`gravfm.flow.memory.memory_load`: a memory of ``count`` channels, each with its share of the
+bandwidth and banks, the image split per channel by :mod:`gravfm.sim.memory_image`).
 """
 
 import math

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["INDEX_START_BITS", "INDEX_LENGTH_BITS", "INDEX_ENTRY_BITS", "edge_slot_bits", "inline_edges",
-           "OffchipLayout"]
+           "pe_channel", "channel_range_bytes", "OffchipLayout"]
 
 #: An edge-index entry's fields in off-chip memory: u32 first word of the list, u32 edge count.
 INDEX_START_BITS = 32
@@ -35,6 +35,19 @@ def edge_slot_bits(edge_bits):
 def inline_edges(word_bits, slot_bits):
     """Edge slots an index entry holds beside its header: (m_memword - 64) // slot, at least 0."""
     return max(0, (word_bits - INDEX_ENTRY_BITS) // slot_bits)
+
+
+def pe_channel(pe, channels):
+    """The pseudo-channel holding the edges of an FPGA's PE (or scatter unit) ``pe`` (its local
+    index) in a memory of ``channels`` channels: ``pe % channels``, each PE its own channel while
+    there are enough, several sharing one beyond."""
+    return pe % channels
+
+
+def channel_range_bytes(fills, word_bytes):
+    """Bytes of each channel's address range, from every channel's data in bytes (``fills``, of
+    every FPGA): the largest, at least one word, so that one range fits every channel."""
+    return max(word_bytes, int(np.max(fills)))
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,9 @@ class LoadPlan:
         Hardware id of every original vertex.
     memory_images : tuple of np.ndarray of uint8, or None
         Off-chip edges: each FPGA's memory image (:mod:`gravfm.sim.memory_image`).
+    memory_channels, memory_channel_bytes : int
+        Off-chip edges: the pseudo-channels the images are split into, and each one's bytes
+        (:class:`gravfm.sim.memory_image.MemoryImages`; 1 and 0 for one memory).
     memory : gravfm.sim.memory_params.MemoryLoad, or None
         Off-chip edges: the images with the simulated memory's parameters (the run's plan adds
         them; the back-ends serve the memory ports from it).
@@ -109,6 +112,8 @@ class LoadPlan:
     algorithm: object
     config: object
     memory_images: tuple | None = None
+    memory_channels: int = 1
+    memory_channel_bytes: int = 0
     memory: object = None
 
     def __len__(self):
@@ -146,7 +151,7 @@ class LoadPlan:
 
 
 def build_load(algorithm, graph, partition, config, params=None, *, data_bits=None,
-               write_empty_lists=False):
+               write_empty_lists=False, memory_channels=1):
     """Host writes that load ``graph`` (already prepared) into a system built from ``config``.
 
     Parameters
@@ -162,6 +167,9 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         Width of ``host_wr_data`` (default: the widest word written).
     write_empty_lists : bool
         Also write the zero index entries (when the memories may hold a previous graph).
+    memory_channels : int
+        Off-chip edges: pseudo-channels of each FPGA's memory, each PE's edges in one
+        (:mod:`gravfm.sim.memory_image`); 1 for one memory.
 
     Raises
     ------
@@ -211,7 +219,8 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     memory = None
     if config.pe.offchip:
         memory = memory_images(stores, [_edge_words(stores[g], edge_field_offsets, edge_offsets)
-                                        for g in range(config.total_pes)], config, edge_bits=edge_bits)
+                                        for g in range(config.total_pes)], config, edge_bits=edge_bits,
+                               channels=memory_channels)
         parts.extend(memory.parts)
     if config.fpgas > 1 and not gravf:   # the GraVF baseline has no neighbor filter
         parts.extend(_filter_writes(graph, partition, config))
@@ -219,7 +228,9 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
     return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits,
                     num_local=partition.vertices_per_pe.astype(np.int64),
                     vertex_of_pe=vertex_of_pe, hw_id=hw_id, algorithm=algorithm, config=config,
-                    memory_images=memory.images if memory else None)
+                    memory_images=memory.images if memory else None,
+                    memory_channels=memory.channels if memory else 1,
+                    memory_channel_bytes=memory.channel_bytes if memory else 0)
 
 
 def _check_partition(graph, partition, config):

@@ -6,6 +6,13 @@ Layout (what :mod:`gravfm.hw.pe.offchip_scatter` reads, arithmetic in
     PE i: [index: one entry per index entry, padded to a word]
           [lists: each starts on a word boundary, W / slot edges per word]
 
+A memory of C pseudo-channels (HBM) is split into C contiguous ranges of ``channel_bytes`` each
+(:meth:`gravfm.sim.memory_params.MemoryParams.channel_of`): PE i of an FPGA lives in channel
+i % C (:func:`gravfm.model.offchip_layout.pe_channel`), a channel's PEs one after another from
+its start, so that a PE reads only its own channel when p <= C. ``channel_bytes`` is the largest
+channel's data over all FPGAs; the image holds the channels that have PEs (min(p, C)), each
+padded to it. One channel is the layout above, unpadded.
+
 Index entry ``e``: u32 first word of the list (relative to the PE's ``edge_base``), u32 edge
 count, then K = (W - 64) // slot inline slots holding the list's first min(count, K) edges (the
 entry is then one whole word; K = 0: bare 64-bit entries, W / 64 per word); the list in memory
@@ -19,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from ..model.offchip_layout import OffchipLayout
+from ..model.offchip_layout import OffchipLayout, channel_range_bytes, pe_channel
 from ..hw.protocol import PRESENT_WORD_BITS, HostMem, PeRegister
 
 __all__ = ["MemoryImages", "memory_images"]
@@ -35,10 +42,16 @@ class MemoryImages:
         One per FPGA, a whole number of words.
     parts : list
         Host writes ``(pe, mem, addresses, words)``: base registers and presence bits.
+    channels : int
+        Pseudo-channels of each FPGA's memory the image is split into (1: one memory).
+    channel_bytes : int
+        Bytes of each channel's range (0 with one channel).
     """
 
     images: tuple
     parts: list
+    channels: int = 1
+    channel_bytes: int = 0
 
     @property
     def bytes_per_fpga(self):
@@ -46,7 +59,7 @@ class MemoryImages:
         return [image.size for image in self.images]
 
 
-def memory_images(stores, edge_words, config, *, edge_bits):
+def memory_images(stores, edge_words, config, *, edge_bits, channels=1):
     """Images and host writes for the PEs' edge stores.
 
     Parameters
@@ -58,6 +71,8 @@ def memory_images(stores, edge_words, config, *, edge_bits):
     config : gravfm.hw.SystemConfig
     edge_bits : int
         Width of one edge word.
+    channels : int
+        Pseudo-channels of each FPGA's memory (module docstring); 1 for one memory.
 
     Raises
     ------
@@ -71,23 +86,31 @@ def memory_images(stores, edge_words, config, *, edge_bits):
         raise ConfigError(f"an edge of {edge_bits} bits does not fit the off-chip layout "
                           f"(at most {min(64, pe.memory_word_bits)} bits)")
     p = config.pes_per_fpga
+    regions = [_pe_region(stores[g], edge_words[g], layout, word_bytes) for g in range(config.total_pes)]
+    used = min(p, channels)   # channels holding PEs
+    fills = [[sum(index.size + lists.size for g, (index, lists) in enumerate(regions[f * p:(f + 1) * p])
+                  if pe_channel(g, channels) == c) for c in range(used)] for f in range(config.fpgas)]
+    channel_bytes = channel_range_bytes(fills, word_bytes) if channels > 1 else 0
     images, parts = [], []
     for f in range(config.fpgas):
-        regions, offset = [], 0
+        chunks, ends = [[] for _ in range(used)], [c * channel_bytes for c in range(used)]
         for g in range(f * p, (f + 1) * p):
-            index, lists = _pe_region(stores[g], edge_words[g], layout, word_bytes)
-            index_base = offset // word_bytes
-            edge_base = index_base + index.size // word_bytes
-            regions += [index, lists]
-            offset += index.size + lists.size
+            c = pe_channel(g - f * p, channels)
+            index, lists = regions[g]
+            index_base = ends[c] // word_bytes
+            chunks[c] += [index, lists]
+            ends[c] += index.size + lists.size
             parts.append((g, HostMem.REGISTERS, np.array([PeRegister.INDEX_BASE, PeRegister.EDGE_BASE]),
-                          np.array([index_base, edge_base], dtype=np.uint64)))
+                          np.array([index_base, index_base + index.size // word_bytes], dtype=np.uint64)))
             parts.extend(_presence_writes(g, stores[g].length))
-        if offset > 1 << pe.memory_addr_bits:
-            raise ConfigError(f"FPGA {f}: the edge image needs {offset:,} bytes, beyond the "
+        if channels > 1:   # each channel padded to its range
+            chunks = [chunk + [np.zeros(channel_bytes - fill, dtype=np.uint8)] for chunk, fill in zip(chunks, fills[f])]
+        image = np.concatenate([region for chunk in chunks for region in chunk] or [np.zeros(0, dtype=np.uint8)])
+        if image.size > 1 << pe.memory_addr_bits:
+            raise ConfigError(f"FPGA {f}: the edge image needs {image.size:,} bytes, beyond the "
                               f"{pe.memory_addr_bits}-bit memory address (memory_addr_bits)")
-        images.append(np.concatenate(regions) if regions else np.zeros(0, dtype=np.uint8))
-    return MemoryImages(images=tuple(images), parts=parts)
+        images.append(image)
+    return MemoryImages(images=tuple(images), parts=parts, channels=channels, channel_bytes=channel_bytes)
 
 
 def _pe_region(store, words, layout, word_bytes):

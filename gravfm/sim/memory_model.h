@@ -1,4 +1,5 @@
-// The simulated off-chip edge memory of one FPGA (the paper's HMC) in C++, cycle for cycle the
+// The simulated off-chip edge memory of one FPGA (the paper's HMC, or an HBM's pseudo-channels:
+// memory_channels.h) in C++, cycle for cycle the
 // Python reference gravfm.sim.memory_model.MemoryModel (tests/test_memory_model_cpp.py replays
 // gravfm/sim/memory_model_tb.cpp's traces through it and compares every output of every cycle).
 // It serves P AXI4 read ports (gravfm.hw.axi.axi_read_signature) from a read-only byte image.
@@ -9,18 +10,21 @@
 //
 // One cycle, clock(inputs) (the inputs are sampled before the clock edge), in this order:
 //   a. R handshake: a port whose presented beat sees rready delivers it.
-//   b. Service: credit = min(credit + rate_fixed, rate_fixed + cost - 1), cost = word_bytes << 16
-//      (the FPGA's shared bandwidth, 16 fraction bits). The cap is the most credit a busy memory
+//   b. Service, in every channel in channel order (one channel: the whole memory):
+//      credit = min(credit + rate_fixed, rate_fixed + cost - 1), cost = word_bytes << 16
+//      (the channel's bandwidth, 16 fraction bits). The cap is the most credit a busy memory
 //      can hold after a refill (less than cost is left after a service), so a busy memory loses
 //      none and an idle one banks less than one word. (A cap of max(rate, cost) would waste
 //      credit whenever cost is not a multiple of the rate: 12 B/cycle would give 8.) The credit
-//      starts at the cap. Banks in round-robin order,
-//      starting at `service_next_`: a bank with a queued beat takes its head while credit >=
+//      starts at the cap. The channel's banks in round-robin order,
+//      starting at its `service_next`: a bank with a queued beat takes its head while credit >=
 //      word_bytes << 16 (credit -= that); the beat is due at now + latency + jitter draw. One beat
-//      per bank per cycle; the first credit shortfall ends the round. Afterwards service_next_ =
-//      one past the first bank that took a beat (unchanged if none did). `stuck`: no service.
+//      per bank per cycle; the first credit shortfall ends the channel's round. Afterwards its
+//      service_next = one past the first bank that took a beat (unchanged if none did). `stuck`:
+//      no service.
 //   c. Dispatch: ports in round-robin order, starting at `dispatch_next_`: a port's staged
-//      request pushes its next beat into the queue of the beat's bank (word address % banks) if
+//      request pushes its next beat into the queue of the beat's bank (word address % banks of
+//      the channel of its byte address: address / channel_bytes, the last channel beyond) if
 //      that queue holds fewer than bank_depth beats (after step b) and the bank has not taken
 //      another port's beat in this step; one beat per port. The slot empties with its last
 //      beat. Afterwards dispatch_next_ = one past the first port that dispatched (unchanged if
@@ -41,15 +45,17 @@
 // arburst is not INCR answers every beat with rresp 2 (SLVERR); a beat of an aligned request whose
 // word lies beyond the image answers rresp 3 (DECERR). Error beats carry zero data, travel like
 // the others, and are counted when dispatched (errors, first_error_*). Beat k's byte address is
-// araddr + k * word_bytes (wrapping at 2^64); its bank is (address / word_bytes) % banks.
+// araddr + k * word_bytes (wrapping at 2^64); its bank is (address / word_bytes) % banks of its
+// channel. Every port reaches every channel (an HBM's switch): a burst may cross channels.
 //
 // Randomness: splitmix64, state = seed + index * 0xD1B54A32D192ED03 (mod 2^64) for memory
-// `index` of the system; one draw per serviced beat when jitter > 0 (random() % (jitter + 1)),
-// in service order, and one per reorder pick with k > 1 candidates, in port order.
+// `index` of the system (one stream for all its channels); one draw per serviced beat when
+// jitter > 0 (random() % (jitter + 1)), in service order, and one per reorder pick with k > 1
+// candidates, in port order.
 //
 // Speed (the model runs every cycle of every FPGA with off-chip edges): no allocation in a cycle
 // once the pools have grown to the traffic (beats in one pool, linked per ID; bank queues are
-// rings of bank_depth); a port's presentation looks only at its serviced heads of an ID
+// rings of bank_depth: memory_channels.h); a port's presentation looks only at its serviced heads of an ID
 // (`armed`), and not before the earliest cycle at which one of them is due (`wake`). None of it
 // changes an output: the Python model stays the reference (tests/test_memory_model_cpp.py).
 #pragma once
@@ -62,6 +68,7 @@
 #include <vector>
 
 #include "gravfm_inputs.h"  // MemoryModelParams (gravfm.sim.memory_params), MEMORY_FRACTION_BITS
+#include "memory_channels.h"
 #include "splitmix.h"
 
 namespace gravfm {
@@ -81,26 +88,18 @@ public:
 
     MemoryModel(const MemoryModelParams& params, const uint8_t* image, uint64_t image_bytes, unsigned ports,
                 unsigned index = 0)
-        : p_(params), image_(image), ports_(ports), cost_(uint64_t{params.word_bytes} << FRACTION_BITS) {
-        if (!p_.word_bytes || (p_.word_bytes & (p_.word_bytes - 1)) || p_.word_bytes > 128)
-            throw std::invalid_argument("MemoryModel: word_bytes must be a power of two up to 128");
-        if (!p_.rate_fixed) throw std::invalid_argument("MemoryModel: rate_fixed must be >= 1");
-        if (!p_.latency) throw std::invalid_argument("MemoryModel: latency must be >= 1");
-        if (!p_.banks || !p_.bank_depth) throw std::invalid_argument("MemoryModel: banks and bank_depth must be >= 1");
+        : p_(params), image_(image), ports_(ports), cost_(uint64_t{params.word_bytes} << FRACTION_BITS),
+          channels_(check(params), cost_) {
         if (!ports) throw std::invalid_argument("MemoryModel: ports must be >= 1");
         if (image_bytes % p_.word_bytes)
             throw std::invalid_argument("MemoryModel: the image is not a whole number of words");
         while ((1u << log2_word_) < p_.word_bytes) ++log2_word_;
         image_words_ = image_bytes / p_.word_bytes;
         data_words_ = (p_.word_bytes + 3) / 4;
-        cap_ = p_.rate_fixed + cost_ - 1;
-        credit_ = cap_;  // an idle memory has its full allowance
         random_ = p_.seed + uint64_t{index} * 0xD1B54A32D192ED03ull;
         slots_.resize(ports);
         ports_state_.resize(ports);
         for (Port& port : ports_state_) port.data.assign(data_words_, 0);
-        banks_.resize(p_.banks);
-        ring_.assign(size_t{p_.banks} * p_.bank_depth, NONE);
         ar_ready_now_.assign(ports, 0);
         outstanding.assign(ports, 0);
     }
@@ -167,12 +166,20 @@ private:
         uint64_t wake = 0;            // no armed beat is due before this cycle
         std::vector<uint32_t> data;
     };
-    struct Bank {  // its queue: a ring of bank_depth beats in ring_
-        uint32_t first = 0, count = 0;
-        uint64_t taken_at = NEVER;  // the dispatch step (cycle) in which a port's beat entered it
-    };
 
     const Beat& shown(unsigned k) const { return pool_[ports_state_[k].shown]; }
+
+    // The parameters, refused before any member is built from them.
+    static const MemoryModelParams& check(const MemoryModelParams& p) {
+        if (!p.word_bytes || (p.word_bytes & (p.word_bytes - 1)) || p.word_bytes > 128)
+            throw std::invalid_argument("MemoryModel: word_bytes must be a power of two up to 128");
+        if (!p.rate_fixed) throw std::invalid_argument("MemoryModel: rate_fixed must be >= 1");
+        if (!p.latency) throw std::invalid_argument("MemoryModel: latency must be >= 1");
+        if (!p.banks || !p.bank_depth) throw std::invalid_argument("MemoryModel: banks and bank_depth must be >= 1");
+        if (!p.channels || (p.channels > 1 && (!p.channel_bytes || p.channel_bytes % p.word_bytes)))
+            throw std::invalid_argument("MemoryModel: channels >= 1, channel_bytes a multiple of word_bytes");
+        return p;
+    }
 
     uint64_t random() { return splitmix64(random_); }
 
@@ -217,18 +224,7 @@ private:
     }
 
     void service() {
-        credit_ = std::min(credit_ + p_.rate_fixed, cap_);
-        if (!queued_) return;
-        int first = -1;
-        for (unsigned i = 0, b = service_next_; i < p_.banks; ++i, b = b + 1 == p_.banks ? 0 : b + 1) {
-            Bank& bank = banks_[b];
-            if (!bank.count) continue;
-            if (credit_ < cost_) break;
-            credit_ -= cost_;
-            const uint32_t index = ring_[size_t{b} * p_.bank_depth + bank.first];
-            bank.first = bank.first + 1 == p_.bank_depth ? 0 : bank.first + 1;
-            --bank.count;
-            --queued_;
+        channels_.service([this](uint32_t index) {
             Beat& beat = pool_[index];
             beat.serviced = true;
             beat.due = now_ + p_.latency + (p_.jitter ? random() % (uint64_t{p_.jitter} + 1) : 0);
@@ -237,9 +233,7 @@ private:
                 port.armed.push_back(index);
                 port.wake = std::min(port.wake, beat.due);
             }
-            if (first < 0) first = static_cast<int>(b);
-        }
-        if (first >= 0) service_next_ = (static_cast<unsigned>(first) + 1) % p_.banks;
+        });
     }
 
     void dispatch() {
@@ -248,10 +242,8 @@ private:
             Slot& slot = slots_[k];
             if (!slot.busy) continue;
             const uint64_t word = slot.address >> log2_word_;
-            const unsigned b = static_cast<unsigned>(word % p_.banks);
-            Bank& bank = banks_[b];
-            if (bank.taken_at == now_ || bank.count >= p_.bank_depth) continue;
-            bank.taken_at = now_;
+            const unsigned b = channels_.bank_of(slot.address);
+            if (!channels_.takes(b, now_)) continue;
             uint32_t resp = slot.resp;
             if (resp == RESP_OKAY && word >= image_words_) resp = RESP_DECERR;
             if (resp != RESP_OKAY) note_error(k, slot.address);
@@ -268,9 +260,7 @@ private:
                 port.ids.push_back(IdQueue{slot.id, index, index});
                 pool_[index].head = true;
             }
-            ring_[size_t{b} * p_.bank_depth + (bank.first + bank.count) % p_.bank_depth] = index;
-            ++bank.count;
-            ++queued_;
+            channels_.push(b, index, now_);
             slot.address += p_.word_bytes;
             if (!slot.beats_left) {
                 slot.busy = false;
@@ -338,18 +328,17 @@ private:
     MemoryModelParams p_;
     const uint8_t* image_;
     unsigned ports_;
-    uint64_t cost_, cap_ = 0, credit_ = 0;
+    uint64_t cost_;
+    MemoryChannels channels_;
     unsigned log2_word_ = 0, data_words_ = 0;
     uint64_t image_words_ = 0;
-    uint64_t random_ = 0, now_ = 0, seq_ = 0, queued_ = 0;
-    unsigned dispatch_next_ = 0, service_next_ = 0, busy_ = 0;
+    uint64_t random_ = 0, now_ = 0, seq_ = 0;
+    unsigned dispatch_next_ = 0, busy_ = 0;
     std::vector<Slot> slots_;
     std::vector<Port> ports_state_;
     std::vector<Beat> pool_;            // every beat dispatched and not yet delivered, and free entries
     std::vector<uint32_t> free_;        // free entries of pool_
     std::vector<uint32_t> beat_port_;   // by pool entry: the port of its beat
-    std::vector<Bank> banks_;
-    std::vector<uint32_t> ring_;        // bank b's queue: entries b * bank_depth ...
     std::vector<uint8_t> ar_ready_now_;
     std::vector<uint32_t> candidates_;
 };

@@ -1,7 +1,10 @@
 """The simulated off-chip edge memory of one FPGA: the Python reference model.
 
 :class:`MemoryModel` serves P AXI4 read ports (:func:`gravfm.hw.axi.axi_read_signature`) from a
-read-only byte image, cycle for cycle as the C++ ``gravfm::MemoryModel`` of ``memory_model.h``,
+read-only byte image, one memory or several independent pseudo-channels (HBM: each channel its
+own bandwidth credit, banks and queues, a beat's channel chosen by its address,
+:meth:`MemoryParams.channel_of <gravfm.sim.memory_params.MemoryParams.channel_of>`), cycle for
+cycle as the C++ ``gravfm::MemoryModel`` of ``memory_model.h``,
 whose header defines the semantics (the order of one cycle's steps, both round-robins, the
 random stream); ``tests/test_memory_model_cpp.py`` proves the two identical. The Amaranth
 back-end serves a top's ``mem`` ports with it.
@@ -75,6 +78,15 @@ class _Beat:
         self.due = None   # set when a bank services it
 
 
+class _Channel:
+    """One channel's bandwidth credit, its banks' queues and their service round-robin."""
+
+    __slots__ = ("credit", "queues", "queued", "service_next")
+
+    def __init__(self, credit, banks):
+        self.credit, self.queues, self.queued, self.service_next = credit, [deque() for _ in range(banks)], 0, 0
+
+
 class _Slot:  # a port's staged request
     __slots__ = ("address", "beats_left", "id", "resp")
 
@@ -87,6 +99,9 @@ _IDLE = PortOutputs(1, 0, 0, 0, 0, 0)
 
 class MemoryModel:
     """One memory with ``ports`` AXI read ports (semantics: ``memory_model.h``).
+
+    Every port reaches every channel (an HBM's switch); a channel's bandwidth is shared by the
+    ports reading it, so ports reading channels of their own each get a channel's bandwidth.
 
     Parameters
     ----------
@@ -126,16 +141,15 @@ class MemoryModel:
         self._log2_word = params.word_bytes.bit_length() - 1
         self._image_words = image.size // params.word_bytes
         self._rate, self._cost = params.rate_fixed, params.word_bytes << FRACTION_BITS
-        self._cap = self._rate + self._cost - 1   # the most a busy memory holds: none of it is lost
-        self._credit = self._cap                  # an idle memory has its full allowance
+        self._cap = self._rate + self._cost - 1   # the most a busy channel holds: none of it is lost
+        # An idle channel has its full allowance.
+        self._channels = [_Channel(self._cap, params.banks) for _ in range(params.channels)]
         self._random = SplitMix64(params.seed + index * INDEX_STRIDE)
         self._slots = [None] * ports
         self._pending = [{} for _ in range(ports)]   # per port: ID -> deque of beats, request order
         self._shown = [None] * ports                 # the presented beat
         self._shown_outputs = [_IDLE] * ports
-        self._queues = [deque() for _ in range(params.banks)]
-        self._queued = 0
-        self._dispatch_next = self._service_next = 0
+        self._dispatch_next = 0
         self._seq = 0
         self.now = 0
         self.requests = self.beats = self.errors = 0
@@ -180,29 +194,32 @@ class MemoryModel:
         self.outstanding[k] -= 1
 
     def _service(self):
-        self._credit = min(self._credit + self._rate, self._cap)
-        if not self._queued:
-            return
-        banks, queues, jitter = self.params.banks, self._queues, self.params.jitter
+        for channel in self._channels:   # in channel order: the order of the jitter draws
+            channel.credit = min(channel.credit + self._rate, self._cap)
+            if channel.queued:
+                self._service_channel(channel)
+
+    def _service_channel(self, channel):
+        banks, queues, jitter = self.params.banks, channel.queues, self.params.jitter
         first = None
         for i in range(banks):
-            b = (self._service_next + i) % banks
+            b = (channel.service_next + i) % banks
             if not queues[b]:
                 continue
-            if self._credit < self._cost:
+            if channel.credit < self._cost:
                 break
-            self._credit -= self._cost
+            channel.credit -= self._cost
             beat = queues[b].popleft()
-            self._queued -= 1
+            channel.queued -= 1
             beat.due = self.now + self.params.latency + (self._random.next() % (jitter + 1) if jitter else 0)
             if first is None:
                 first = b
         if first is not None:
-            self._service_next = (first + 1) % banks
+            channel.service_next = (first + 1) % banks
 
     def _dispatch(self):
-        banks, depth, queues = self.params.banks, self.params.bank_depth, self._queues
-        taken = set()
+        banks, depth = self.params.banks, self.params.bank_depth
+        taken = set()   # (channel, bank) that took a beat in this step
         first = None
         for i in range(self.ports):
             k = (self._dispatch_next + i) % self.ports
@@ -210,10 +227,11 @@ class MemoryModel:
             if slot is None:
                 continue
             word = slot.address >> self._log2_word
-            b = word % banks
-            if b in taken or len(queues[b]) >= depth:
+            c, b = self.params.channel_of(slot.address), word % banks
+            channel = self._channels[c]
+            if (c, b) in taken or len(channel.queues[b]) >= depth:
                 continue
-            taken.add(b)
+            taken.add((c, b))
             resp = slot.resp
             if resp == RESP_OKAY and word >= self._image_words:
                 resp = RESP_DECERR
@@ -223,8 +241,8 @@ class MemoryModel:
             beat = _Beat(slot.address, self._seq, slot.id, resp, slot.beats_left == 0)
             self._seq += 1
             self._pending[k].setdefault(slot.id, deque()).append(beat)
-            queues[b].append(beat)
-            self._queued += 1
+            channel.queues[b].append(beat)
+            channel.queued += 1
             slot.address = (slot.address + self._word) & _MASK
             if not slot.beats_left:
                 self._slots[k] = None

@@ -1,7 +1,8 @@
 """Parameters of the simulated off-chip edge memory, and what a run hands the simulators.
 
-:class:`MemoryParams` describes one FPGA's memory (the paper's HMC): beat width, bandwidth,
-latency and its jitter, banks, and two fault modes. Both models of that memory read it: the
+:class:`MemoryParams` describes one FPGA's memory (the paper's HMC, or an HBM of independent
+pseudo-channels): beat width, bandwidth, latency and its jitter, channels and their banks, and two
+fault modes. Both models of that memory read it: the
 Python reference (:mod:`gravfm.sim.memory_model`, used by the Amaranth back-end) and the C++ one
 (``memory_model.h``, used by the compiled simulator's harness), which behave identically cycle
 for cycle (``tests/test_memory_model_cpp.py``).
@@ -48,6 +49,8 @@ class MemoryModelParams:
     seed: int = field(metadata=_WIDE)
     reorder: int
     stuck: int
+    channels: int
+    channel_bytes: int = field(metadata=_WIDE)
 
 
 @dataclass(frozen=True)
@@ -59,16 +62,17 @@ class MemoryParams:
     word_bytes : int
         Bytes per beat (``rdata`` is ``8 * word_bytes`` bits); a power of two up to 128.
     bytes_per_cycle : float
-        Bandwidth of the whole memory at the FPGA's clock, shared by its ports and banks; held
-        as fixed point with :data:`FRACTION_BITS` fraction bits (:attr:`rate_fixed`). A busy
-        memory delivers exactly this in the long run; an idle one banks less than one word.
+        Bandwidth of one channel at the FPGA's clock (of the whole memory when it has one channel),
+        shared by its banks and by the ports reading it; held as fixed point with
+        :data:`FRACTION_BITS` fraction bits (:attr:`rate_fixed`). A busy channel delivers exactly
+        this in the long run; an idle one banks less than one word.
     latency : int
         Cycles from a beat's service to its earliest ``rvalid`` (>= 1); unloaded, a request
         accepted in cycle c shows its first beat in cycle c + 2 + latency.
     jitter : int
         Extra cycles per beat, uniform in ``0 .. jitter``.
     banks : int
-        Independent banks; a word's bank is its word address modulo ``banks``.
+        Independent banks of each channel; a word's bank is its word address modulo ``banks``.
     bank_depth : int
         Beats each bank's queue holds.
     seed : int
@@ -77,6 +81,12 @@ class MemoryParams:
         Fault mode: return a random ready beat instead of the oldest (one ID's order is kept).
     stuck : bool
         Fault mode: accept and queue requests, never answer.
+    channels : int
+        Independent pseudo-channels (HBM), each with its own bandwidth credit, banks and queues
+        and the same latency; 1 is one memory (the paper's HMC).
+    channel_bytes : int
+        Bytes of address space per channel (a multiple of ``word_bytes``; read only when
+        ``channels > 1``): byte address A lives in channel :meth:`channel_of` (A).
     """
 
     word_bytes: int = 16
@@ -88,6 +98,8 @@ class MemoryParams:
     seed: int = 1
     reorder: bool = False
     stuck: bool = False
+    channels: int = 1
+    channel_bytes: int = 0
 
     def __post_init__(self):
         check_fields(self, "word_bytes", high=128)
@@ -99,6 +111,15 @@ class MemoryParams:
         check_fields(self, "banks", "bank_depth", high=1 << 16)
         check_fields(self, "seed", low=0, high=_U64)
         check_fields(self, "reorder", "stuck", check=check_flag)
+        check_fields(self, "channels", high=1 << 16)
+        check_fields(self, "channel_bytes", low=0, high=_U64)
+        if self.channels > 1 and (not self.channel_bytes or self.channel_bytes % self.word_bytes):
+            raise ConfigError(f"MemoryParams.channel_bytes must be a positive multiple of word_bytes="
+                              f"{self.word_bytes} with {self.channels} channels, not {self.channel_bytes}")
+
+    def channel_of(self, address):
+        """The channel of byte ``address``: ``address // channel_bytes``, the last channel beyond."""
+        return 0 if self.channels == 1 else min(address // self.channel_bytes, self.channels - 1)
 
     @property
     def rate_fixed(self):
@@ -114,14 +135,18 @@ class MemoryParams:
         """The :class:`MemoryModelParams` of these parameters (what the C++ model reads)."""
         return MemoryModelParams(word_bytes=self.word_bytes, rate_fixed=self.rate_fixed, latency=self.latency,
                                  jitter=self.jitter, banks=self.banks, bank_depth=self.bank_depth, seed=self.seed,
-                                 reorder=int(self.reorder), stuck=int(self.stuck))
+                                 reorder=int(self.reorder), stuck=int(self.stuck), channels=self.channels,
+                                 channel_bytes=self.channel_bytes)
 
     def describe(self):
-        """One line for reports, e.g. ``16 B words, 16 B/cycle, latency 20 cycles, 8 banks x 4``."""
+        """One line for reports, e.g. ``16 B words, 16 B/cycle, latency 20 cycles, 8 banks x 4``
+        (with channels: ``32 channels of 4096 B, 16 B words, 28.7 B/cycle each, ...``)."""
         latency = f"{self.latency}+0..{self.jitter}" if self.jitter else f"{self.latency}"
         faults = [name for name in ("reorder", "stuck") if getattr(self, name)]
-        return (f"{self.word_bytes} B words, {self.bytes_per_cycle:g} B/cycle, latency {latency} cycles, "
-                f"{self.banks} banks x {self.bank_depth}, seed {self.seed}"
+        channels = f"{self.channels} channels of {self.channel_bytes} B, " if self.channels > 1 else ""
+        each = " each" if self.channels > 1 else ""
+        return (f"{channels}{self.word_bytes} B words, {self.bytes_per_cycle:g} B/cycle{each}, latency {latency} "
+                f"cycles, {self.banks} banks x {self.bank_depth}{each}, seed {self.seed}"
                 + "".join(f", {fault}" for fault in faults))
 
 

@@ -137,7 +137,7 @@ def export_verilog(top, *, name=TOP_NAME):
 
 #: The harness's static sources, copied into every build (part of its key).
 HARNESS_FILES = ("harness.cpp", "harness_support.h", "harness_system.h", "harness_host.h", "link_model.h",
-                 "link_split.h", "memory_model.h", "memory_harness.h", "splitmix.h")
+                 "link_split.h", "memory_model.h", "memory_channels.h", "memory_harness.h", "splitmix.h")
 
 
 #: What a traced build adds to them (:mod:`gravfm.sim.trace`).
