@@ -230,3 +230,16 @@ def test_shared_capacities_hold_every_point():
     assert len({(p.local_bits, p.edges_per_pe, p.max_rounds) for p in points_of(EXPERIMENTS["fig11"], "quick")}) == 1
     assert points_of(EXPERIMENTS["fig7"], "full", shared=False)[0].local_bits is None
     assert all(sizes.share_builds for sizes in SIZES.values())   # --full shares builds as --quick does
+
+
+def test_a_sparse_superstep_is_named_from_the_rows():
+    from gravfm.reproduce.diagnosis import sparse_supersteps
+
+    rows = [{"active": 1000, "messages": 32000}, {"active": 900, "messages": 900, "cycles": 1000},
+            {"active": 0, "messages": 0, "cycles": 600}]
+    result = {"per_superstep": rows, "measured": {"cycles": 1700}}
+    # Row 0's 32,000 edges in row 1's 1000 cycles (32 a cycle); row 1's 900 in 600 (1.5 a cycle).
+    (step,) = sparse_supersteps(result, 2)
+    assert (step.superstep, step.updates, step.edges, step.cycles) == (1, 900, 900, 600)
+    assert "900 updates for 900 edges (1.0 per update), 1.5 edges a cycle against 32.0 at best" in step.describe()
+    assert sparse_supersteps(result, 2, share=0.5) == []   # 600 of 1700 cycles: below that share

@@ -13,7 +13,7 @@ from ..architectures import GRAVF, GRAVFM
 from ..flow.planning import default_update_lanes
 from ..graph.spec import parse_spec
 from ..model import algorithm_params, load_platform, predict
-from .diagnosis import memory_wait
+from .diagnosis import memory_wait, sparse_supersteps
 
 __all__ = ["Claim", "check"]
 
@@ -112,6 +112,21 @@ def _memory_bound(results, **fields):
     return ("; the off-chip edge reads bind (measured counters: a vertex's list split over more PEs gives each a "
             "shorter one, so more requests per edge; the model's T_sys leaves the requests in flight out, its "
             "L_in_flight is Little's law with one word a request, a lower bound): " + "; ".join(parts))
+
+
+def _sparse(results):
+    """The GraVF-M points' supersteps that ran far below their best rate, from the per-superstep
+    rows (measured); "" if none."""
+    parts = []
+    for r in good(results, arch=GRAVFM.name):
+        lanes = default_update_lanes(GRAVFM.name, r["point"]["fpgas"], r["point"]["pes"])
+        steps = sparse_supersteps(r, lanes)
+        if steps:
+            parts.append(f"{r['point']['algorithm']} " + "; ".join(step.describe() for step in steps))
+    if not parts:
+        return ""
+    return ("; supersteps with few edges per update run far below the others (per-superstep rows, measured): "
+            + "; ".join(parts))
 
 
 def _in_flight_mteps(result):
@@ -348,7 +363,7 @@ def check_table3(experiment, results):
                    "(superstep-aware, gravfm.model.supersteps): a small graph has too little work per superstep "
                    "to reach the steady-state limit")
     if not holds:
-        reason += _memory_bound(results)
+        reason += _sparse(results) + _memory_bound(results)
     if size["pes"] != 9:
         reason += "; absolute MTEPS scale with the PEs"
     return Claim(experiment.claim, "; ".join(parts) + f" on {size['fpgas']} x {size['pes']} PEs (measured; model "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..model import load_platform
 
-__all__ = ["MemoryWait", "memory_wait"]
+__all__ = ["MemoryWait", "SparseSuperstep", "memory_wait", "sparse_supersteps"]
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,38 @@ def memory_wait(result):
         requests_per_edge=memory["requests"] / measured["messages"] if measured.get("messages") else float("nan"),
         round_trip=round_trip, in_flight=in_flight,
         bound_cycles=memory["requests"] / pes * round_trip / in_flight, cycles=measured["cycles"])
+
+
+@dataclass(frozen=True)
+class SparseSuperstep:
+    """A superstep that ran far below the run's best rate (measured per-superstep rows): its
+    updates (active vertices) against its edges. A GraVF-M PE takes every update that reaches its
+    FPGA, ``lanes`` a cycle, whatever its share of the edges: with few edges per update the
+    updates, not the edges, fill its cycles."""
+
+    superstep: int
+    updates: int
+    edges: int
+    cycles: int
+    best_edges_per_cycle: float
+    lanes: int
+
+    def describe(self):
+        return (f"superstep {self.superstep}: {self.updates:,} updates for {self.edges:,} edges "
+                f"({self.edges / self.updates:.1f} per update), {self.edges / self.cycles:.1f} edges a cycle against "
+                f"{self.best_edges_per_cycle:.1f} at best; taking {self.lanes} updates a cycle, a PE needs up to "
+                f"{self.updates / self.lanes / 1e3:.0f}k of the superstep's {self.cycles / 1e3:.0f}k cycles for them")
+
+
+def sparse_supersteps(result, lanes, *, below=0.6, share=0.05):
+    """The supersteps of a stored GraVF-M point that ran below ``below`` of its best superstep's
+    edges per cycle and took at least ``share`` of its cycles (messages of row r are handled in the
+    cycles of row r + 1)."""
+    rows, cycles = result.get("per_superstep") or [], result["measured"].get("cycles") or 0
+    steps = [(r, rows[r]["active"], rows[r]["messages"], rows[r + 1]["cycles"]) for r in range(len(rows) - 1)
+             if rows[r]["messages"] and rows[r + 1]["cycles"]]
+    if not steps or not cycles:
+        return []
+    best = max(edges / spent for _, _, edges, spent in steps)
+    return [SparseSuperstep(r, active, edges, spent, best, lanes) for r, active, edges, spent in steps
+            if edges / spent < below * best and spent >= share * cycles and active]
