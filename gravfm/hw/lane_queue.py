@@ -5,8 +5,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .layouts import lanes_layout
+from .skid_buffer import ReadySlice, SkidBuffer
 
-__all__ = ["LaneQueue"]
+__all__ = ["LaneQueue", "RegisteredLaneQueue"]
 
 
 class LaneQueue(wiring.Component):
@@ -96,4 +97,37 @@ class LaneQueue(wiring.Component):
                     shift = written - popped
                     with m.Case(popped | written << 1):
                         m.d.sync += filled.eq(Cat(filled_at(c - shift) for c in range(depth)))
+        return m
+
+
+class RegisteredLaneQueue(wiring.Component):
+    """A :class:`LaneQueue` between two registered stages (the timing plan's rule 2): a
+    :class:`~gravfm.hw.skid_buffer.SkidBuffer` in front, so that the lanes' placement starts at
+    fabric flip-flops (not at a block RAM's output register across the chip), and a
+    :class:`~gravfm.hw.skid_buffer.ReadySlice` behind, so that the queue's pop comes from a
+    flip-flop (not from the consumer's ready chain, which fans out to every entry). One cycle
+    more on the way in; none on the way out.
+
+    Parameters and ports as :class:`LaneQueue`'s, and ``empty : Out(1)``: nothing is held, in
+    the queue or in either stage.
+    """
+
+    def __init__(self, *, shape, lanes=2, depth=4):
+        self._queue = LaneQueue(shape=shape, lanes=lanes, depth=depth)
+        super().__init__({
+            "i": In(stream.Signature(lanes_layout(shape, lanes))),
+            "o": Out(stream.Signature(shape)),
+            "empty": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.queue = queue = self._queue
+        m.submodules.entry = entry = SkidBuffer(shape=self.i.payload.shape())
+        m.submodules.exit = leaving = ReadySlice(shape=self.o.payload.shape())
+        wiring.connect(m, wiring.flipped(self.i), entry.i)
+        wiring.connect(m, entry.o, queue.i)
+        wiring.connect(m, queue.o, leaving.i)
+        wiring.connect(m, leaving.o, wiring.flipped(self.o))
+        m.d.comb += self.empty.eq(~entry.o.valid & ~leaving.o.valid)
         return m

@@ -22,7 +22,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..lane_queue import LaneQueue
+from ..lane_queue import RegisteredLaneQueue
 from ..layouts import edge_list_layout
 from ..memory_ports import write_port_signature
 from ..skid_buffer import SkidBuffer
@@ -102,6 +102,7 @@ class ScatterUnit(wiring.Component):
         m.submodules.kernel = kernel = self._kernel
         m.submodules.index = index = EdgeIndexStage(layouts=layouts, config=config)
         m.submodules.lists = lists = self._list_stage()
+        lists_empty = lists.empty if isinstance(lists, RegisteredLaneQueue) else ~lists.o.valid
         m.submodules.generator = generator = AddressGenerator(layouts=layouts, config=config)
         m.submodules.edges = edges = EdgeRead(layouts=layouts, config=config)
         m.submodules.bypass = bypass = BarrierBypass(layouts=layouts, config=config)
@@ -122,7 +123,7 @@ class ScatterUnit(wiring.Component):
         m.d.comb += [
             bypass.list_barrier.valid.eq(head.valid & head.payload.item.barrier),
             bypass.list_barrier.payload.eq(head.payload.item),
-            bypass.lists_empty.eq(~head.valid),
+            bypass.lists_empty.eq(lists_empty),   # with several lanes, the queue's entry stage too
             bypass.generator_empty.eq(generator.empty),
             bypass.feed_empty.eq(~feed.o.valid),
             generator.bypassed.eq(bypass.list_barrier.valid & bypass.list_barrier.ready),
@@ -141,12 +142,12 @@ class ScatterUnit(wiring.Component):
         index stage into the PE's input buffer. One lane: a skid buffer (one cycle more per
         superstep). More: the lanes' non-empty lists (and the barrier) through a small in-order
         queue, so that a PE holding no edges for most senders takes several updates per cycle but
-        never loses a cycle on them."""
+        never loses a cycle on them; registered on both sides (one cycle more on the way in)."""
         entry = edge_list_layout(self._layouts, self._config)
         lanes = self._config.pe.update_lanes
         if lanes == 1:
             return SkidBuffer(shape=entry)
-        return LaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
+        return RegisteredLaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
 
 
 def round_strobes(m, unit, config, *, items, bypassed=None):
