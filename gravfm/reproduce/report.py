@@ -106,8 +106,9 @@ def _markdown(experiments, points_by_experiment, results, claims, pngs, summary,
                       "(each series is labelled measured, predicted or the paper's in its legend)", ""]
         lines += [f"- **Paper's claim:** {claim.claim}", f"- **Measured:** {claim.measured}",
                   f"- **Holds:** {_holds(claim)} — {claim.reason}"]
+        sizes = _sizes(mine)
         lines += [f"- **Differs from the paper:** {e.note}"] if e.note else []
-        lines += [f"- **Sizes:** {_sizes(mine)}"] if _sizes(mine) else []
+        lines += [f"- **Sizes:** {sizes}"] if sizes else []
         lines += [""]
         missing = len(points_by_experiment[e.name]) - len(mine)
         if not any(r["status"] == "ok" and r["verified"] for r in mine):
