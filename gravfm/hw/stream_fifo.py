@@ -65,7 +65,7 @@ class BufferedFIFO(wiring.Component):
         # A bypassed item is written to the memory too (the slot is free), but not counted.
         bypass, store = Signal(), Signal()
         if self._bypass:
-            m.d.comb += bypass.eq(do_write & (count == 0) & head_free)
+            m.d.comb += bypass.eq(do_write & empty & head_free)
         m.d.comb += store.eq(do_write & ~bypass)
 
         def following(pointer):
