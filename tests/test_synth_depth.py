@@ -8,6 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 from gravfm.algorithms import get_algorithm
 from gravfm.flow.planning import system_config
+from gravfm.hw.fp import FPAdder, FPDivider, FPMultiplier
 from gravfm.hw.fpga import FpgaTop
 from gravfm.synth.depth import synthesised_depth
 
@@ -60,3 +61,16 @@ def test_wcc_top_is_no_deeper_than_its_limit(tmp_path, pes):
     # The build of bench_synth's tops (gravfm synth's defaults).
     config = system_config(get_algorithm("wcc"), fpgas=1, pes=pes, local_bits=8, edges_per_pe=4096)
     assert_no_deeper(synthesised_depth(FpgaTop(config), workdir=tmp_path, name="fpga_top"), WCC_TOP_LUT_LEVELS[pes])
+
+
+# LUT levels of the floating-point units' worst stages, each unit synthesised alone (ed942cb):
+# PageRank's tops hold three per PE, and their stages were its deepest paths (adder 9, multiplier
+# 11 before the timing plan's rule 6). In a whole top ABC maps other cones up to the top's worst
+# depth, so the units are checked alone, where their own depth shows.
+FP_UNIT_LUT_LEVELS = {FPAdder: 7, FPMultiplier: 7, FPDivider: 6}
+
+
+@pytest.mark.parametrize("unit", [FPAdder, FPMultiplier, pytest.param(FPDivider, marks=pytest.mark.slow)],
+                         ids=lambda unit: unit.__name__)
+def test_floating_point_unit_is_no_deeper_than_its_limit(tmp_path, unit):
+    assert_no_deeper(synthesised_depth(unit(), workdir=tmp_path), FP_UNIT_LUT_LEVELS[unit])

@@ -58,6 +58,9 @@ class FPAdder(BinaryFPUnit):
             m.d.comb += special_result.eq(b_bits)
         swap = a.magnitude < b.magnitude
         large_exponent = Mux(swap, b.exponent, a.exponent)
+        # Both differences beside the compare, so that the swap only selects one (no subtractor
+        # behind the comparator).
+        exponent_difference = Mux(swap, b.exponent - a.exponent, a.exponent - b.exponent)[:9]
         s1 = pipe.register(
             is_special=a.is_nan | b.is_nan | a.is_infinite | b.is_infinite,
             special_result=special_result,
@@ -67,31 +70,30 @@ class FPAdder(BinaryFPUnit):
             large_significand=Mux(swap, b.significand, a.significand),
             small_significand=Mux(swap, a.significand, b.significand),
             exponent=large_exponent,
-            exponent_difference=(large_exponent - Mux(swap, a.exponent, b.exponent))[:9],
+            exponent_difference=exponent_difference,
         )
 
-        # Stage 2: align the smaller operand and add or subtract.
+        # Stage 2: align the smaller operand and add or subtract it, on one carry chain (the
+        # subtrahend inverted, the carry in set) rather than two beside a multiplexer.
         aligned = shift_right_jam(Cat(Const(0, 3), s1.small_significand),
                                   s1.exponent_difference, max_amount=_EXTENDED_BITS)
         large = Cat(Const(0, 3), s1.large_significand)
-        total = Signal(_EXTENDED_BITS + 1)
-        with m.If(s1.effective_subtract):
-            m.d.comb += total.eq(large - aligned)
-        with m.Else():
-            m.d.comb += total.eq(large + aligned)
+        invert = s1.effective_subtract.replicate(_EXTENDED_BITS + 1)
+        total = (large + (aligned ^ invert) + s1.effective_subtract)[:_EXTENDED_BITS + 1]
         s2 = pipe.register(is_special=s1.is_special, special_result=s1.special_result,
-                           sign=s1.sign, zero_sign=s1.zero_sign, exponent=s1.exponent, total=total)
+                           sign=s1.sign, zero_sign=s1.zero_sign, exponent=s1.exponent, total=total,
+                           shift_limit=_shift_limit(s1.exponent))
 
         # Stage 3: normalize. A carry shifts right by one; cancellation shifts left, but never
-        # below exponent 1 (the result is then subnormal and exact).
+        # below exponent 1 (the result is then subnormal and exact): the limit's marker bit stops
+        # the leading-zero count there, so no compare follows the count.
         extended = Signal(_EXTENDED_BITS)
         exponent = Signal(EXPONENT_SHAPE)
         with m.If(s2.total[_EXTENDED_BITS]):
             m.d.comb += [extended.eq(shift_right_jam(s2.total, 1, max_amount=1)),
                          exponent.eq(s2.exponent + 1)]
         with m.Else():
-            zeros = leading_zeros(s2.total[:_EXTENDED_BITS])
-            shift = Mux(zeros < s2.exponent - 1, zeros, (s2.exponent - 1)[:5])[:5]
+            shift = leading_zeros(s2.total[:_EXTENDED_BITS] | s2.shift_limit)[:5]
             m.d.comb += [extended.eq(s2.total << shift), exponent.eq(s2.exponent - shift)]
         s3 = pipe.register(is_special=s2.is_special, special_result=s2.special_result,
                            sign=s2.sign, is_zero=s2.total == 0, zero_sign=s2.zero_sign,
@@ -103,3 +105,9 @@ class FPAdder(BinaryFPUnit):
         result = Mux(s3.is_special, s3.special_result,
                      Mux(s3.is_zero, Cat(Const(0, 31), s3.zero_sign), packed))
         return pipe.register(result=result).result
+
+
+def _shift_limit(exponent):
+    """A marker at bit ``27 - exponent`` of the extended significand: a left shift that moves it
+    to the top brings the exponent to 1. None when the exponent is above 27 (no shift reaches 1)."""
+    return Cat(*(exponent == _EXTENDED_BITS - bit for bit in range(_EXTENDED_BITS)))

@@ -65,20 +65,22 @@ def _leading_zeros_pow2(value: Value, width: int) -> Value:
 def shift_right_jam(value: Value, amount: Value, *, max_amount: int) -> Value:
     """``value >> amount`` with every bit shifted out ORed into bit 0 (the sticky bit).
 
-    ``amount`` is clamped to ``max_amount`` first (which should be ``>= len(value)``, so that a
-    clamped shift still moves everything into the sticky bit); it may be a signed value known to
-    be non-negative wherever the result is used.
+    ``max_amount`` bounds the amounts that shift part of ``value`` (it should be ``>= len(value)``);
+    ``amount`` may be a signed value known to be non-negative wherever the result is used.
     """
     value = Value.cast(value)
     amount = Value.cast(amount)
     clamp_width = max_amount.bit_length()
-    clamped = Mux(amount > max_amount, max_amount, amount)[:clamp_width].as_unsigned()
-    shifted = value >> clamped
+    # An amount with a bit above the shifter's own shifts everything out: an OR of those bits
+    # (one LUT level, beside the shifter) rather than a compare and a clamp in front of it.
+    beyond = amount.as_unsigned()[clamp_width:].any() if len(amount) > clamp_width else Const(0)
+    low = amount.as_unsigned()[:clamp_width]
+    shifted = Mux(beyond, 0, value >> low)
     # The mask of the bits shifted out is a thermometer decode of the amount alone, so the
     # sticky bit is computed beside the shifter rather than after a second one.
     all_ones = Const((1 << len(value)) - 1, len(value))
-    lost_mask = ~(all_ones << clamped)[:len(value)]
-    lost = (value & lost_mask) != 0
+    lost_mask = ~(all_ones << low)[:len(value)]
+    lost = Mux(beyond, value.any(), (value & lost_mask).any())
     return Cat(shifted[0] | lost, shifted[1:])
 
 

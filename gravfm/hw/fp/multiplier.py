@@ -21,9 +21,10 @@ class FPMultiplier(BinaryFPUnit):
 
     Latency is :attr:`latency` = 5 cycles, throughput one operation per cycle. Stages:
     (1) unpacking and special cases, registered so that (2) the 24 x 24-bit product has a register
-    on each side (a DSP-friendly multiply); (3) normalization of the product (leading-zero count
-    and left shift, needed for subnormal operands); (4) right shift into the subnormal range when
-    the exponent is below 1; (5) rounding and packing.
+    on each side (a DSP-friendly multiply); (3) normalization of the product (a left shift by the
+    operands' leading zeros, counted in (2), and one bit more or not; needed for subnormal
+    operands); (4) right shift into the subnormal range when the exponent is below 1; (5) rounding
+    and packing.
 
     Operands, results and ``tag_shape`` as in :class:`~gravfm.hw.fp.unit.BinaryFPUnit`.
     """
@@ -43,16 +44,22 @@ class FPMultiplier(BinaryFPUnit):
             a_significand=a.significand, b_significand=b.significand,
         )
 
-        # Stage 2: the product.
+        # Stage 2: the product, and its leading zeros foretold by the operands': a significand
+        # with z leading zeros lies in [2^(23 - z), 2^(24 - z)), so the product of two has
+        # za + zb or za + zb + 1 (operands are non-zero here).
+        operand_zeros = leading_zeros(s1.a_significand)[:5] + leading_zeros(s1.b_significand)[:5]
         s2 = pipe.register(is_special=s1.is_special, special_result=s1.special_result,
-                           sign=s1.sign, exponent=s1.exponent,
+                           sign=s1.sign, exponent=s1.exponent - operand_zeros,
+                           operand_zeros=operand_zeros,
                            product=s1.a_significand * s1.b_significand)
 
-        # Stage 3: normalize so that bit 47 is set (operands are non-zero here).
-        zeros = leading_zeros(s2.product)[:6]
+        # Stage 3: normalize so that bit 47 is set: the foretold shift, then one more if bit 47
+        # is still clear (no leading-zero count of the 48-bit product on this path).
+        shifted = (s2.product << s2.operand_zeros)[:_PRODUCT_BITS]
+        short = ~shifted[_PRODUCT_BITS - 1]
         s3 = pipe.register(is_special=s2.is_special, special_result=s2.special_result,
-                           sign=s2.sign, exponent=s2.exponent - zeros,
-                           product=(s2.product << zeros)[:_PRODUCT_BITS])
+                           sign=s2.sign, exponent=s2.exponent - short,
+                           product=Mux(short, shifted << 1, shifted)[:_PRODUCT_BITS])
 
         # Stage 4: shift into the subnormal range if the exponent is below 1.
         tiny = s3.exponent < 1

@@ -273,10 +273,12 @@ class GatherUnit(GatherStage):
         ]
 
         # Next cycle's hazard flags. An address is in flight next cycle when its entry stays
-        # (hazard.ahead) or when this cycle issues it.
+        # (hazard.ahead) or when this cycle issues it: the head or a slot, each compared with the
+        # address on its own (registers, beside the arbitration) rather than one compare behind
+        # the choice of message, which put the multiplexer and the compare in series after it.
         def in_flight_next(i, address):
             m.d.comb += hazard.ahead_addr[i].eq(address)
-            return hazard.ahead[i] | (issue & (chosen_address == address))
+            return hazard.ahead[i] | (from_head & (h_address == address)) | park.issues_to(address)
         incoming_next = in_flight_next(0, incoming_address)
         h_next = in_flight_next(1, h_address)
         with m.If(h_load):

@@ -106,6 +106,10 @@ class ParkingSlots:
                           for k in range(self.count)]
         return any_of(self._issue), from_head
 
+    def issues_to(self, address):
+        """A slot whose vertex is ``address`` issues this cycle."""
+        return any_of([issue & (own == address) for issue, own in zip(self._issue, self.address)])
+
     @property
     def waiting(self):
         """A parked message does not issue this cycle."""
