@@ -8,16 +8,16 @@ option that builds faster but simulates slower is a trade, and the JSON shows bo
 Variants (Verilator options added to gravfm.sim.verilator_build.VERILATOR_FLAGS, which already
 split the C++ into many small files — ``--output-split``, chosen by measurement in issue 19):
 
-* ``default``: the flags every build uses (C++ at the wheel's ``OPT_FAST=-Os``, ``make -j 1``);
+* ``default``: the flags every build uses (C++ at the wheel's ``OPT_FAST=-Os``; ``-j`` as many
+  jobs as cores, make holding back while the machine's load is that high: ``build_jobs``);
 * ``O1`` / ``O0``: the model's hot C++ compiled at ``-O1`` / ``-O0``;
-* ``j2``: ``make -j 2`` (both cores for one build; the default keeps one so that two builds or a
-  build and a simulation share the machine).
+* ``j1``: one job, as builds were before issue 37 (Verilator then compiles its C++ as one file).
 
 The platform ``ac510x4`` allows 9 PEs per FPGA; for more, a copy of it with ``max_pes`` raised is
 used (its other figures unchanged; a hypothetical device, said in the JSON). The machine may be
 shared: its load average is recorded before each build.
 
-Usage: python benchmarks/bench_build.py [--pes 9 16] [--variants default O1 O0 j2]
+Usage: python benchmarks/bench_build.py [--pes 9 16] [--variants default O1 O0 j1]
 [--graph SPEC] [--out FILE]
 """
 
@@ -37,7 +37,7 @@ VARIANTS = {
     "default": (),
     "O1": ("-MAKEFLAGS", "OPT_FAST=-O1"),
     "O0": ("-MAKEFLAGS", "OPT_FAST=-O0"),
-    "j2": ("-j", "2"),
+    "j1": ("-j", "1"),
 }
 
 

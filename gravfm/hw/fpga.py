@@ -163,7 +163,9 @@ class FpgaTop(wiring.Component):
         config = self.config
         p = config.pes_per_fpga
         fpga_index = Signal(range(config.fpgas), name="fpga_index")
-        pe_indices = [Signal(config.pe_bits, name=f"pe{i}_index", init=i) for i in range(p)]
+        # One name for all: it is the PE's port name, and PEs with equal ports export as equal
+        # modules, which the compiled simulator keeps once (gravfm.sim.shared_modules).
+        pe_indices = [Signal(config.pe_bits, name="pe_index", init=i) for i in range(p)]
         written = (self.host_wr_en & (self.host_wr_mem == HostMem.FPGA)
                    & (self.host_wr_addr == FpgaRegister.INDEX))
         with m.If(written):

