@@ -69,12 +69,12 @@ def shift_right_jam(value: Value, amount: Value, *, max_amount: int) -> Value:
     ``amount`` may be a signed value known to be non-negative wherever the result is used.
     """
     value = Value.cast(value)
-    amount = Value.cast(amount)
+    amount = Value.cast(amount).as_unsigned()
     clamp_width = max_amount.bit_length()
     # An amount with a bit above the shifter's own shifts everything out: an OR of those bits
     # (one LUT level, beside the shifter) rather than a compare and a clamp in front of it.
-    beyond = amount.as_unsigned()[clamp_width:].any() if len(amount) > clamp_width else Const(0)
-    low = amount.as_unsigned()[:clamp_width]
+    beyond = amount[clamp_width:].any() if len(amount) > clamp_width else Const(0)
+    low = amount[:clamp_width]
     shifted = Mux(beyond, 0, value >> low)
     # The mask of the bits shifted out is a thermometer decode of the amount alone, so the
     # sticky bit is computed beside the shifter rather than after a second one.

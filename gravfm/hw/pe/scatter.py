@@ -101,8 +101,8 @@ class ScatterUnit(wiring.Component):
         layouts, config = self._layouts, self._config
         m.submodules.kernel = kernel = self._kernel
         m.submodules.index = index = EdgeIndexStage(layouts=layouts, config=config)
-        m.submodules.lists = lists = self._list_stage()
-        lists_empty = lists.empty if isinstance(lists, RegisteredLaneQueue) else ~lists.o.valid
+        lists, lists_empty = self._list_stage()
+        m.submodules.lists = lists
         m.submodules.generator = generator = AddressGenerator(layouts=layouts, config=config)
         m.submodules.edges = edges = EdgeRead(layouts=layouts, config=config)
         m.submodules.bypass = bypass = BarrierBypass(layouts=layouts, config=config)
@@ -142,12 +142,15 @@ class ScatterUnit(wiring.Component):
         index stage into the PE's input buffer. One lane: a skid buffer (one cycle more per
         superstep). More: the lanes' non-empty lists (and the barrier) through a small in-order
         queue, so that a PE holding no edges for most senders takes several updates per cycle but
-        never loses a cycle on them; registered on both sides (one cycle more on the way in)."""
+        never loses a cycle on them; registered on both sides (one cycle more on the way in).
+        Returns the stage and its ``empty`` (nothing held anywhere in it)."""
         entry = edge_list_layout(self._layouts, self._config)
         lanes = self._config.pe.update_lanes
         if lanes == 1:
-            return SkidBuffer(shape=entry)
-        return RegisteredLaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
+            stage = SkidBuffer(shape=entry)
+            return stage, ~stage.o.valid
+        stage = RegisteredLaneQueue(shape=entry, lanes=lanes, depth=LIST_QUEUE_DEPTH)
+        return stage, stage.empty
 
 
 def round_strobes(m, unit, config, *, items, bypassed=None):
