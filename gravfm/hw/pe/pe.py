@@ -313,6 +313,10 @@ def event_counters(m, *, events, running):
         raise ValueError(f"PE counter events do not match COUNTER_NAMES: missing {sorted(missing)}, "
                          f"unknown {sorted(unknown)}")
     counters = {}
+    # ``running`` registered once for all: the events' flip-flops then hold the event alone, so
+    # its logic (e.g. ``busy``, an OR over the units) ends there, not in an AND behind it.
+    was_running = Signal(name="counting")
+    m.d.sync += was_running.eq(running)
     for name in COUNTER_NAMES:
         counters[name] = counter = Signal(COUNTER_BITS, name=f"count_{name}")
         count = running & events[name]
@@ -322,8 +326,8 @@ def event_counters(m, *, events, running):
             # cycle, which the host never sees (it reads after done). The cycle counter is
             # not delayed: the round log records it at the end of each apply pass.
             strobe = Signal(name=f"event_{name}")
-            m.d.sync += strobe.eq(count)
-            count = strobe
+            m.d.sync += strobe.eq(events[name])
+            count = was_running & strobe
         with m.If(count):
             m.d.sync += counter.eq(counter + 1)
     return counters
