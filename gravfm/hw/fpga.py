@@ -15,7 +15,7 @@ edge arrays and PE registers (:mod:`gravfm.hw.protocol`); after ``done`` it read
 counters and the per-round log.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from .arch import architecture
 from .axi import memory_port_signature
 from .config import SystemConfig
-from .host import HostGeometry, host_ports
+from .host import HostGeometry, host_ports, load_port_signature
 from .host_read import pe_read_request, select_registered
 from .kernels import build_kernels
 from .link.ends import build_link_ends, end_counter_read, link_port_layout
@@ -49,6 +49,8 @@ class FpgaTop(wiring.Component):
         GraVF-M: send an update only to the peers that host a neighbour of its sender.
     link_check : gravfm.hw.link_check.LinkCheck, optional
         The link check in the link ends (default: off).
+    load_ports : bool
+        A write port per PE beside the host bus (``load``), for the compiled simulator.
 
     Attributes
     ----------
@@ -67,6 +69,12 @@ class FpgaTop(wiring.Component):
         link check, frames (:func:`gravfm.hw.link.ends.link_port_layout`).
     link_error : Out(1), with the link check
         A link receiver latched an error (host reads name it: ``error_in``); the run must stop.
+    load : In (array of ``pes_per_fpga`` PE write ports), ``load_ports`` only
+        Local PE ``i``'s own write port (:func:`~gravfm.hw.host.load_port_signature`), taken
+        before the host bus when both write: the compiled simulator loads every PE in the same
+        cycle (a 64-PE FPGA's millions of writes otherwise take one cycle each). The top's own
+        codes (``HostMem.FILTER``, ``HostMem.FPGA``) come over the host bus only. A board's top
+        has no such ports; the hardware that runs is the same.
 
     Raises
     ------
@@ -74,7 +82,7 @@ class FpgaTop(wiring.Component):
         A kernel's ports do not match the algorithm's layouts, or the filter word does not fit.
     """
 
-    def __init__(self, config, *, receiver_depth=None, use_filter=True, link_check=None):
+    def __init__(self, config, *, receiver_depth=None, use_filter=True, link_check=None, load_ports=False):
         # A top that failed to construct must not also warn that it was never used.
         silence_unused(self)
         if not isinstance(config, SystemConfig):
@@ -89,6 +97,7 @@ class FpgaTop(wiring.Component):
         self._receiver_depth = receiver_depth or config.network.fifo_depth
         self._use_filter = use_filter
         self.link_check = LinkCheck() if link_check is None else link_check
+        self.load_ports = load_ports
         # Built (and checked) now, so a bad kernel fails at construction.
         self._kernels = [build_kernels(config.algorithm, layouts) for _ in range(config.pes_per_fpga)]
         members = host_ports(geometry)
@@ -100,8 +109,17 @@ class FpgaTop(wiring.Component):
                 members["link_error"] = Out(1)
         if config.pe.offchip:
             members["mem"] = Out(memory_port_signature(config.pe)).array(config.pes_per_fpga)
+        if load_ports:
+            members["load"] = In(load_port_signature(geometry)).array(config.pes_per_fpga)
         super().__init__(members)
         silence_unused(self, False)
+
+    def with_load_ports(self):
+        """This top again, with a write port per PE (``load``) for the compiled simulator's
+        parallel load; ``self`` is then never elaborated."""
+        silence_unused(self)
+        return FpgaTop(self.config, receiver_depth=self._receiver_depth, use_filter=self._use_filter,
+                       link_check=self.link_check, load_ports=True)
 
     @property
     def gather_forwarding(self):
@@ -138,11 +156,8 @@ class FpgaTop(wiring.Component):
                 pe.start.eq(self.start),
                 pe.terminated.eq(network.terminated[i]),
                 pe.waiting.eq(network.waiting[i]),
-                pe.wr_en.eq(self.host_wr_en & (self.host_wr_pe == i)),
-                pe.wr_mem.eq(self.host_wr_mem),
-                pe.wr_addr.eq(self.host_wr_addr),
-                pe.wr_data.eq(self.host_wr_data),
             ]
+            self._pe_write(m, pe, i)
             if config.pe.offchip:
                 wiring.connect(m, pe.mem, wiring.flipped(self.mem[i]))
             pe_read_request(m, i, top=self, pe=pe)
@@ -156,6 +171,17 @@ class FpgaTop(wiring.Component):
         if config.fpgas > 1:
             self._link_ends(m, network)
         return m
+
+    def _pe_write(self, m, pe, i):
+        """Local PE ``i``'s write port: the host bus, or (``load_ports``) its own port when that writes."""
+        host = (self.host_wr_en & (self.host_wr_pe == i), self.host_wr_mem, self.host_wr_addr, self.host_wr_data)
+        ports = (pe.wr_en, pe.wr_mem, pe.wr_addr, pe.wr_data)
+        if not self.load_ports:
+            m.d.comb += [port.eq(value) for port, value in zip(ports, host)]
+            return
+        own = self.load[i]
+        m.d.comb += [port.eq(Mux(own.en, value, bus))
+                     for port, value, bus in zip(ports, (own.en, own.mem, own.addr, own.data), host)]
 
     def _identity(self, m):
         """``(fpga_index, [global index of local PE i])``: registers the host loads

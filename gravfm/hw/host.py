@@ -6,11 +6,12 @@ any of them the same way; the codes and the read latency are :mod:`gravfm.hw.pro
 
 from dataclasses import dataclass
 
+from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .protocol import COUNTER_BITS, COUNTER_NAMES, HOST_MEM_BITS, LINK_COUNTER_NAMES, LOG_BITS, PRESENT_WORD_BITS
 
-__all__ = ["HostGeometry", "host_ports"]
+__all__ = ["HostGeometry", "host_ports", "load_port_signature"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,10 @@ def host_ports(geometry):
         "done": Out(1),
         "superstep": Out(32),
     }
+
+
+def load_port_signature(geometry):
+    """One PE's own write port (``en``, ``mem``, ``addr``, ``data``, as ``host_wr_*``), outputs
+    as seen by the host: the compiled simulator's parallel load (``FpgaTop(load_ports=True)``)."""
+    return wiring.Signature({"en": Out(1), "mem": Out(HOST_MEM_BITS), "addr": Out(geometry.addr_bits),
+                             "data": Out(geometry.wr_data_bits)})

@@ -17,7 +17,7 @@ harness includes: nothing is spelled twice.
 import numpy as np
 
 __all__ = [
-    "HostMem", "HostReadMem", "codes", "PeRegister", "PRESENT_WORD_BITS", "PRESENT_WORD_SHIFT", "FpgaRegister",
+    "HostMem", "TOP_WRITE_CODES", "HostReadMem", "codes", "PeRegister", "PRESENT_WORD_BITS", "PRESENT_WORD_SHIFT", "FpgaRegister",
     "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS", "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS",
     "PE_READ_LATENCY", "HOST_READ_LATENCY",
     "LINK_COUNTER_NAMES", "LINK_MODEL_COUNTER_NAMES", "LINK_END_COUNTER_NAMES", "peers_of", "link_counter_address",
@@ -36,6 +36,11 @@ class HostMem:
     APPLY_LIST = 5    #: vertices round 0's apply visits (sparse apply)
     FPGA = 6          #: registers of the FPGA written to (:class:`FpgaRegister`); the PE is ignored
     EDGE_PRESENT = 7  #: off-chip edges: which index entries hold a list (:data:`PRESENT_WORD_BITS` a word)
+
+
+#: Codes that the FPGA's top takes from the host bus itself, not from a PE's write port: a parallel
+#: load (the compiled simulator's, ``FpgaTop(load_ports=True)``) sends only the other codes by PE.
+TOP_WRITE_CODES = (HostMem.FILTER, HostMem.FPGA)
 
 
 class HostReadMem:
@@ -209,5 +214,9 @@ def cpp_header():
         f"constexpr int LINK_COUNTER_COUNT = {len(LINK_COUNTER_NAMES)};",
         f"constexpr int LINK_MODEL_COUNTER_COUNT = {len(LINK_MODEL_COUNTER_NAMES)};",
         *constants,
+        "// A code the FPGA's top takes from the host bus itself (TOP_WRITE_CODES), not from a PE's port.",
+        "constexpr bool host_mem_of_top(uint32_t mem) {",
+        f"    return {' || '.join(f'mem == {code}' for code in TOP_WRITE_CODES)};",
+        "}",
         "",
     ])

@@ -99,7 +99,7 @@ def design_identity(top):
     parts = {"top": type(top).__qualname__, "arch": config.arch, "fpgas": config.fpgas,
              "pes_per_fpga": config.pes_per_fpga, "pe": repr(config.pe), "network": repr(config.network),
              "receiver_depth": fpga._receiver_depth, "use_filter": fpga._use_filter,
-             "link_check": repr(fpga.link_check)}
+             "link_check": repr(fpga.link_check), "load_ports": fpga.load_ports}
     if isinstance(top, MultiFpgaSystem):
         parts["link"] = repr(top.link_config)
     try:

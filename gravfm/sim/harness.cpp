@@ -24,7 +24,10 @@
 //           watchdog) and "read pe=PE mem=MEM addr=ADDR count=COUNT" (read after the run, written
 //           to OUT in order): fields by name, gravfm.sim.plan_file
 //   OUT     binary: every read word as rd_words u32 (LSB word first)
-//   RESULT  JSON: status (done | stalled | max_cycles | interrupted), cycles, quantum (most cycles
+//   RESULT  JSON: status (done | stalled | max_cycles | interrupted), cycles, load_cycles (the load's
+//           length on one host bus: one write a cycle) and load_clocked_cycles (the cycles the
+//           FPGAs were clocked for it: side by side, and on a top with LOAD_PORTS every PE's port
+//           beside the host bus), quantum (most cycles
 //           the threads run apart, 0: they meet every cycle; harness_system.h), quanta and
 //           quantum_cycles (how many quanta ran, with how many cycles in all), watch values...
 //   SYSTEM  text: "fpgas N", "pes P" (PEs per FPGA), then one line per link "link KEY=VALUE ..."
@@ -94,7 +97,8 @@ uint64_t low64(const uint32_t* word) {
     return value;
 }
 
-void load(Harness& harness, const char* path) {
+// Returns the cycles the design was clocked (the links idle through the rest of the serial load).
+uint64_t load(Harness& harness, const char* path) {
     FILE* file = std::fopen(path, "rb");
     if (!file) fail(std::string("cannot open load file ") + path);
     char magic[8];
@@ -108,31 +112,42 @@ void load(Harness& harness, const char* path) {
     if (data_words != DATA_WORDS)
         fail(std::string(path) + ": data words " + std::to_string(data_words) +
              " do not match this build's " + std::to_string(DATA_WORDS));
-    // Each FPGA's writes in file order; the FPGAs load side by side, one write each per cycle
-    // (nothing runs before start, so only the order within an FPGA matters).
+    // Each FPGA's writes in file order, queued by the port that carries them: the host bus, and
+    // on a top with a write port per PE (LOAD_PORTS) each PE's own for every code but the top's.
+    // The FPGAs and their ports load side by side, one write each per cycle: nothing runs before
+    // start, so only the order within a port's queue matters.
     const size_t words = 3 + DATA_WORDS;
-    std::vector<std::vector<uint32_t>> per_fpga(harness.fpga_count());
+    std::vector<std::vector<std::vector<uint32_t>>> queues(harness.fpga_count(),
+                                                           std::vector<std::vector<uint32_t>>(1 + LOAD_PORTS));
     std::vector<uint32_t> record(words);
     for (uint64_t i = 0; i < records; ++i) {
         if (std::fread(record.data(), 4, words, file) != words)
             fail(std::string(path) + ": truncated at record " + std::to_string(i));
         const unsigned f = harness.fpga_index(record[0]);
-        if (f >= per_fpga.size()) fail("host write to PE " + std::to_string(record[0]) + ", beyond the system's FPGAs");
-        per_fpga[f].insert(per_fpga[f].end(), record.begin(), record.end());
+        if (f >= queues.size()) fail("host write to PE " + std::to_string(record[0]) + ", beyond the system's FPGAs");
+        const size_t port = LOAD_PORTS && !host_mem_of_top(record[1]) ? 1 + harness.local_pe(record[0]) : 0;
+        if (port > LOAD_PORTS)
+            fail("host write to PE " + std::to_string(record[0]) + ": no write port of its own");
+        queues[f][port].insert(queues[f][port].end(), record.begin(), record.end());
     }
     std::fclose(file);
     uint64_t cycles = 0;
     for (size_t at = 0;; at += words, ++cycles) {
         bool any = false;
-        for (const auto& writes : per_fpga) {
-            if (at >= writes.size()) continue;
-            harness.offer_write(writes[at], writes[at + 1], writes[at + 2], writes.data() + at + 3);
-            any = true;
+        for (const auto& ports : queues) {
+            for (size_t port = 0; port < ports.size(); ++port) {
+                const auto& writes = ports[port];
+                if (at >= writes.size()) continue;
+                if (port == 0) harness.offer_write(writes[at], writes[at + 1], writes[at + 2], writes.data() + at + 3);
+                else harness.offer_load(writes[at], writes[at + 1], writes[at + 2], writes.data() + at + 3);
+                any = true;
+            }
         }
         if (!any) break;
         harness.write_cycle();
     }
     harness.idle_links(records - cycles);
+    return cycles;
 }
 
 void scan(Harness& harness, const std::vector<WatchItem>& watch, std::vector<uint64_t>& values) {
@@ -191,7 +206,7 @@ int main(int argc, char** argv) {
     auto wall_start = std::chrono::steady_clock::now();
     harness.reset();
     const uint64_t reset_cycles = harness.cycle;
-    load(harness, argv[1]);
+    const uint64_t load_clocked = load(harness, argv[1]);
     const uint64_t load_cycles = harness.cycle - reset_cycles;
     auto run_start = std::chrono::steady_clock::now();
 
@@ -259,11 +274,13 @@ int main(int argc, char** argv) {
     const double run_s = std::chrono::duration<double>(run_end - run_start).count();
     const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     std::fprintf(result,
-                 "{\"status\": \"%s\", \"cycles\": %llu, \"load_cycles\": %llu, \"superstep\": %u, "
+                 "{\"status\": \"%s\", \"cycles\": %llu, \"load_cycles\": %llu, \"load_clocked_cycles\": %llu, "
+                 "\"superstep\": %u, "
                  "\"run_s\": %.6f, \"total_s\": %.6f, \"last_progress_cycle\": %llu, \"scan_gap_cycles\": %llu, "
                  "\"quantum\": %u, \"quanta\": %llu, \"quantum_cycles\": %llu, \"watch\": ",
                  status, static_cast<unsigned long long>(cycles),
-                 static_cast<unsigned long long>(load_cycles), harness.superstep(), run_s, total_s,
+                 static_cast<unsigned long long>(load_cycles), static_cast<unsigned long long>(load_clocked),
+                 harness.superstep(), run_s, total_s,
                  static_cast<unsigned long long>(last_progress_cycle - start_cycle),
                  static_cast<unsigned long long>(scan_gap), harness.quantum(),
                  static_cast<unsigned long long>(harness.quanta), static_cast<unsigned long long>(harness.quantum_cycles));

@@ -2,9 +2,9 @@
 
 A build's ``gravfm_ports.h`` adapts the static harness (``harness.cpp``) to one top: the host
 interface's data widths, for the top of one FPGA of several its link ports (``link_out__K__*``,
-``link_in__K__*``: one stream pair per peer FPGA), and its AXI read ports to the edge memory
+``link_in__K__*``: one stream pair per peer FPGA), its AXI read ports to the edge memory
 (``mem__K__*``, :func:`gravfm.hw.axi.axi_read_signature`), which the harness serves from C++
-memory models (``memory_model.h``).
+memory models (``memory_model.h``), and the PEs' own write ports of a parallel load (``load__K__*``).
 """
 
 from dataclasses import dataclass
@@ -66,6 +66,8 @@ class HostInterface:
         AXI read ports of the member ``mem`` (0 without).
     mem_addr_bits, mem_word_bits, mem_id_bits : int
         Widths of their ``araddr``, ``rdata`` and ``arid`` (0 without memory ports).
+    load_ports : int
+        PE write ports of the member ``load`` (the parallel load of ``FpgaTop(load_ports=True)``; 0 without).
     """
 
     pe_bits: int
@@ -79,6 +81,7 @@ class HostInterface:
     mem_addr_bits: int = 0
     mem_word_bits: int = 0
     mem_id_bits: int = 0
+    load_ports: int = 0
 
     @classmethod
     def from_component(cls, top):
@@ -98,6 +101,7 @@ class HostInterface:
                    addr_bits=width("host_wr_addr"), data_bits=width("host_wr_data"),
                    rd_data_bits=width("host_rd_data"), link_ports=len(links),
                    link_bits=len(Value.cast(links[0].payload)) if links else 0,
+                   load_ports=members["load"].dimensions[0] if "load" in members else 0,
                    **_memory_widths(members))
 
 
@@ -214,6 +218,24 @@ static inline void gravfm_set_mem(TOP_CLASS* top, int k, const gravfm::MemoryMod
 """
 
 
+def _load_accessors(interface):
+    count = interface.load_ports
+    def drive(k):
+        p = partial(_port, "load", k)
+        return f"top->{p('en')} = 1; top->{p('mem')} = mem; top->{p('addr')} = addr; " + _setter(p("data"), interface.data_bits)
+
+    clear = "".join(f"\n    top->{_port('load', k, 'en')} = 0;" for k in range(count))
+    return f"""
+// Local PE k's own write port (a parallel load, LOAD_PORTS > 0), written in the next cycle...
+static inline void gravfm_set_load(TOP_CLASS* top, int k, uint32_t mem, uint32_t addr, const uint32_t* w) {{
+{_per_port(count, drive) if count else "    (void)top; (void)k; (void)mem; (void)addr; (void)w;"}
+}}
+// ... and no PE's port written.
+static inline void gravfm_clear_load(TOP_CLASS* top) {{{clear if count else " (void)top;"}
+}}
+"""
+
+
 #: A traced build's addition to its header (untraced builds' headers are unchanged): the model
 #: class wrapped so that it dumps the waveform (harness_trace.h, gravfm.sim.trace).
 TRACED_TOP = """
@@ -246,6 +268,7 @@ def _port_header(interface, name):
 #define MEM_PORTS {interface.mem_ports}
 #define MEM_WORDS {words(interface.mem_word_bits)}
 #define MEM_WORD_BITS {interface.mem_word_bits}
+#define LOAD_PORTS {interface.load_ports}
 
 static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
     {_setter("host_wr_data", interface.data_bits)}
@@ -254,4 +277,4 @@ static inline void gravfm_set_wr_data(TOP_CLASS* top, const uint32_t* w) {{
 static inline void gravfm_get_rd_data(TOP_CLASS* top, uint32_t* w) {{
     {_getter("host_rd_data", interface.rd_data_bits)}
 }}
-{_link_accessors(interface)}{_memory_accessors(interface)}"""
+{_link_accessors(interface)}{_memory_accessors(interface)}{_load_accessors(interface)}"""

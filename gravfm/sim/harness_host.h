@@ -49,13 +49,25 @@ public:
         gravfm_set_wr_data(top, data);
     }
 
+    // A write on PE `pe`'s own port (a top with LOAD_PORTS: the parallel load), in the same cycle
+    // as the host bus's and every other PE's.
+    void offer_load(uint32_t pe, uint32_t mem, uint32_t addr, const uint32_t* data) {
+        const uint32_t local = local_pe(pe);
+        if (local >= LOAD_PORTS) fail("host write to PE " + std::to_string(pe) + ": no write port of its own");
+        gravfm_set_load(fpga_of(pe), static_cast<int>(local), mem, addr, data);
+    }
+
     void write_cycle() {
         tick();
-        for (auto& top : tops_) top->host_wr_en = 0;
+        for (auto& top : tops_) {
+            top->host_wr_en = 0;
+            gravfm_clear_load(top.get());
+        }
     }
 
     unsigned fpga_count() const { return static_cast<unsigned>(tops_.size()); }
     unsigned fpga_index(uint32_t pe) const { return tops_.size() == 1 ? 0 : pe / pes_per_fpga_; }
+    uint32_t local_pe(uint32_t pe) const { return pe % pes_per_fpga_; }
 
     // The read data is valid HOST_READ_LATENCY cycles after the address (registered read path),
     // so a read costs that many clock cycles; the design keeps running meanwhile (reads never

@@ -85,6 +85,9 @@ class SimOutcome:
         cycles), ``max_cycles`` or ``interrupted``.
     cycles : int
         Clock cycles from the ``start`` pulse to the stop.
+    load_cycles, load_clocked_cycles : int
+        The load's length on one host bus (one write a cycle), and the cycles the FPGAs were
+        clocked for it (side by side; a top with a write port per PE loads them all at once).
     reads : dict
         Each :class:`ReadRegion`'s words by name (uint64 array, or object array of ints when wider).
     watch, watch_before : dict
@@ -105,6 +108,7 @@ class SimOutcome:
     status: str
     cycles: int
     load_cycles: int
+    load_clocked_cycles: int
     superstep: int
     run_s: float
     total_s: float
@@ -235,6 +239,7 @@ def _run_in(folder, build, writes, reads, watch, max_cycles, watchdog_cycles, pr
         offset += region.count
     return SimOutcome(
         status=result["status"], cycles=result["cycles"], load_cycles=result["load_cycles"],
+        load_clocked_cycles=result["load_clocked_cycles"],
         superstep=result["superstep"], run_s=result["run_s"], total_s=result["total_s"],
         last_progress_cycle=result["last_progress_cycle"], scan_gap_cycles=result["scan_gap_cycles"],
         reads=values, watch=dict(zip((w.name for w in watch), result["watch"])),

@@ -75,7 +75,8 @@ class VerilatorBackend:
         scan; ``on_stage(name, detail)`` when the build (``building``) and the run (``loading``,
         then ``simulating`` with the first progress scan) begin.
         """
-        from .system_file import system_file  # deferred: Amaranth (heavy)
+        from ..hw.fpga import FpgaTop  # deferred: Amaranth (heavy)
+        from .system_file import system_file
 
         config = top.config
         pes, n = config.total_pes, config.fpgas
@@ -93,7 +94,10 @@ class VerilatorBackend:
         traced = " with waveform tracing" if self.trace is not None else ""
         stage("building", f"Verilator model of {f'the FPGA design ({n} models of it)' if separate else 'the system'}"
                           f"{traced}")
-        build = build_simulator(top.tops[0] if separate else top, cache_dir=self.cache_dir, log=log,
+        built = top.tops[0] if separate else top
+        if isinstance(built, FpgaTop):
+            built = built.with_load_ports()  # every PE loads in the same cycle (FpgaTop's ``load``)
+        build = build_simulator(built, cache_dir=self.cache_dir, log=log,
                                 extra_flags=self.extra_flags, trace=None if self.trace is None else self.trace.kind)
         stage("loading", f"{len(load):,} host writes")
         writes = HostWrites.from_values(load.pe, load.mem, load.addr, load.data,
