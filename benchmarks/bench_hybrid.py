@@ -18,6 +18,7 @@ on a 2-core machine (a 64-PE build, then millions of cycles a run).
 """
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -66,25 +67,49 @@ def main():
     parser.add_argument("--edge-memory", default="onchip", choices=("onchip", "offchip"))
     parser.add_argument("--cache", default=None, help="build cache (default: gravfm's)")
     parser.add_argument("--json", default=str(Path(__file__).parent / "results" / "bench_hybrid.json"))
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the verified rows of --json and run only the others (the file is rewritten "
+                             "after every row, so an interrupted sweep resumes)")
     args = parser.parse_args()
     started = time.time()
+    kept = resumed_rows(args.json) if args.resume else {}
     results = []
     for graph in args.graphs:
         for algorithm in args.algorithms:
             for arch in args.archs:
-                results.append(measure(args, algorithm, GRAPHS[graph], arch))
-                row = results[-1]
+                row = kept.get(row_key(args, algorithm, GRAPHS[graph], arch))
+                if row is None:
+                    row = measure(args, algorithm, GRAPHS[graph], arch)
+                results.append(row)
                 print(f"{arch} {algorithm} {graph}: {row.get('status')}, verified {row.get('verified')}, "
-                      f"{row.get('edges_per_cycle', 0):.2f} edges/cycle, system CPE {row.get('system_cpe')}", flush=True)
-    data = {"benchmark": "hybrid_vs_gravfm",
+                      f"{row.get('edges_per_cycle', 0):.2f} edges/cycle, system CPE {row.get('system_cpe')}",
+                      flush=True)
+                write_results(document(args, results, started), args.json, stream=None)
+    write_results(document(args, results, started), args.json)
+    return 0 if all(r.get("verified") for r in results) else 1
+
+
+def row_key(args, algorithm, graph, arch):
+    return (algorithm, graph, arch, args.fpgas, args.pes, args.platform, args.edge_memory)
+
+
+def resumed_rows(path):
+    """The verified rows of an earlier run's file, by :func:`row_key` (none when there is no file)."""
+    try:
+        rows = json.loads(Path(path).read_text())["results"]
+    except FileNotFoundError:
+        return {}
+    return {(r["algorithm"], r["graph"], r["arch"], r["fpgas"], r["pes_per_fpga"], r["platform"], r["edge_memory"]): r
+            for r in rows if r.get("verified")}
+
+
+def document(args, results, started):
+    return {"benchmark": "hybrid_vs_gravfm",
             "definition": "system CPE = cycles x PEs (all FPGAs) / traversed edges; edges_per_cycle = traversed "
                           "edges / cycles; MTEPS at the platform clock, whose basis is clock_basis (assumed: not "
                           "met by place and route)",
             "targets": {"system_cpe": TARGET_CPE, "edges_per_cycle_4x64_wcc_uniform": TARGET_EDGES_PER_CYCLE_4X64},
             "arguments": arguments(args), "machine": machine(), "wall_s": time.time() - started, "results": results}
-    write_results(data, args.json)
-    return 0 if all(r.get("verified") for r in results) else 1
-
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -17,7 +17,8 @@ harness includes: nothing is spelled twice.
 import numpy as np
 
 __all__ = [
-    "HostMem", "TOP_WRITE_CODES", "HostReadMem", "codes", "PeRegister", "PRESENT_WORD_BITS", "PRESENT_WORD_SHIFT", "FpgaRegister",
+    "HostMem", "TOP_WRITE_CODES", "HostReadMem", "codes", "PeRegister", "PRESENT_WORD_BITS", "PRESENT_WORD_SHIFT",
+    "FpgaRegister",
     "HOST_MEM_BITS", "COUNTER_BITS", "COUNTER_DESCRIPTIONS", "COUNTER_NAMES", "LOG_BITS", "ROUND_LOGS",
     "PE_READ_LATENCY", "HOST_READ_LATENCY",
     "LINK_COUNTER_NAMES", "LINK_MODEL_COUNTER_NAMES", "LINK_END_COUNTER_NAMES", "peers_of", "link_counter_address",

@@ -222,7 +222,8 @@ def _load_accessors(interface):
     count = interface.load_ports
     def drive(k):
         p = partial(_port, "load", k)
-        return f"top->{p('en')} = 1; top->{p('mem')} = mem; top->{p('addr')} = addr; " + _setter(p("data"), interface.data_bits)
+        return (f"top->{p('en')} = 1; top->{p('mem')} = mem; top->{p('addr')} = addr; "
+                + _setter(p("data"), interface.data_bits))
 
     clear = "".join(f"\n    top->{_port('load', k, 'en')} = 0;" for k in range(count))
     return f"""

@@ -48,6 +48,10 @@ class VerilatorBackend:
     extra_flags : tuple of str
         Further Verilator options for the build (part of its cache key), e.g. the C++
         optimisation level ``("-MAKEFLAGS", "OPT_FAST=-O1")`` (benchmarks/bench_build.py).
+    parallel_load : bool
+        The FPGA tops get a write port per PE (:class:`~gravfm.hw.FpgaTop`'s ``load``) and every
+        PE loads in the same cycle; False loads one write a cycle over the host bus, as on a
+        board (the same run, cycle for cycle: tests/test_sim_parallel_load.py).
     """
 
     cache_dir: str | None = None
@@ -57,6 +61,7 @@ class VerilatorBackend:
     threads: int | None = None
     trace: object = None
     extra_flags: tuple = ()
+    parallel_load: bool = True
 
     name = "verilator"
 
@@ -95,7 +100,7 @@ class VerilatorBackend:
         stage("building", f"Verilator model of {f'the FPGA design ({n} models of it)' if separate else 'the system'}"
                           f"{traced}")
         built = top.tops[0] if separate else top
-        if isinstance(built, FpgaTop):
+        if self.parallel_load and isinstance(built, FpgaTop):
             built = built.with_load_ports()  # every PE loads in the same cycle (FpgaTop's ``load``)
         build = build_simulator(built, cache_dir=self.cache_dir, log=log,
                                 extra_flags=self.extra_flags, trace=None if self.trace is None else self.trace.kind)
