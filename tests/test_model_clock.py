@@ -93,7 +93,7 @@ def test_the_cli_refuses_an_unknown_synth_target_in_one_line(tmp_path, capsys):
     path = _variant(tmp_path, '[clock]\nsynth_target = "ecp5-25"\n')
     line = cli_error(capsys, "model", "--platform", path, "--vertices", "100", "--edges", "1000")
     assert line.endswith("variant.toml: clock.synth_target 'ecp5-25' is not a gravfm synth target "
-                         "(one of ecp5-85, ecp5-85-6, xcu)")
+                         "(one of ecp5-85, ecp5-85-6, xcu, u280)")
     line = cli_error(capsys, "run", "wcc", "--graph", "tiny:grid", "--platform", path, "--backend", "amaranth")
     assert "clock.synth_target 'ecp5-25'" in line
 

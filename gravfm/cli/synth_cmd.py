@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from ..algorithms import get_algorithm
+from ..architectures import BUILT_ARCHITECTURES, DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
 from ..provenance import provenance
 from ..synth.targets import NEXTPNR_ROUTERS, TARGETS
@@ -21,6 +22,8 @@ def register(subparsers):
                         help="synthesise FPGA 0 of an N-FPGA GraVF-M system: its PEs, network, neighbour "
                              "filter and link ends, the link ports wrapped like the host ports (default 1: "
                              "the single-FPGA top)")
+    parser.add_argument("--arch", choices=BUILT_ARCHITECTURES, default=DEFAULT_ARCHITECTURE,
+                        help=f"the architecture built (default {DEFAULT_ARCHITECTURE}; as `gravfm run --arch`)")
     parser.add_argument("--target", choices=sorted(TARGETS), default="ecp5-85",
                         help="FPGA family and device to synthesise for (default ecp5-85, the Lattice ECP5 "
                              "LFE5U-85F, placed and routed by nextpnr)")
@@ -68,7 +71,8 @@ def run(args):
         raise ConfigError(f"--freq must be a positive frequency in MHz, not {args.freq}")
     algorithm = get_algorithm(args.algorithm)
     of_system = f"-fpga0of{args.fpgas}" if args.fpgas > 1 else ""
-    workdir = Path(args.workdir) / f"{algorithm.name}-{args.pes}pe{of_system}-{args.target}"
+    arch = f"-{args.arch}" if args.arch != DEFAULT_ARCHITECTURE else ""
+    workdir = Path(args.workdir) / f"{algorithm.name}{arch}-{args.pes}pe{of_system}-{args.target}"
     which = f" (FPGA 0 of {args.fpgas})" if args.fpgas > 1 else ""
     print(f"synthesising {algorithm.name} x {args.pes} PEs{which} for {args.target} in {workdir} ...", flush=True)
     # Taken before elaboration: a run lasts up to an hour, and the figures describe the RTL of now.
@@ -78,7 +82,7 @@ def run(args):
                           offchip_edges=args.edge_memory == "offchip",
                           build_local_bits=local_bits_of(args.vertices_per_pe),
                           build_edges_per_pe=args.edges_per_pe, update_lanes=args.update_lanes,
-                          freq_mhz=args.freq, seed=args.seed, router=args.router)
+                          freq_mhz=args.freq, seed=args.seed, router=args.router, arch=args.arch)
     _print(report)
     if args.json:
         write_json(args.json, {**report, "provenance": origin}, args)
@@ -90,7 +94,8 @@ def _print(report):
     which = f", FPGA 0 of {report['fpgas']}" if report["fpgas"] > 1 else ""
     print(f"{report['description']}: {report['algorithm']}, {report['pes']} PEs{which} "
           f"({fpga['seconds']} s of synthesis)")
-    print(f"  per FPGA: {fpga['luts']} LUTs, {fpga['flip_flops']} FFs, {fpga['bram_blocks']} BRAM, "
+    uram = f", {fpga['uram_blocks']} URAM" if fpga.get("uram_blocks") else ""
+    print(f"  per FPGA: {fpga['luts']} LUTs, {fpga['flip_flops']} FFs, {fpga['bram_blocks']} BRAM{uram}, "
           f"{fpga['dsps']} DSP")
     print(f"  per PE:   {per_pe['luts']} LUTs, {per_pe['flip_flops']} FFs, {per_pe['bram_blocks']} BRAM")
     if fpga["fmax_mhz"] is not None:

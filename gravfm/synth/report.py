@@ -40,6 +40,7 @@ class SynthResult:
     pnr_seed: int | None = None  # nextpnr's placement seed (Fmax varies a few percent with it)
     pnr_router: str | None = None  # nextpnr's router (router1 is nextpnr's default)
     bram_output_registers: int = 0  # flip-flops moved into block-RAM output registers (ECP5)
+    uram_blocks: int = 0  # UltraRAMs (URAM288), on UltraScale+ targets that have them
 
     def to_dict(self):
         return asdict(self)
@@ -123,4 +124,5 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     return SynthResult(target=target, luts=luts, flip_flops=max(ffs, 0), bram_blocks=brams, dsps=dsps,
                        fmax_mhz=fmax, critical_path=path, cells_by_type=dict(cells),
                        seconds=round(time.monotonic() - started, 1), pnr_freq_mhz=freq,
-                       pnr_seed=pnr_seed, pnr_router=pnr_router, bram_output_registers=absorbed)
+                       pnr_seed=pnr_seed, pnr_router=pnr_router, bram_output_registers=absorbed,
+                       uram_blocks=cells.get("URAM288", 0))

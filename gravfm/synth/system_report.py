@@ -10,6 +10,7 @@ vertex of the graph in the GraVF-M layout — and its edge array.
 import math
 from dataclasses import dataclass
 
+from ..architectures import DEFAULT_ARCHITECTURE
 from ..flow.planning import stated_capacity, system_config
 from ..hw.fpga import FpgaTop
 from ..hw.layouts import KernelLayouts
@@ -36,7 +37,8 @@ def _capacity_config(algorithm, fpgas, pes, capacity):
 
 
 def pe_memory_bits(algorithm, *, fpgas, pes, capacity):
-    """Bits of each on-chip memory of one PE for ``capacity``: {name: (depth, width)}."""
+    """Bits of each on-chip memory of one GraVF-M PE for ``capacity``: {name: (depth, width)} (the
+    PE-fit estimate's, for every architecture)."""
     return config_memory_bits(_capacity_config(algorithm, fpgas, pes, capacity))
 
 
@@ -88,18 +90,19 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas
 
 def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False, fpgas=1,
                  build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None, seed=1,
-                 router="router1"):
+                 router="router1", arch=DEFAULT_ARCHITECTURE):
     """Synthesise one FPGA top of ``pes`` PEs and estimate how many PEs fit each known device.
 
     With ``fpgas`` > 1 the top is FPGA 0 of that many (GraVF-M): its PEs, network, neighbour
     filter and link ends, the link ports reaching the wrapper like the host ports. The update
     lanes and the FIFO depths default to what ``gravfm run`` builds for ``fpgas`` x ``pes``.
     ``freq_mhz``: the clock nextpnr is asked for (default: the target's); ``seed``: nextpnr's
-    placement seed; ``router``: nextpnr's router (``router1`` or ``router2``).
+    placement seed; ``router``: nextpnr's router (``router1`` or ``router2``); ``arch``: the
+    architecture built (:data:`gravfm.architectures.BUILT_ARCHITECTURES`).
     """
     # Off chip, the PEs' AXI4 read ports are the top's ``mem`` ports, wrapped like the host ports.
     config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
-                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes,
+                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes, arch=arch,
                            edge_memory={"edge_memory": "offchip"} if offchip_edges else None)
     update_lanes = config.pe.update_lanes
     if fpgas == 1:
@@ -118,7 +121,7 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
         fit["note"] = ("LUTs per PE from this synthesis" if name == target else
                        f"LUTs per PE from the {target} synthesis (LUT sizes differ between families)")
     return {
-        "algorithm": algorithm.name, "target": target, "description": get_target(target).description,
+        "algorithm": algorithm.name, "arch": arch, "target": target, "description": get_target(target).description,
         "pes": pes, "fpgas": fpgas, "build": {"local_bits": build_local_bits, "edges_per_pe": build_edges_per_pe,
                               "update_lanes": update_lanes, "network_fifo_depth": config.network.fifo_depth,
                               "link_fifo_depth": config.network.link_fifo_depth if fpgas > 1 else None},

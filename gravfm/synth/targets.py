@@ -35,6 +35,8 @@ class Target:
     nextpnr: tuple | None = None
     pnr_freq_mhz: float | None = None
     yosys_setup: str = ""
+    uram_blocks: int = 0
+    uram_block_bits: int = 0
 
     @property
     def bram_bits(self):
@@ -71,6 +73,14 @@ TARGETS = {
         # ABC9's self-check of its own mapping (&verify, on in the yowasp build) trips an assertion
         # in ABC on the PageRank top (Gia_ManDupCollapse_rec, Yosys 0.70); the mapping is the same
         # without it.
+        yosys_setup="scratchpad -set abc9.verify false; ",
+    ),
+    # The Alveo U280's device (XCU280, Virtex UltraScale+ with 8 GB of HBM; Xilinx DS963): issue 37's
+    # many-PE FPGA. Yosys counts only (no open place-and-route); UltraRAM beside the block RAM.
+    "u280": Target(
+        name="u280", description="Xilinx Alveo U280 (XCU280, Virtex UltraScale+ HBM; resource count only)",
+        yosys_command="synth_xilinx -family xcup -uram", luts=1_303_680, flip_flops=2_607_360,
+        bram_blocks=2_016, bram_block_bits=36 * 1024, dsps=9_024, uram_blocks=960, uram_block_bits=288 * 1024,
         yosys_setup="scratchpad -set abc9.verify false; ",
     ),
 }

@@ -23,10 +23,12 @@ never meet an in-flight vertex, keeps the single slot and its exact sums.
 """
 
 from amaranth.hdl import Mux, Signal
+from amaranth.lib import wiring
 from amaranth.lib.fifo import SyncFIFO
 
 from ..kernels import check_kernel, kernel_traits
-from .hazard import any_of
+from ..skid_buffer import SkidBuffer
+from .hazard import any_of, one_hot_select
 from ..unused import silence_unused
 
 __all__ = ["COMBINING_SLOTS", "ParkingSlots", "parking_for"]
@@ -85,6 +87,10 @@ class ParkingSlots:
         self._into = [Signal(name=f"park_into{k}") for k in range(count)]
         self._add_into = [Signal(name=f"combine_into{k}") for k in range(count)]
         self._merged = [Signal(name=f"merged{k}") for k in range(count)]  # added into another slot
+        # Slots j < k hold messages to one vertex (registers: the compare is made as a message
+        # parks, against the head_on flags, not behind the pair choice in the combining path).
+        self._pairs = [(j, k) for k in range(count) for j in range(k)]
+        self._same = {(j, k): Signal(name=f"parked{j}_{k}_same", init=1) for j, k in self._pairs}
         self._done = [0] * count  # the combiner's result for the slot, this cycle
         self._result = None
 
@@ -127,6 +133,11 @@ class ParkingSlots:
             return park
         combiner = self._combiner
         m.submodules.combiner = combiner
+        # The operands reach the combiner from flip-flops (timing plan, rule 2): the choice of
+        # slots ran on into the combiner's first stage (PageRank's adder: 11 LUT levels in all).
+        # A slot stays busy one cycle longer.
+        m.submodules.combiner_entry = entry = SkidBuffer(shape=combiner.i.payload.shape())
+        wiring.connect(m, entry.o, combiner.i)
         # The combiner keeps its inputs' order: the slot of each result waits in a FIFO beside it.
         m.submodules.combining = pending = SyncFIFO(width=max(1, (self.count - 1).bit_length()),
                                                     depth=self.count)
@@ -136,22 +147,21 @@ class ParkingSlots:
         first_target = _first(target)
         # When the head does not use the combiner, two idle slots of one vertex are added into
         # the first and the second freed: a hub then holds few slots, and other vertices park.
-        pairs = [(j, k) for k in range(self.count) for j in range(k)]
-        pair_flags = _first([idle[j] & idle[k] & (self.address[j] == self.address[k]) for j, k in pairs])
+        pairs = self._pairs
+        pair_flags = _first([idle[j] & idle[k] & self._same[j, k] for j, k in pairs])
         with_head = wants & any_of(target)
         combine, merge = Signal(), Signal()
-        # The operands: messages only (the slot keeps the rest of its item).
-        a, b = head.message.as_value(), head.message.as_value()
-        for (j, k), flag in reversed(list(zip(pairs, pair_flags))):
-            a, b = Mux(flag, self.item[j].message.as_value(), a), Mux(flag, self.item[k].message.as_value(), b)
-        for k in reversed(range(self.count)):
-            a = Mux(with_head & target[k], self.item[k].message.as_value(), a)
+        # The operands: messages only (the slot keeps the rest of its item), each chosen by
+        # one-hot flags (don't care when the combiner takes nothing).
+        messages = [item.message.as_value() for item in self.item]
+        pair_a = one_hot_select(pair_flags, [messages[j] for j, _ in pairs])
+        pair_b = one_hot_select(pair_flags, [messages[k] for _, k in pairs])
         m.d.comb += [
-            combiner.i.valid.eq(with_head | any_of(pair_flags)),
-            combiner.i.payload.a.eq(a),
-            combiner.i.payload.b.eq(Mux(with_head, head.message.as_value(), b)),
-            combine.eq(with_head & combiner.i.ready),
-            merge.eq(~with_head & any_of(pair_flags) & combiner.i.ready),
+            entry.i.valid.eq(with_head | any_of(pair_flags)),
+            entry.i.payload.a.eq(Mux(with_head, one_hot_select(first_target, messages), pair_a)),
+            entry.i.payload.b.eq(Mux(with_head, head.message.as_value(), pair_b)),
+            combine.eq(with_head & entry.i.ready),
+            merge.eq(~with_head & any_of(pair_flags) & entry.i.ready),
             park.eq(wants & ~combine & any_of(free)),
             *(into.eq(park & first) for into, first in zip(self._into, _first(free))),
         ]
@@ -160,9 +170,14 @@ class ParkingSlots:
             into_second = any_of([flag for (_, j), flag in zip(pairs, pair_flags) if j == k])
             m.d.comb += [self._add_into[k].eq((combine & first_target[k]) | (merge & into_first)),
                          self._merged[k].eq(merge & into_second)]
+        # The slot of an addition is queued a cycle later, from flip-flops, as its operands
+        # enter the combiner (the result, a latency of at least 1 behind, finds it there).
+        entered = Signal(name="combine_entered")
+        entered_into = Signal.like(pending.w_data, name="combine_entered_into")
+        m.d.sync += [entered.eq(combine | merge), entered_into.eq(_encode(self._add_into))]
         m.d.comb += [
-            pending.w_en.eq(combine | merge),
-            pending.w_data.eq(_encode(self._add_into)),
+            pending.w_en.eq(entered),
+            pending.w_data.eq(entered_into),
             combiner.o.ready.eq(1),
             pending.r_en.eq(combiner.o.valid),
         ]
@@ -186,6 +201,9 @@ class ParkingSlots:
         combiner results written; ``in_flight_next[k]`` is the slot's vertex in flight next
         cycle, ``next_head_address`` the head's vertex next cycle."""
         head_address = head.neighbor[:len(next_head_address)]
+        for (j, k), same in self._same.items():
+            # The head parks in one slot at most; its vertex against the other's is head_on.
+            m.d.sync += same.eq(Mux(self._into[j], self.head_on[k], Mux(self._into[k], self.head_on[j], same)))
         for k in range(self.count):
             address_next = Mux(self._into[k], head_address, self.address[k])
             m.d.sync += self.head_on[k].eq(next_head_address == address_next)
