@@ -444,6 +444,7 @@ def test_network_remote_ports():
         position = [0, 0, 0]
         delivered = [[], []]
         sent_out = []
+        kept = [True] * len(dut.link_keep)
         for _ in range(400):
             offered = []
             for s, script in enumerate(scripts):
@@ -455,8 +456,11 @@ def test_network_remote_ports():
             for d in range(2):
                 ctx.set(dut.dst[d].ready, rng.random() < 0.7)
             ctx.set(dut.remote_out[0].ready, rng.random() < 0.7)
-            for sender, keep in zip(dut.link_sender, dut.link_keep):   # the neighbor filter's answer
-                ctx.set(keep, ctx.get(sender) != 16)
+            # The neighbor filter: a registered read, looked up as the entry register loads.
+            for k, (sender, lookup, keep) in enumerate(zip(dut.link_sender, dut.link_lookup, dut.link_keep)):
+                ctx.set(keep, kept[k])
+                if ctx.get(lookup):
+                    kept[k] = ctx.get(sender) != 16
             for d in range(2):
                 if ctx.get(dut.dst[d].valid) and ctx.get(dut.dst[d].ready):
                     payload = ctx.get(dut.dst[d].payload)

@@ -28,7 +28,7 @@ from .host_read import pe_read_request, select_registered
 from .kernels import build_kernels
 from .link.ends import build_link_ends, end_counter_read, link_port_layout
 from .link_check import LinkCheck
-from .memory_ports import NO_READ_DURING_WRITE
+from .memory_ports import no_read_during_write
 from .pe import ProcessingElement
 from .pe.gather_forward import forwards
 from .protocol import HOST_READ_LATENCY, FpgaRegister, HostMem
@@ -225,6 +225,8 @@ class FpgaTop(wiring.Component):
         Local PE ``i``'s FIFO towards link ``k`` carries only ``i``'s own vertices, so each pair
         gets its own one-bit memory with one read port, looked up by the update entering that FIFO.
         Bit ``k`` of a filter word is link ``k``'s (the host orders the bits by this FPGA's links).
+        The read is registered and the memory a block RAM (timing plan, rule 2): only its address
+        setup follows the update queue's output (:func:`~gravfm.hw.network.filtered_link_fifo`).
         """
         config = self.config
         local_bits = config.pe.local_bits
@@ -235,13 +237,14 @@ class FpgaTop(wiring.Component):
                 if not self._use_filter:
                     m.d.comb += network.link_keep[index].eq(1)
                     continue
-                bits = memory.Memory(shape=1, depth=1 << local_bits, init=[], attrs=NO_READ_DURING_WRITE)
+                bits = memory.Memory(shape=1, depth=1 << local_bits, init=[], attrs=no_read_during_write("block"))
                 m.submodules[f"filter{i}_{k}"] = bits
-                write, read = bits.write_port(), bits.read_port(domain="comb")
+                write, read = bits.write_port(), bits.read_port(domain="sync")
                 m.d.comb += [
                     write.en.eq(self.host_wr_en & (self.host_wr_mem == HostMem.FILTER) & (self.host_wr_pe == i)),
                     write.addr.eq(self.host_wr_addr[:local_bits]),
                     write.data.eq(self.host_wr_data[k]),
+                    read.en.eq(network.link_lookup[index]),
                     read.addr.eq(network.link_sender[index][:local_bits]),
                     network.link_keep[index].eq(read.data),
                 ]

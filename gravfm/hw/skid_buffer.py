@@ -9,11 +9,11 @@ __all__ = ["ReadySlice", "SkidBuffer"]
 
 
 class _StreamStage(wiring.Component):
-    """A stage from stream ``i`` to stream ``o`` of one payload ``shape``."""
+    """A stage from stream ``i`` to stream ``o`` of one payload ``shape`` (and ``members`` beside)."""
 
-    def __init__(self, *, shape):
+    def __init__(self, *, shape, members=None):
         self._shape = shape
-        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape))})
+        super().__init__({"i": In(stream.Signature(shape)), "o": Out(stream.Signature(shape)), **(members or {})})
 
 
 class SkidBuffer(_StreamStage):
@@ -27,6 +27,9 @@ class SkidBuffer(_StreamStage):
     ----------
     shape : ShapeLike
         Payload layout.
+    lookahead : bool
+        Show what ``o`` loads (``next``, ``loads``): a memory with a registered read, addressed
+        by ``next`` and enabled by ``loads``, then answers for the item on ``o`` in step with it.
 
     Ports
     -----
@@ -34,7 +37,13 @@ class SkidBuffer(_StreamStage):
         Items in; ``ready`` is registered.
     o : Out(stream.Signature(shape))
         The same items, in order, one cycle later at the earliest.
+    next, loads : Out(shape), Out(1), with ``lookahead``
+        The payload ``o`` holds from the next cycle when ``loads`` (else it keeps its own).
     """
+
+    def __init__(self, *, shape, lookahead=False):
+        self._lookahead = lookahead
+        super().__init__(shape=shape, members={"next": Out(shape), "loads": Out(1)} if lookahead else None)
 
     def elaborate(self, platform):
         m = Module()
@@ -42,12 +51,15 @@ class SkidBuffer(_StreamStage):
         skid_valid = Signal()
         skid_data = Signal(len(i_data), reset_less=True)
         m.d.comb += self.i.ready.eq(~skid_valid)
+        loads = self.o.ready | ~self.o.valid
+        if self._lookahead:
+            m.d.comb += [self.loads.eq(loads), Value.cast(self.next).eq(Mux(skid_valid, skid_data, i_data))]
         # The skid entry copies the input whenever it is free, valid or not: its enable is then a
         # flip-flop, not the upstream ``valid`` (often the end of a long path) fanned out to
         # every data bit.
         with m.If(~skid_valid):
             m.d.sync += skid_data.eq(i_data)
-        with m.If(self.o.ready | ~self.o.valid):
+        with m.If(loads):
             with m.If(skid_valid):
                 m.d.sync += [self.o.valid.eq(1), o_data.eq(skid_data), skid_valid.eq(0)]
             with m.Else():

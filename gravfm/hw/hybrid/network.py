@@ -88,7 +88,7 @@ class HybridNetwork(wiring.Component):
         sources sent), and its gather's messages (one barrier per round).
     terminated, waiting : Out(pes)
         A silent round ended the run (message network) / a barrier wait on either side.
-    remote_in, remote_out, link_sender, link_keep
+    remote_in, remote_out, link_sender, link_lookup, link_keep
         As :class:`~gravfm.hw.network.Network`'s (several FPGAs).
     """
 
@@ -105,6 +105,7 @@ class HybridNetwork(wiring.Component):
             members["remote_in"] = In(stream.Signature(update_layout)).array(remotes)
             members["remote_out"] = Out(stream.Signature(update_layout)).array(remotes)
             members["link_sender"] = Out(update_layout.members["sender"]).array(pes * remotes)
+            members["link_lookup"] = Out(1).array(pes * remotes)
             members["link_keep"] = In(1).array(pes * remotes)
         super().__init__(members)
 
@@ -164,4 +165,5 @@ class HybridNetwork(wiring.Component):
                 index = d * remotes + k
                 m.submodules[f"link_fifo{d}_{k}"] = filtered_link_fifo(
                     m, copies.o[1 + k], mergers[k].i[d], depth=depth, sender=self.link_sender[index],
-                    keep=self.link_keep[index], entry_name=f"link_entry{d}_{k}")
+                    lookup=self.link_lookup[index], keep=self.link_keep[index],
+                    entry_name=f"link_entry{d}_{k}")

@@ -79,11 +79,12 @@ class Network(wiring.Component):
         Per local destination: termination detected / waiting for barriers.
     remote_in : In(array of ``remotes`` streams)
     remote_out : Out(array of ``remotes`` streams)
-    link_sender : Out(array of ``pes * remotes`` sender ids)
-        Sender of the item entering local source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``),
-        from a register.
+    link_sender, link_lookup : Out(array of ``pes * remotes`` sender ids), Out(array of bits)
+        Sender of the item that loads, when ``link_lookup``, into the entry register of local
+        source ``s``'s FIFO to link ``k`` (index ``s * remotes + k``; :func:`filtered_link_fifo`).
     link_keep : In(array of ``pes * remotes`` bits)
-        Send that item (the neighbor filter's answer for that sender, combinational).
+        Send the item in that entry register: the neighbor filter's answer for its sender, read
+        (registered) while ``link_lookup`` was high.
     """
 
     def __init__(self, *, layout, pes, remotes=0, fifo_depth=4, link_fifo_depth=None, count_bits=8, lanes=1):
@@ -93,6 +94,7 @@ class Network(wiring.Component):
         members = network_ports(layout, pes=pes, remotes=remotes, dst_layout=lanes_layout(layout, lanes))
         if remotes:
             members["link_sender"] = Out(layout.members["sender"]).array(pes * remotes)
+            members["link_lookup"] = Out(1).array(pes * remotes)
             members["link_keep"] = In(1).array(pes * remotes)
         super().__init__(members)
 
@@ -186,6 +188,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                 if filtered:
                     buffer = filtered_link_fifo(m, spreader.o[pes + k], mergers[k].i[s], depth=depth,
                                                  sender=net.link_sender[s * remotes + k],
+                                                 lookup=net.link_lookup[s * remotes + k],
                                                  keep=net.link_keep[s * remotes + k],
                                                  entry_name=f"link_entry{s}_{k}")
                 else:
@@ -195,30 +198,35 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
 
 
-def filtered_link_fifo(m, source, merger_in, *, depth, sender, keep, entry_name):
+def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, entry_name):
     """A link FIFO from ``source`` to ``merger_in`` that drops the updates ``keep`` rejects.
 
-    ``keep`` answers for the sender of the update offered at ``source`` (whose payload comes from
-    the PE's update queue through a ready slice: flip-flops and one multiplexer) and is stored
-    with it in a :class:`SkidBuffer`, so the lookup ends at that buffer's registers and at the
-    head the decision comes from the FIFO's own output (barriers always pass). Looking up behind
-    the buffer instead ran from its register through the filter's LUT RAM into the FIFO's block
-    RAM, placed apart (116.2 MHz on FPGA 0 of 2 x 4 PEs, ECP5-85, 7.1 of its 8.6 ns routing).
+    The update from ``source`` (the PE's update queue through a ready slice) waits in a
+    :class:`SkidBuffer`; as it loads into that buffer's output register its sender is on
+    ``sender`` with ``lookup``, and the neighbor filter, a memory with a registered read, answers
+    on ``keep`` in step with it (barriers always pass). The FIFO stores the answer with the update,
+    and at its head the decision comes from the FIFO's own output. A filter read without a
+    register (LUT RAM) ran from the update queue's block RAM through the filter's read
+    multiplexers into the skid register, placed apart (116.4 MHz on FPGA 0 of 2 x 4 PEs, ECP5-85,
+    6.6 of its 8.6 ns routing); behind the buffer, from its register into the FIFO's block RAM
+    (116.2 MHz).
     """
-    tagged = data.StructLayout({"item": source.payload.shape(), "forward": 1})
-    entry = SkidBuffer(shape=tagged)
+    update = source.payload.shape()
+    tagged = data.StructLayout({"item": update, "forward": 1})
+    entry = SkidBuffer(shape=update, lookahead=True)
     m.submodules[entry_name] = entry
     buffer = StreamFIFO(shape=tagged, depth=depth, head_register=True)
-    head, update = buffer.o.payload, source.payload
+    head = buffer.o.payload
+    wiring.connect(m, source, entry.i)
     m.d.comb += [
-        sender.eq(update.sender),
-        entry.i.payload.item.eq(update),
-        entry.i.payload.forward.eq(keep | update.barrier),
-        entry.i.valid.eq(source.valid),
-        source.ready.eq(entry.i.ready),
+        sender.eq(entry.next.sender),
+        lookup.eq(entry.loads),
+        buffer.i.payload.item.eq(entry.o.payload),
+        buffer.i.payload.forward.eq(keep | entry.o.payload.barrier),
+        buffer.i.valid.eq(entry.o.valid),
+        entry.o.ready.eq(buffer.i.ready),
         merger_in.payload.eq(head.item),
         merger_in.valid.eq(buffer.o.valid & head.forward),
         buffer.o.ready.eq(merger_in.ready | ~head.forward),
     ]
-    wiring.connect(m, entry.o, buffer.i)
     return buffer
