@@ -171,15 +171,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                 m.submodules[f"entry{s}_{d}"] = entry
                 wiring.connect(m, spreader.o[d], entry.i)
                 wiring.connect(m, entry.o, buffer.i)
-            # A ready slice between FIFO and endpoint (timing plan, rule 2): the endpoint's grant
-            # registers, through its ready logic, ran into the FIFO's read enable, fill flags and
-            # bypass, placed apart (FPGA 0 of 2 x 4, ECP5-85 seed 2: 133.4 MHz, 6.0 of 7.5 ns
-            # routing). No cycle added; the FIFO frees a slot a cycle earlier when the endpoint
-            # refuses its head, which only ever lets the source in sooner.
-            slice_ = ReadySlice(shape=layout)
-            m.submodules[f"exit{s}_{d}"] = slice_
-            wiring.connect(m, buffer.o, slice_.i)
-            wiring.connect(m, slice_.o, endpoints[d].i[s])
+            wiring.connect(m, buffer.o, endpoints[d].i[s])
         if local:
             depth = fifo_depth if link_fifo_depth is None else link_fifo_depth
             # Link FIFOs are deep (block RAM): their head sits in a flip-flop, so the block RAM's
