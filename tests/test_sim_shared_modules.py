@@ -73,6 +73,19 @@ def test_modules_equal_but_for_names_are_kept_once():
     assert "module \\top.pe0 (clk, o);\n" + NO_INLINE in text
 
 
+def test_a_dropped_module_takes_its_attributes_along():
+    # Amaranth writes attributes before every module; a copy at the end of the file left its own
+    # standing before nothing (a syntax error for Yosys).
+    attributed = "".join(f'(* generator = "Amaranth" *)\n{module}' for module in [
+        TOP, PARENT.format(name="pe0", child="pe0.leaf"), LEAF.format(name="pe0.leaf", auto=3, width=3),
+        LEAF.format(name="odd", auto=9, width=7), PARENT.format(name="pe1", child="pe1.leaf"),
+        LEAF.format(name="pe1.leaf", auto=7, width=3)])
+    text, shared = share_modules(attributed)
+    assert shared == {"\\top.pe0": 2, "\\top.pe0.leaf": 2}
+    assert text.count('(* generator = "Amaranth" *)\n') == 4 == len(module_names(text))
+    assert text.endswith("endmodule\n")
+
+
 def test_modules_that_differ_stay_apart():
     # A leaf one bit wider is another module, and so is the PE holding it.
     text, shared = share_modules(design(second_width=4))

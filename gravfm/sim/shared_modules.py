@@ -34,6 +34,8 @@ _HEADER_END = re.compile(r"\);\n")
 # An output declaration (Yosys declares the port's wire on a line of its own), and its name.
 _OUTPUT_LINE = re.compile(r"^  output [^;]*;\n", re.M)
 _OUTPUT = re.compile(r"^  output (?:\[[^\]]*\] )?(\S+) ?;$", re.M)
+# The attribute lines that end the text before a module: that module's own.
+_ATTRIBUTES_AT_END = re.compile(r"(?:^\(\*[^\n]*\*\)\n)+\Z", re.M)
 #: What keeps a module a C++ class of its own in Verilator's model.
 NO_INLINE = "  /* verilator no_inline_module */\n"
 
@@ -67,11 +69,15 @@ def share_modules(verilog_text):
     apart = _outermost_copies(children, kept, members)
     pieces, end = [], 0
     for name, match in modules.items():
-        pieces.append(verilog_text[end:match.start()])
+        before = verilog_text[end:match.start()]
         end = match.end()
-        if kept[name] == name:   # as Yosys wrote it, but for the modules it instantiates
-            text = _ESCAPED.sub(lambda token: kept.get(token.group(0), token.group(0)), match.group(0))
-            pieces.append(_HEADER_END.sub(r"\g<0>" + NO_INLINE, text, count=1) if name in apart else text)
+        if kept[name] != name:   # its attributes go with it (else they would stand before nothing)
+            pieces.append(_ATTRIBUTES_AT_END.sub("", before))
+            continue
+        pieces.append(before)
+        # As Yosys wrote it, but for the modules it instantiates.
+        text = _ESCAPED.sub(lambda token: kept.get(token.group(0), token.group(0)), match.group(0))
+        pieces.append(_HEADER_END.sub(r"\g<0>" + NO_INLINE, text, count=1) if name in apart else text)
     pieces.append(verilog_text[end:])
     return "".join(pieces), {name: count for name, count in members.items() if count > 1}
 

