@@ -76,6 +76,7 @@ class RunReport:
     run_s: float = 0.0
     threads: int = 1
     load_cycles: int = 0
+    load_clocked_cycles: int | None = None
     links: dict = field(default_factory=dict)
     board_links: tuple = ()
     params: dict = field(default_factory=dict)
@@ -191,6 +192,7 @@ class RunReport:
                 "cycles_per_s": self.cycles_per_s,
                 "edges_per_s": self.edges_per_s,
                 "load_cycles": self.load_cycles,
+                "load_clocked_cycles": self.load_clocked_cycles,
             },
         }
 
@@ -290,7 +292,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         build_cpu_s=readback.build_cpu_s,
         build_cached=readback.build_cached, build_key=readback.build_key, run_s=readback.run_s,
         threads=readback.threads,
-        load_cycles=readback.load_cycles,
+        load_cycles=readback.load_cycles, load_clocked_cycles=readback.load_clocked_cycles,
         links=_link_figures(prepared, plan, top, readback) if readback.links else {},
         board_links=readback.board_links,
         params=prepared.given_params,

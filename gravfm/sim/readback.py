@@ -64,6 +64,9 @@ class Readback:
         The back-end's build (compiled back-ends) and run wall times.
     build_cpu_s : float or None
         CPU seconds of a new build's processes (None: cached, or no build).
+    load_clocked_cycles : int or None
+        The compiled simulator: the cycles its FPGAs were clocked for the load (side by side,
+        every PE's port at once: docs/host-interface.md), fewer than ``load_cycles``.
     threads : int
         Threads that simulated the FPGAs (the result does not depend on it).
     """
@@ -83,6 +86,7 @@ class Readback:
     run_s: float = 0.0
     threads: int = 1
     build_cpu_s: float | None = None
+    load_clocked_cycles: int | None = None
 
     @property
     def supersteps(self):

@@ -148,4 +148,5 @@ class VerilatorBackend:
         return Readback(status=outcome.status, cycles=outcome.cycles, load_cycles=outcome.load_cycles,
                         state=load.decode_states(words), counters=counters, round_log=round_log, links=links,
                         diagnosis=diagnosis, build_s=build.build_s, build_cpu_s=build.build_cpu_s, build_cached=build.cached,
-                        build_key=build.key, run_s=outcome.run_s, threads=threads)
+                        build_key=build.key, run_s=outcome.run_s, threads=threads,
+                        load_clocked_cycles=outcome.load_clocked_cycles)
