@@ -74,3 +74,21 @@ FP_UNIT_LUT_LEVELS = {FPAdder: 7, FPMultiplier: 7, FPDivider: 6}
                          ids=lambda unit: unit.__name__)
 def test_floating_point_unit_is_no_deeper_than_its_limit(tmp_path, unit):
     assert_no_deeper(synthesised_depth(unit(), workdir=tmp_path), FP_UNIT_LUT_LEVELS[unit])
+
+
+# LUT levels of PageRank's gather unit alone at 4 PEs (a combiner and 4 parking slots): 11 until
+# the parking logic's pair compares became registers and the combiner's operands a registered
+# stage (2c8ef8f), 8 since; its worst path now runs from a slot's busy flag into those operands.
+PAGERANK_GATHER_LUT_LEVELS = 8
+
+
+def test_pagerank_gather_unit_is_no_deeper_than_its_limit(tmp_path):
+    from gravfm.hw.arch import architecture
+    from gravfm.hw.kernels import build_kernels
+    from gravfm.hw.pe.gather_forward import build_gather_unit
+
+    config = system_config(get_algorithm("pagerank"), fpgas=1, pes=4, local_bits=8, edges_per_pe=4096)
+    layouts = architecture(config.arch).layouts(config.algorithm, config)
+    unit = build_gather_unit(layouts=layouts, config=config, kernel=build_kernels(config.algorithm, layouts)["gather"],
+                             write_latency=1)
+    assert_no_deeper(synthesised_depth(unit, workdir=tmp_path), PAGERANK_GATHER_LUT_LEVELS)
