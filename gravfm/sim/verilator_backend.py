@@ -81,7 +81,7 @@ class VerilatorBackend:
         then ``simulating`` with the first progress scan) begin.
         """
         from ..hw.fpga import FpgaTop  # deferred: Amaranth (heavy)
-        from .system_file import system_file
+        from .system_file import system_file  # deferred: Amaranth (heavy)
 
         config = top.config
         pes, n = config.total_pes, config.fpgas

@@ -39,8 +39,6 @@ class Target:
     nextpnr: tuple | None = None
     pnr_freq_mhz: float | None = None
     yosys_setup: str = ""
-    uram_blocks: int = 0
-    uram_block_bits: int = 0
     hierarchical: bool = False
 
     @property
@@ -81,11 +79,12 @@ TARGETS = {
         yosys_setup="scratchpad -set abc9.verify false; ", hierarchical=True,
     ),
     # The Alveo U280's device (XCU280, Virtex UltraScale+ with 8 GB of HBM; Xilinx DS963): issue 37's
-    # many-PE FPGA. Yosys counts only (no open place-and-route); UltraRAM beside the block RAM.
+    # many-PE FPGA. Yosys counts only (no open place-and-route); its 960 UltraRAMs (288 kbit each)
+    # beside the block RAM are counted in a synthesis (``uram_blocks``), not in the PE-fit estimate.
     "u280": Target(
         name="u280", description="Xilinx Alveo U280 (XCU280, Virtex UltraScale+ HBM; resource count only)",
         yosys_command="synth_xilinx -family xcup -uram", luts=1_303_680, flip_flops=2_607_360,
-        bram_blocks=2_016, bram_block_bits=36 * 1024, dsps=9_024, uram_blocks=960, uram_block_bits=288 * 1024,
+        bram_blocks=2_016, bram_block_bits=36 * 1024, dsps=9_024,
         yosys_setup="scratchpad -set abc9.verify false; ", hierarchical=True,
     ),
 }
