@@ -22,8 +22,10 @@ import json
 import time
 from pathlib import Path
 
+from gravfm.architectures import architecture_info
 from gravfm.errors import GravfmError
 from gravfm.flow import RunOptions, run
+from gravfm.partition import METHODS
 from gravfm.provenance import arguments, machine, write_results
 
 GRAPHS = {
@@ -38,9 +40,10 @@ TARGET_EDGES_PER_CYCLE_4X64 = 200
 def measure(args, algorithm, graph, arch):
     """One verified run's figures, or its error."""
     row = {"algorithm": algorithm, "graph": graph, "arch": arch, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
-           "platform": args.platform, "edge_memory": args.edge_memory}
+           "platform": args.platform, "edge_memory": args.edge_memory, "partition": partition_of(args, arch)}
     options = RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=args.pes, arch=arch,
-                         platform=args.platform, edge_memory=args.edge_memory, cache_dir=args.cache)
+                         platform=args.platform, edge_memory=args.edge_memory, cache_dir=args.cache,
+                         partition=row["partition"])
     try:
         report = run(options)
     except GravfmError as error:
@@ -65,6 +68,8 @@ def main():
     parser.add_argument("--archs", nargs="+", default=["hybrid", "gravfm"])
     parser.add_argument("--platform", default="u280")
     parser.add_argument("--edge-memory", default="onchip", choices=("onchip", "offchip"))
+    parser.add_argument("--partition", default=None, choices=METHODS,
+                        help="partitioning method (default: each architecture's own)")
     parser.add_argument("--cache", default=None, help="build cache (default: gravfm's)")
     parser.add_argument("--json", default=str(Path(__file__).parent / "results" / "bench_hybrid.json"))
     parser.add_argument("--resume", action="store_true",
@@ -89,8 +94,13 @@ def main():
     return 0 if all(r.get("verified") for r in results) else 1
 
 
+def partition_of(args, arch):
+    """The partitioning method of ``arch``'s runs: ``--partition`` or the architecture's default."""
+    return architecture_info(arch).default_partition if args.partition is None else args.partition
+
+
 def row_key(args, algorithm, graph, arch):
-    return (algorithm, graph, arch, args.fpgas, args.pes, args.platform, args.edge_memory)
+    return (algorithm, graph, arch, args.fpgas, args.pes, args.platform, args.edge_memory, partition_of(args, arch))
 
 
 def resumed_rows(path):
@@ -99,8 +109,9 @@ def resumed_rows(path):
         rows = json.loads(Path(path).read_text())["results"]
     except FileNotFoundError:
         return {}
-    return {(r["algorithm"], r["graph"], r["arch"], r["fpgas"], r["pes_per_fpga"], r["platform"], r["edge_memory"]): r
-            for r in rows if r.get("verified")}
+    # rows from before the partition was recorded were all greedy's
+    return {(r["algorithm"], r["graph"], r["arch"], r["fpgas"], r["pes_per_fpga"], r["platform"], r["edge_memory"],
+             r.get("partition", "greedy")): r for r in rows if r.get("verified")}
 
 
 def document(args, results, started):

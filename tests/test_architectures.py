@@ -73,6 +73,19 @@ def test_lanes_rule_is_the_architectures():
         RunOptions(algorithm="wcc", graph="tiny:path4", arch=HYBRID.name, pes=3)
 
 
+def test_partition_default_is_the_architectures():
+    """The hybrid spreads the hubs first (a sender's edges are one scatter unit's); GraVF-M and
+    GraVF keep the paper's greedy; a method given is kept."""
+    from gravfm.flow import plan, prepare
+    from gravfm.flow.options import RunOptions
+    assert [RunOptions(algorithm="wcc", graph="tiny:path4", arch=a.name, pes=2).partition
+            for a in (GRAVFM, GRAVF, HYBRID)] == ["greedy", "greedy", "sorted_greedy"]
+    assert RunOptions(algorithm="wcc", graph="tiny:path4", arch=HYBRID.name, partition="metis").partition == "metis"
+    prepared = prepare("wcc", "tiny:grid")
+    assert plan(prepared, pes=2, arch=HYBRID.name).partition.method == "sorted_greedy"
+    assert plan(prepared, pes=2, arch=GRAVFM.name).partition.method == "greedy"
+
+
 def test_no_module_spells_an_architecture_name():
     names = "|".join(re.escape(name) for name in ARCHITECTURES)
     quoted = re.compile(rf"""(["'])({names})\1""")

@@ -54,8 +54,9 @@ def add_run_arguments(parser):
     parser.add_argument("--no-kernel-check", dest="kernel_check", action="store_false",
                         help="skip the kernel contract check (each kernel benched alone in Amaranth's "
                              "simulator before the build: outputs per input, barrier, declared latency)")
-    parser.add_argument("--partition", default="greedy", choices=METHODS,
-                        help="greedy (default), sorted_greedy (largest out-degree first), round_robin or metis")
+    parser.add_argument("--partition", default=None, choices=METHODS,
+                        help="greedy (GraVF-M's and GraVF's default), sorted_greedy (largest out-degree first; "
+                             "the hybrid's default), round_robin or metis")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="an algorithm parameter (repeatable), e.g. root=3 or weight_seed=2")
     parser.add_argument("--root", type=int, default=None, metavar="V",

@@ -39,8 +39,9 @@ class RunOptions:
     platform : str
         Platform name or file: its clock converts cycles to seconds, its links join the FPGAs
         (unless ``link``), and the model predicts for it.
-    partition : str
-        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``).
+    partition : str, optional
+        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``); by
+        default the architecture's (:attr:`~gravfm.architectures.ArchitectureInfo.default_partition`).
     root : int, optional
         Root vertex (algorithms with a ``root`` parameter, e.g. BFS), the input's id of it (a
         file's own id, also when its ids were relabelled).
@@ -99,7 +100,7 @@ class RunOptions:
     fpgas: int = 1
     pes: int = 1
     platform: str = DEFAULT_PLATFORM
-    partition: str = "greedy"
+    partition: str | None = None
     root: int | None = None
     params: dict | None = None
     backend: object = "verilator"
@@ -130,6 +131,8 @@ class RunOptions:
         # an unknown name, or one without hardware: one line
         info = built_architecture_info(self.arch)
         lanes = info.max_update_lanes
+        if self.partition is None:
+            object.__setattr__(self, "partition", info.default_partition)
         if info.power_of_two_pes and self.pes & (self.pes - 1):
             raise ConfigError(f"--pes {self.pes}: the {info.title} architecture needs a power of two PEs per FPGA "
                               f"(its message network routes by the PE bits)")

@@ -193,7 +193,7 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAU
                            gather_forwarding=gather_forwarding, **edge_memory, **hardware)
 
 
-def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None,
+def plan(prepared, *, fpgas=1, pes=1, partition=None, arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None,
          update_lanes=None, gather_forwarding=True, edge_memory=None, memory_channels=1, **hardware):
     """Partition the prepared graph and size the hardware for it.
 
@@ -202,8 +202,9 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECT
     prepared : gravfm.flow.Prepared
     fpgas, pes : int
         FPGAs and PEs per FPGA.
-    partition : str or gravfm.partition.Partition
-        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``), or a
+    partition : str or gravfm.partition.Partition, optional
+        Partitioning method (``greedy``, ``sorted_greedy``, ``round_robin``, ``metis``; by default
+        the architecture's :attr:`~gravfm.architectures.ArchitectureInfo.default_partition`), or a
         partition of the prepared graph over ``fpgas`` x ``pes`` PEs (e.g. to choose the order
         of the hardware ids, :func:`gravfm.flow.check_partition_independence`).
     arch : str (one of gravfm.architectures.ARCHITECTURES)
@@ -232,7 +233,8 @@ def plan(prepared, *, fpgas=1, pes=1, partition="greedy", arch=DEFAULT_ARCHITECT
                               f"{parts.pes_per_fpga} PEs, but the run has {prepared.graph.num_vertices} "
                               f"on {fpgas} x {pes}")
     else:
-        parts = make_partition(prepared.graph, fpgas, pes, partition)
+        method = architecture_info(arch).default_partition if partition is None else partition
+        parts = make_partition(prepared.graph, fpgas, pes, method)
     offchip = bool(edge_memory) and edge_memory.get("edge_memory") == "offchip"
     bits, edges, stores = graph_capacities(prepared.graph, parts, arch=arch, local_bits=local_bits,
                                            edges_per_pe=edges_per_pe, offchip=offchip)
