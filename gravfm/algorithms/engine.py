@@ -134,7 +134,7 @@ def run_supersteps(graph, *, initial, gather, apply, scatter=None, edge=None, sp
     updates, messages = [], []
     for r in itertools.count():
         senders, update = _apply_round(apply, state, applied, r, dtypes)
-        updates.append(senders.size)
+        updates.append(senders)
         messages.append(int(out_degree[senders].sum()))
         if senders.size == 0:
             break

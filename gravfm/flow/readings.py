@@ -5,8 +5,10 @@ throughput; a root that reaches nothing traverses nothing).
 Shared by the printed report, its JSON and the plot (``gravfm run``), one place for each rule.
 """
 
+from ..architectures import architecture_info
 from ..errors import GravfmError
 from ..model.algorithm_params import model_params, params_for_algorithm
+from ..model.balance import busiest_unit_items
 from ..model.supersteps import predict_supersteps
 
 __all__ = ["BREAKDOWN_LABELS", "cycle_breakdown", "pe_cycles", "run_notes", "superstep_model", "run_bounds",
@@ -61,8 +63,8 @@ def superstep_model(report, platform):
     reference's messages and updates per superstep (never from the measurement), as a dict, or None.
 
     ``design``: the generated design's own per-superstep cost — one FPGA with edges on chip
-    :func:`gravfm.model.supersteps.design_overhead_cycles` on top of one message per PE per
-    cycle; otherwise :func:`gravfm.model.predict_supersteps` with the design's latency (links,
+    :func:`gravfm.model.supersteps.design_overhead_cycles` on top of each superstep's busiest PE
+    (:mod:`gravfm.model.balance`, one item per PE per cycle); otherwise :func:`gravfm.model.predict_supersteps` with the design's latency (links,
     memory round trip) and its own item sizes, the partition's memory words and update fan-out.
     ``platform``: :func:`gravfm.model.predict_supersteps` with the platform's latency figures
     (the paper's system). ``cycles`` is the one printed beside the measurement (the design's
@@ -124,8 +126,9 @@ def _design_model(report, platform, messages, updates):
     bound = sum(messages) / report.total_pes
     overhead = _predicted_overhead(report) if not config.pe.offchip else None
     if overhead is not None:
-        return {"cycles": bound + overhead, "message_bound_cycles": bound, "above_bound": overhead,
-                "latency_cycles_total": overhead}
+        busiest = sum(_busiest_unit_items(report, updates))
+        return {"cycles": busiest + overhead, "message_bound_cycles": bound, "busiest_unit_cycles": busiest,
+                "above_bound": busiest + overhead - bound, "latency_cycles_total": overhead}
     # The design's own item sizes (its vertex ids); the link check's frame, when on, is not counted.
     params = params_for_algorithm(report.prepared.algorithm, vertexid_bits=config.vertexid_bits)
     steps = _predicted_supersteps(report, platform, messages, updates, params, latency="design")
@@ -137,6 +140,14 @@ def _design_model(report, platform, messages, updates):
             "latency_cycles": steps.latency_cycles, "latency_bound_supersteps": steps.latency_bound_supersteps}
 
 
+def _busiest_unit_items(report, updates):
+    """Each superstep's busiest PE's items on this run's partition (:mod:`gravfm.model.balance`)."""
+    plan = report.plan
+    return busiest_unit_items(architecture_info(report.arch), report.prepared.graph, plan.partition.pe_of_vertex,
+                              report.total_pes, updates, report.prepared.reference.senders_per_superstep,
+                              plan.config.pe.update_lanes)
+
+
 #: The throughput model's limits by the bound each stands for.
 LIMIT_BOUNDS = {"L_PE": "PE", "L_mem": "memory", "L_if": "link", "L_net": "link", "L_if_node": "link",
                 "L_net_node": "link"}
@@ -144,9 +155,10 @@ LIMIT_BOUNDS = {"L_PE": "PE", "L_mem": "memory", "L_if": "link", "L_net": "link"
 
 def run_bounds(report, model):
     """``{bound: cycles}``: the fewest cycles the run could take for each cause alone — ``PE``
-    (one message per PE per cycle), ``latency`` (each superstep's synchronization, the design's
+    (one item per PE per cycle: each superstep's busiest PE where the design model counts it, else
+    the messages over the PEs), ``latency`` (each superstep's synchronization, the design's
     or else the platform's), ``memory`` and ``link`` (the throughput model's limits)."""
-    bounds = {"PE": report.messages / report.total_pes}
+    bounds = {"PE": model.get("design", {}).get("busiest_unit_cycles", report.messages / report.total_pes)}
     supersteps = report.supersteps or 1
     if "design" in model:
         bounds["latency"] = model["design"]["latency_cycles_total"]
@@ -173,11 +185,16 @@ def superstep_lines(report):
                 if report.finished and model["cycles"] else "")
     if "design" in model:
         design = model["design"]
-        lines.append(f"superstep-aware model of the generated design: {design['cycles']:,.0f} cycles (message bound "
-                     f"{design['message_bound_cycles']:,.1f} + {design['above_bound']:,.0f} for "
-                     + ("the first apply pass and each superstep's barrier" if "latency_cycles" not in design else
-                        f"{design['latency_cycles']:,.0f} cycles of latency per superstep and work beyond one "
-                        "message per PE per cycle") + f"){measured}")
+        if "busiest_unit_cycles" in design:
+            parts = (f"each superstep's busiest PE {design['busiest_unit_cycles']:,} + "
+                     f"{design['latency_cycles_total']:,.0f} for the first apply pass and each superstep's barrier; "
+                     f"message bound {design['message_bound_cycles']:,.1f}")
+        else:
+            parts = (f"message bound {design['message_bound_cycles']:,.1f} + {design['above_bound']:,.0f} for "
+                     f"{design['latency_cycles']:,.0f} cycles of latency per superstep and work beyond one message "
+                     "per PE per cycle")
+        lines.append(f"superstep-aware model of the generated design: {design['cycles']:,.0f} cycles ({parts})"
+                     f"{measured}")
     if "platform" in model:
         steps = model["platform"]
         lines.append(f"superstep-aware model of platform {report.platform}: {steps['mteps']:,.1f} MTEPS, "

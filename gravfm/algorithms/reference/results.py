@@ -1,6 +1,6 @@
 """Result types of the software references: the answer beside the work of every superstep."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,17 +21,27 @@ class SuperstepCounts:
         Has ``supersteps`` entries; the last one is 0.
     updates_per_superstep : tuple of int
         ``updates[r]``: updates emitted by the apply of round ``r``. Last entry is 0.
+    senders_per_superstep : tuple of np.ndarray, or None
+        ``senders[r]``: the vertices whose updates round ``r`` emitted (uint32), where the
+        reference knows them; None where every vertex emits in every round but the last
+        (PageRank). What the model's busiest-unit bound reads (:mod:`gravfm.model.balance`).
     """
 
     supersteps: int
     messages_per_superstep: tuple
     updates_per_superstep: tuple
+    senders_per_superstep: tuple | None = field(default=None, kw_only=True, repr=False, compare=False)
 
     @classmethod
     def from_rounds(cls, updates, messages, **answer):
-        """A result from the counts of every apply round (one entry each) and the answer's fields."""
+        """A result from every apply round's updates (a count, or the array of its senders) and
+        messages (counts), and the answer's fields."""
+        senders = None
+        if updates and all(isinstance(entry, np.ndarray) for entry in updates):
+            senders = tuple(entry.astype(np.uint32) for entry in updates)
+            updates = [entry.size for entry in updates]
         return cls(supersteps=len(updates), messages_per_superstep=_freeze(messages),
-                   updates_per_superstep=_freeze(updates), **answer)
+                   updates_per_superstep=_freeze(updates), senders_per_superstep=senders, **answer)
 
     @property
     def total_messages(self):

@@ -29,13 +29,13 @@ def min_propagation(graph, values, active, edge_values):
     Returns
     -------
     (values, updates, messages)
-        The final values and the counts of every apply round.
+        The final values, every apply round's senders (an array each) and its messages (counts).
     """
     out_degree = np.diff(graph.offsets)
     updates, messages = [], []
     while True:
         senders = np.flatnonzero(active)
-        updates.append(senders.size)
+        updates.append(senders)
         messages.append(int(out_degree[senders].sum()))
         if senders.size == 0:
             break

@@ -45,7 +45,7 @@ def bfs(graph, root):
     updates, messages = [], []
     depth = 0
     while True:
-        updates.append(frontier.size)
+        updates.append(frontier)
         messages.append(int(out_degree[frontier].sum()))
         if frontier.size == 0:
             break

@@ -1,0 +1,61 @@
+"""The busiest unit of every superstep: the partition's share of a bulk-synchronous run's time.
+
+A superstep ends when its busiest PE has done its share, so a run takes at least the sum over
+supersteps of the busiest PE's work, not the messages over the PEs (the bound
+:func:`gravfm.model.supersteps.design_overhead_cycles` adds to). What a PE does in a round, one
+item a cycle, depends on where the architecture scatters (:class:`~gravfm.architectures.ArchitectureInfo`):
+
+- every PE takes every update (GraVF-M) and scatters those of its own destinations: the larger
+  of its messages (edges into its vertices) and the round's updates over its update lanes;
+- one scatter unit per sender (the hybrid: the unit of the sender's PE) or the sender's own PE
+  (GraVF): the larger of its senders' out-edges (scatter) and the messages to its vertices
+  (gather).
+
+One FPGA only: between FPGAs the links and the filter shape a round too. Computed from the
+software reference's senders of every round (never from a measurement); a prediction.
+"""
+
+import numpy as np
+
+from ..algorithms.reference.rounds import out_edges_of
+
+__all__ = ["busiest_unit_items"]
+
+
+def busiest_unit_items(arch, graph, pe_of_vertex, pes, updates_per_superstep, senders_per_superstep,
+                       update_lanes=1):
+    """Items (cycles at one a cycle) of each superstep's busiest PE on one FPGA of ``pes`` PEs.
+
+    Parameters
+    ----------
+    arch : gravfm.architectures.ArchitectureInfo
+    graph
+        CSR ``offsets`` and ``targets``.
+    pe_of_vertex : array of int
+    updates_per_superstep : sequence of int
+    senders_per_superstep : sequence of arrays, or None
+        Each round's senders; None: every vertex in each round with updates (PageRank).
+    update_lanes : int
+
+    Returns
+    -------
+    list of int, one per superstep
+    """
+    pe_of_vertex = np.asarray(pe_of_vertex)
+    out_degree = np.diff(graph.offsets)
+    everyone = np.arange(graph.num_vertices)
+    busiest = []
+    for round_index, updates in enumerate(updates_per_superstep):
+        if updates == 0:
+            busiest.append(0)
+            continue
+        senders = everyone if senders_per_superstep is None else np.asarray(senders_per_superstep[round_index],
+                                                                           dtype=np.int64)
+        edge_index, _ = out_edges_of(graph, senders)
+        gather = np.bincount(pe_of_vertex[graph.targets[edge_index]], minlength=pes).max()
+        if arch.scatter_at == "receivers":
+            busiest.append(int(max(gather, -(-updates // update_lanes))))
+        else:
+            scatter = np.bincount(pe_of_vertex[senders], weights=out_degree[senders], minlength=pes).max()
+            busiest.append(int(max(gather, scatter)))
+    return busiest
