@@ -55,6 +55,7 @@ def measure(args, algorithm, graph, arch):
             "target_cpe": TARGET_CPE.get(algorithm), "update_lanes": report.update_lanes,
             "mteps": report.mteps, "f_clk_mhz": report.f_clk_hz / 1e6, "clock_basis": report.clock_basis,
             "model": (report.prediction.t_sys_mteps if report.prediction is not None else None),
+            "model_design_cycles": design_cycles(report),
             "build_s": report.build_s, "build_cpu_s": report.build_cpu_s, "build_cached": report.build_cached,
             "run_s": report.run_s, "cycles_per_s": report.cycles / report.run_s if report.run_s else None}
 
@@ -92,6 +93,13 @@ def main():
                 write_results(document(args, results, started), args.json, stream=None)
     write_results(document(args, results, started), args.json)
     return 0 if all(r.get("verified") for r in results) else 1
+
+
+def design_cycles(report):
+    """The superstep-aware prediction of the generated design's cycles (one FPGA: each superstep's
+    busiest PE and its barrier), or None."""
+    design = (report.superstep_model or {}).get("design")
+    return design["cycles"] if design else None
 
 
 def partition_of(args, arch):
