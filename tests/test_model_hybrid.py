@@ -64,9 +64,12 @@ def test_the_hybrid_is_not_intake_bound_at_64_pes():
     for platform, fpgas in (("u280", 1), ("u280x4", 4)):
         hybrid = predict(platform, "wcc", *RMAT18, fpgas=fpgas, pes=64, arch=HYBRID.name)
         assert hybrid.limits["L_intake"] == pytest.approx(64 * F_U280 * 16)     # p times GraVF-M's
-        assert hybrid.bottleneck == "L_msgnet"                                  # 0.9 message per PE per cycle
-        assert hybrid.t_sys == pytest.approx(0.9 * fpgas * 64 * F_U280)
+        assert hybrid.limits["L_msgnet"] == pytest.approx(0.9 * fpgas * 64 * F_U280)  # 0.9 message per PE per cycle
         assert not any("hardware is not built yet" in note for note in hybrid.notes)   # it is built
+        # one update per cycle per peer stream: f degree n edges per second between FPGAs
+        assert hybrid.limits.get("L_linkend", float("inf")) == pytest.approx(
+            F_U280 * 16 * 4 if fpgas == 4 else float("inf"))
+        assert hybrid.bottleneck == ("L_msgnet" if fpgas == 1 else "L_linkend")
     # on the links the hybrid is GraVF-M: the same L_if and L_net
     gravfm = predict("u280x4", "wcc", *RMAT18, fpgas=4, pes=64, arch=GRAVFM.name)
     assert hybrid.limits["L_if"] == gravfm.limits["L_if"] and hybrid.limits["L_net"] == gravfm.limits["L_net"]
@@ -106,9 +109,9 @@ def test_cli_chooses_and_prints_every_architecture(capsys, tmp_path):
     text, document = capsys.readouterr().out, json.loads(path.read_text())
     assert text.startswith("PREDICTION of the analytical performance model (not a measurement)")
     assert "PREDICTED per architecture" in text
-    for arch, bottleneck in ((GRAVFM.name, "L_intake"), (GRAVF.name, "L_msgnet"), (HYBRID.name, "L_msgnet")):
+    for arch, bottleneck in ((GRAVFM.name, "L_intake"), (GRAVF.name, "L_msgnet"), (HYBRID.name, "L_linkend")):
         assert any(line.split()[:1] == [arch] and bottleneck in line for line in text.splitlines())
-    assert "57600.0   L_msgnet   <- best" in text and "hardware not built yet" not in text
+    assert "16000.0   L_linkend   <- best" in text and "hardware not built yet" not in text
     assert "predicted best architecture: hybrid" in text
     assert document["prediction"]["arch"] == HYBRID.name and document["architectures"]["best"] == HYBRID.name
 

@@ -28,7 +28,8 @@ def test_paper_platform_wcc_by_hand():
     assert prediction.bottleneck == "L_intake" and prediction.details["update_lanes"] == 1
     assert prediction.t_sys == prediction.limits["L_intake"]
     assert prediction.fits and not prediction.chosen
-    assert set(prediction.limits) == {"L_PE", "L_mem", "L_if", "L_net", "L_intake"}
+    assert set(prediction.limits) == {"L_PE", "L_mem", "L_if", "L_net", "L_intake", "L_linkend"}
+    assert prediction.limits["L_linkend"] / 1e6 == pytest.approx(187.5 * 32 * 4)   # f degree n: far above
     # PageRank's L_PE (4753.5) stays below the intake
     assert predict("ac510x4", "pagerank", RMAT_V, RMAT_E, fpgas=4, pes=9).bottleneck == "L_PE"
 
@@ -77,17 +78,19 @@ def test_model_chooses_four_fpgas_for_a_dense_graph():
 
 def test_choice_is_the_best_n_and_the_fewest_pes():
     """A road-like graph (degree 3) on the hybrid (GraVF-M's links, its scatter units' intake
-    p times GraVF-M's): the interface limit binds, and because the AC-510's BW_if barely grows
-    from 2 to 3 peers, 3 FPGAs beat 4; fewer PEs then suffice."""
+    p times GraVF-M's): the link ends bind (one update per cycle per peer stream: f degree n,
+    below the AC-510's BW_if from 2 FPGAs on), so 4 FPGAs beat 3; fewer PEs then suffice."""
     vertices, edges = 100_000, 300_000
     chosen = predict("ac510x4", "wcc", vertices, edges, arch=HYBRID.name)
     everything = [evaluate("ac510x4", "wcc", vertices, edges, n, 9, arch=HYBRID.name) for n in range(1, 5)]
     best = max(everything, key=lambda prediction: prediction.t_sys)
-    assert chosen.fpgas == best.fpgas == 3
+    assert chosen.fpgas == best.fpgas == 4
     assert chosen.t_sys == pytest.approx(best.t_sys)
-    assert chosen.bottleneck == "L_if"
-    # p >= T_sys CPE / (n f) = 3376.2 x 1.05 / (3 x 187.5) = 6.30 -> 7 PEs
-    assert chosen.pes == 7
+    assert chosen.t_sys == chosen.limits["L_linkend"] and chosen.t_sys / 1e6 == pytest.approx(187.5 * 3 * 4)
+    assert all(p.limits["L_linkend"] < p.limits["L_if"] for p in everything if p.fpgas > 1)
+    # p >= T_sys CPE / (n f) = 2250 x 1.05 / (4 x 187.5) = 3.15 -> 4 PEs (whose intake, f degree n p /
+    # (1 + 3), equals the link ends' then)
+    assert chosen.pes == 4
     fewer = evaluate("ac510x4", "wcc", vertices, edges, chosen.fpgas, chosen.pes - 1, arch=HYBRID.name)
     assert fewer.t_sys < chosen.t_sys
     # GraVF-M without the filter: every PE takes every update, so the system traverses at most

@@ -114,9 +114,9 @@ def test_updates_that_match_the_average_degree_change_nothing():
 
 def test_hubs_cost_less_network_time_than_their_messages_suggest():
     """A road-like graph is bound by the updates on average (GraVF-M: every PE's update intake;
-    the hybrid: the interface); a superstep of a few hubs is not."""
+    the hybrid: its link ends, one update per cycle per peer stream); a superstep of a few hubs is not."""
     vertices, edges = 100_000, 280_000
-    for arch, bound in (("gravfm", "L_intake"), (HYBRID.name, "L_if")):
+    for arch, bound in (("gravfm", "L_intake"), (HYBRID.name, "L_linkend")):
         steady = predict("ac510x4", "wcc", vertices, edges, fpgas=4, pes=9, arch=arch)
         assert steady.bottleneck == bound
         hubs = predict_supersteps("ac510x4", "wcc", vertices, edges, [10**7], fpgas=4, pes=9, arch=arch,

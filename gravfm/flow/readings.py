@@ -150,7 +150,7 @@ def _busiest_unit_items(report, updates):
 
 #: The throughput model's limits by the bound each stands for.
 LIMIT_BOUNDS = {"L_PE": "PE", "L_mem": "memory", "L_if": "link", "L_net": "link", "L_if_node": "link",
-                "L_net_node": "link"}
+                "L_net_node": "link", "L_linkend": "link"}
 
 
 def run_bounds(report, model):

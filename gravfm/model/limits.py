@@ -12,6 +12,7 @@ neighbour filter a GraVF-M update goes only to the FPGAs holding an out-neighbou
 The hybrid architecture is GraVF-M on the links; inside an FPGA its limits are
 :func:`intake_limit` (one scatter unit per update instead of every PE) and
 :func:`message_network_limit`. Not in the paper: :func:`intake_limit`, :func:`message_network_limit`,
+:func:`link_end_limit` (one item per cycle per peer stream, whatever the link's bandwidth),
 :func:`channel_memory_bandwidth`, :func:`in_flight_limit`.
 """
 
@@ -33,6 +34,7 @@ __all__ = [
     "in_flight_limit",
     "intake_limit",
     "message_network_limit",
+    "link_end_limit",
     "channel_memory_bandwidth",
     "interface_limit",
     "network_limit",
@@ -143,6 +145,21 @@ def intake_limit(fpgas, pes, f_clk_hz, degree, *, arch, lanes, fanout=None):
         return math.inf
     copies = fpgas - 1 if fanout is None else _update_copies(fpgas, fanout)
     return lanes * f_clk_hz * degree * fpgas * pes / (takers * (1 + copies))
+
+
+def link_end_limit(fpgas, f_clk_hz, degree, *, arch, fanout=None, items_per_cycle=1):
+    """L_linkend, the limit set by the link ends of a broadcasting architecture (GraVF-M, hybrid):
+    an FPGA's updates for a peer leave on one stream (the round merger) and arrive on one (the
+    peer's router), ``items_per_cycle`` a cycle whatever the link's bandwidth; ``math.inf`` for a
+    single FPGA and for GraVF (not modelled).
+
+    An FPGA's T_sys / (degree n) updates per second go to ``fanout`` of its n - 1 peers, spread
+    over its n - 1 streams: L_linkend = items f degree n (n - 1) / fanout, f degree n without the
+    filter. WCC on 4 x 64 PEs of a uniform graph of degree 32: 128 edges per cycle.
+    """
+    if fpgas == 1 or not _broadcasts(arch):
+        return math.inf
+    return items_per_cycle * f_clk_hz * degree * fpgas * (fpgas - 1) / _update_copies(fpgas, fanout)
 
 
 def message_network_limit(fpgas, pes, f_clk_hz, efficiency):

@@ -21,6 +21,7 @@ _STYLES = {
     "L_net_node": {"color": "tab:brown", "linestyle": "-."},
     "L_intake": {"color": "tab:olive", "linestyle": "--"},
     "L_msgnet": {"color": "tab:cyan", "linestyle": "--"},
+    "L_linkend": {"color": "tab:pink", "linestyle": ":"},
 }
 
 

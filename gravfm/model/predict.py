@@ -177,7 +177,7 @@ def _network_limits(platform, params, arch, degree, fpgas, update_fanout, detail
 
 def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_lanes, details, notes):
     """The limits inside an FPGA beyond L_PE (not in the paper): L_intake where updates reach
-    other PEs (GraVF-M, hybrid), L_msgnet where messages cross an on-chip network (GraVF, hybrid)
+    other PEs (GraVF-M, hybrid), L_linkend where they leave for and arrive from peers, L_msgnet where messages cross an on-chip network (GraVF, hybrid)
     whose efficiency the platform states (ideal otherwise, as in the paper's model)."""
     info = architecture_info(arch)
     limits, f_clk_hz = {}, platform.fpga.f_clk_hz
@@ -186,6 +186,9 @@ def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_la
         details["update_lanes"] = lanes
         fanout = update_fanout if fpgas > 1 else None  # checked by the network limits
         limits["L_intake"] = L.intake_limit(fpgas, pes, f_clk_hz, degree, arch=arch, lanes=lanes, fanout=fanout)
+    if fpgas > 1 and info.broadcasts:
+        limits["L_linkend"] = L.link_end_limit(fpgas, f_clk_hz, degree, arch=arch,
+                                               fanout=update_fanout)
     efficiency = platform.fpga.message_network_efficiency
     if info.message_network and efficiency is not None:
         limits["L_msgnet"] = L.message_network_limit(fpgas, pes, f_clk_hz, efficiency)

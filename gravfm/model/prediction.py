@@ -20,6 +20,7 @@ LIMIT_DESCRIPTIONS = {
     "L_net_node": "total bandwidth between nodes",
     "L_intake": "update intake of a PE (lanes per cycle)",
     "L_msgnet": "on-chip message network",
+    "L_linkend": "link ends (one update per cycle per peer stream)",
 }
 
 MEMORY_MODELS = ("simple", "granular", "layout")

@@ -81,7 +81,7 @@ DESIGN_SUPERSTEP_CYCLES = {1: 19, "more": 21}
 # Limits set by the network, which GraVF-M loads with updates rather than messages.
 NETWORK_LIMITS = ("L_if", "L_net", "L_if_node", "L_net_node")
 # Limits that follow a superstep's updates: the network's and a PE's update intake.
-UPDATE_LIMITS = NETWORK_LIMITS + ("L_intake",)
+UPDATE_LIMITS = NETWORK_LIMITS + ("L_intake", "L_linkend")
 
 
 def superstep_latency_cycles(platform, algorithm_params, vertices, fpgas, pes):
