@@ -13,7 +13,7 @@ import typing
 
 from ..errors import ConfigError
 
-__all__ = ["FromDict", "child_location"]
+__all__ = ["FromDict", "child_location", "in_si"]
 
 
 def child_location(where, name):
@@ -114,3 +114,8 @@ class FromDict:
             return cls(**values)
         except ConfigError as error:  # a range check of the class: say which file and table
             raise ConfigError(f"{where}: {error}") from None
+
+
+def in_si(key, convert, doc):
+    """A read-only property: the field ``key`` (its unit in its name) converted to SI units."""
+    return property(lambda self: convert(getattr(self, key)), doc=doc)
