@@ -10,6 +10,7 @@ import pytest
 from gravfm.architectures import GRAVF, GRAVFM, HYBRID
 from gravfm.cli import main
 from gravfm.model import choose_architecture, intake_limit, load_platform, message_network_limit, predict
+from gravfm.model.limits import link_end_limit
 
 RMAT18 = (2**18, 16 * 2**18)          # RMAT scale 18, edge factor 16
 PAPER = (2**20, 32 * 2**20)           # the paper's social graphs, edge factor 32
@@ -27,6 +28,18 @@ def test_intake_limit_by_hand():
     assert intake_limit(4, 64, 1e8, 16.0, arch=HYBRID.name, lanes=1) == pytest.approx(64 * 1e8 * 16)
     assert intake_limit(4, 9, 1e8, 32.0, arch=GRAVF.name, lanes=1) == float("inf")
     assert message_network_limit(4, 64, 1e8, 0.9) == pytest.approx(0.9 * 4 * 64 * 1e8)
+
+
+def test_link_end_limit_by_hand():
+    # f degree n: each of an FPGA's n - 1 peer streams carries all its updates, one a cycle
+    assert link_end_limit(4, 1e8, 32.0, arch=GRAVFM.name) == pytest.approx(1e8 * 32 * 4)
+    assert link_end_limit(4, 1e8, 32.0, arch=HYBRID.name) == pytest.approx(1e8 * 32 * 4)
+    # the filter sends an update to 1.5 of the 3 peers: each stream carries half of them
+    assert link_end_limit(4, 1e8, 32.0, arch=HYBRID.name, fanout=1.5) == pytest.approx(1e8 * 32 * 4 * 3 / 1.5)
+    assert link_end_limit(2, 1e8, 16.0, arch=HYBRID.name, items_per_cycle=2) == pytest.approx(2 * 1e8 * 16 * 2)
+    # no links, or GraVF's message streams (not modelled): no limit
+    assert link_end_limit(1, 1e8, 32.0, arch=HYBRID.name) == float("inf")
+    assert link_end_limit(4, 1e8, 32.0, arch=GRAVF.name) == float("inf")
 
 
 def test_gravfm_with_64_pes_per_fpga_is_intake_bound():
