@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from gravfm.architectures import architecture_info
-from gravfm.errors import GravfmError
+from gravfm.errors import GravfmError, SimulatorError
 from gravfm.flow import RunOptions, run
 from gravfm.partition import METHODS
 from gravfm.provenance import arguments, machine, write_results
@@ -46,8 +46,8 @@ def measure(args, algorithm, graph, arch):
                          partition=row["partition"])
     try:
         report = run(options)
-    except GravfmError as error:
-        return {**row, "status": "error", "error": str(error)}
+    except (GravfmError, SimulatorError) as error:  # a failed build (e.g. out of memory) is a row too
+        return {**row, "status": "error", "error": str(error).splitlines()[0]}
     edges_per_cycle = report.messages / report.cycles if report.cycles else 0.0
     return {**row, "status": report.status, "verified": report.verified, "vertices": report.vertices,
             "edges": report.edges, "supersteps": report.supersteps, "cycles": report.cycles,
