@@ -100,6 +100,9 @@ def same_counts(result, expected):
     assert result.supersteps == expected.supersteps
     assert result.messages_per_superstep == expected.messages_per_superstep
     assert result.updates_per_superstep == expected.updates_per_superstep
+    if expected.senders_per_superstep is not None:  # the same vertices send, round by round
+        assert [s.tolist() for s in result.senders_per_superstep] == \
+            [sorted(s.tolist()) for s in expected.senders_per_superstep]
 
 
 # --- the engine reproduces every built-in reference ---------------------------------------------------

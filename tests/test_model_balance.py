@@ -30,6 +30,22 @@ def test_a_hub_is_one_scatter_units_work_but_every_gravfm_pes_intake():
     assert busiest_unit_items(GRAVFM, graph, pe_of_vertex, 4, update_lanes=2, **counts) == [gathered, -(-(n - 1) // 2), 0]
 
 
+def test_the_references_name_every_rounds_senders():
+    """WCC and SSSP (min-propagation) and BFS keep each round's senders, as many as its updates
+    (the generic engine: tests/test_algorithms_engine.py); PageRank, where every vertex sends,
+    keeps none."""
+    from gravfm.algorithms import get_algorithm
+    from gravfm.algorithms.reference import pagerank, wcc
+    graph = tiny_graph("grid")
+    for result in (wcc(graph), bfs(graph, 0)):
+        assert [s.size for s in result.senders_per_superstep] == list(result.updates_per_superstep)
+        assert all(s.dtype == np.uint32 for s in result.senders_per_superstep)
+    assert wcc(graph).senders_per_superstep[0].tolist() == list(range(graph.num_vertices))
+    assert pagerank(graph, supersteps=3).senders_per_superstep is None
+    engine = get_algorithm("sssp").reference(graph, {"root": 0})
+    assert [s.size for s in engine.senders_per_superstep] == list(engine.updates_per_superstep)
+
+
 def test_every_vertex_emits_where_the_reference_names_no_senders():
     graph = tiny_graph("cycle")
     items = busiest_unit_items(HYBRID, graph, np.zeros(graph.num_vertices, dtype=int), 1, [graph.num_vertices, 0], None)
