@@ -16,8 +16,7 @@ software reference's senders of every round (never from a measurement); a predic
 """
 
 import numpy as np
-
-from ..algorithms.reference.rounds import out_edges_of
+import scipy.sparse
 
 __all__ = ["busiest_unit_items"]
 
@@ -44,6 +43,9 @@ def busiest_unit_items(arch, graph, pe_of_vertex, pes, updates_per_superstep, se
     pe_of_vertex = np.asarray(pe_of_vertex)
     out_degree = np.diff(graph.offsets)
     everyone = np.arange(graph.num_vertices)
+    # The adjacency's rows of a round's senders hold their edges' destinations (O(their edges)).
+    adjacency = scipy.sparse.csr_matrix((np.ones(len(graph.targets), dtype=np.int8), graph.targets, graph.offsets),
+                                        shape=(graph.num_vertices, graph.num_vertices))
     busiest = []
     for round_index, updates in enumerate(updates_per_superstep):
         if updates == 0:
@@ -51,8 +53,7 @@ def busiest_unit_items(arch, graph, pe_of_vertex, pes, updates_per_superstep, se
             continue
         senders = everyone if senders_per_superstep is None else np.asarray(senders_per_superstep[round_index],
                                                                            dtype=np.int64)
-        edge_index, _ = out_edges_of(graph, senders)
-        gather = np.bincount(pe_of_vertex[graph.targets[edge_index]], minlength=pes).max()
+        gather = np.bincount(pe_of_vertex[adjacency[senders].indices], minlength=pes).max()
         if arch.scatter_at == "receivers":
             busiest.append(int(max(gather, -(-updates // update_lanes))))
         else:
