@@ -64,8 +64,9 @@ def superstep_model(report, platform):
 
     ``design``: the generated design's own per-superstep cost — one FPGA with edges on chip
     :func:`gravfm.model.supersteps.design_overhead_cycles` on top of each superstep's busiest PE
-    (:mod:`gravfm.model.balance`, one item per PE per cycle); otherwise :func:`gravfm.model.predict_supersteps` with the design's latency (links,
-    memory round trip) and its own item sizes, the partition's memory words and update fan-out.
+    (:mod:`gravfm.model.balance`, one item per PE per cycle); otherwise
+    :func:`gravfm.model.predict_supersteps` with the design's latency (links, memory round trip)
+    and its own item sizes, the partition's memory words and update fan-out.
     ``platform``: :func:`gravfm.model.predict_supersteps` with the platform's latency figures
     (the paper's system). ``cycles`` is the one printed beside the measurement (the design's
     where there is one).

@@ -177,8 +177,9 @@ def _network_limits(platform, params, arch, degree, fpgas, update_fanout, detail
 
 def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_lanes, details, notes):
     """The limits inside an FPGA beyond L_PE (not in the paper): L_intake where updates reach
-    other PEs (GraVF-M, hybrid), L_linkend where they leave for and arrive from peers, L_msgnet where messages cross an on-chip network (GraVF, hybrid)
-    whose efficiency the platform states (ideal otherwise, as in the paper's model)."""
+    other PEs (GraVF-M, hybrid), L_linkend where they leave for and arrive from peers, L_msgnet
+    where messages cross an on-chip network (GraVF, hybrid) whose efficiency the platform states
+    (ideal otherwise, as in the paper's model)."""
     info = architecture_info(arch)
     limits, f_clk_hz = {}, platform.fpga.f_clk_hz
     if info.intake_pes(pes) is not None:
