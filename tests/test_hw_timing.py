@@ -13,7 +13,7 @@ from gravfm.hw import SystemConfig
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.layouts import KernelLayouts
 from gravfm.hw.network import Endpoint, RoundMerger
-from gravfm.hw.network.merge import round_robin_grant, round_robin_next
+from gravfm.hw.network.merge import round_robin_two
 from gravfm.hw.pe import HazardUnit
 from gravfm.hw.kernels import KernelSignature
 from gravfm.hw.pe.gather import GatherUnit, hazard_slots_for
@@ -351,25 +351,29 @@ def test_merger_ready_is_registered():
     run(dut, bench)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5])
-def test_round_robin_next_is_the_round_robin_without_the_first(n):
-    """The endpoint's second lane: every eligible set and every first grant, the same choice as
-    the round robin after ``first`` with ``first`` itself excluded."""
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6])
+def test_round_robin_two_is_the_round_robin_then_the_next_after_it(n):
+    """The endpoint's two lanes: every eligible set and every start, the first grant is the round
+    robin after ``start`` and the second is the round robin after the first with the first
+    itself excluded (none when fewer than two are eligible)."""
     m = Module()
-    eligible, first = Signal(n), Signal(range(max(n, 2)))
-    got = round_robin_next(m, eligible, first)
-    masked = Signal(n)
-    m.d.comb += masked.eq(eligible & ~(1 << first)[:n])
-    want = round_robin_grant(m, masked, first)
+    eligible, start = Signal(n), Signal(range(max(n, 2)))
+    grant, granted, second, second_granted = round_robin_two(m, eligible, start)
+
+    def after(bits, first, *, skip_first):
+        order = [(first + 1 + k) % n for k in range(n - 1 if skip_first else n)]
+        return next((s for s in order if bits >> s & 1), None)
 
     async def bench(ctx):
-        for start in range(n):
+        for first in range(n):
             for bits in range(1 << n):
-                ctx.set(first, start)
+                ctx.set(start, first)
                 ctx.set(eligible, bits)
-                assert ctx.get(got[1]) == ctx.get(want[1]), (start, bits)
-                if ctx.get(want[1]):
-                    assert ctx.get(got[0]) == ctx.get(want[0]), (start, bits)
+                want = after(bits, first, skip_first=False)
+                want2 = None if want is None else after(bits, want, skip_first=True)
+                got = ctx.get(grant) if ctx.get(granted) else None
+                got2 = ctx.get(second) if ctx.get(second_granted) else None
+                assert (got, got2) == (want, want2), (first, bits)
 
     from amaranth.sim import Simulator
     sim = Simulator(m)

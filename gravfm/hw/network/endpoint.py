@@ -29,7 +29,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import lanes_layout
-from .merge import round_robin_grant, round_robin_next
+from .merge import round_robin_grant, round_robin_two
 
 __all__ = ["Endpoint"]
 
@@ -104,7 +104,10 @@ class Endpoint(wiring.Component):
         # running on through the payload multiplexer into the PE's input buffer; a source that
         # turns eligible while the grant points elsewhere waits a cycle for it.
         grant = Signal(range(max(n, 2)))
-        next_grant, next_granted = round_robin_grant(m, eligible, grant)
+        if self._lanes == 2:
+            next_grant, next_granted, next_grant2, next_granted2 = round_robin_two(m, eligible, grant)
+        else:
+            next_grant, next_granted = round_robin_grant(m, eligible, grant)
         with m.If(next_granted):
             m.d.sync += grant.eq(next_grant)
         granted = Signal()
@@ -115,12 +118,12 @@ class Endpoint(wiring.Component):
             m, arrived=arrived, received=received, expected=expected, anything=anything, terminated=terminated)
 
         # The second lane: the next source after the first grant with an update at its head,
-        # chosen in the same cycle ahead (after ``next_grant``, so two lanes rotate together).
+        # chosen in the same cycle ahead beside ``next_grant`` (not behind it: the two priority
+        # chains run in parallel from ``grant``), so two lanes rotate together.
         if self._lanes == 2:
-            next_grant2, next_granted2 = round_robin_next(m, eligible, next_grant)
             grant2 = Signal(range(max(n, 2)))
             second = Signal()                     # a second source was chosen for ``grant2``
-            m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2 & next_granted)]
+            m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2)]
             granted2 = Signal()
             m.d.comb += granted2.eq(second & eligible.bit_select(grant2, 1))
             chosen2 = self._select(m, grant2, "chosen2")

@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..skid_buffer import SkidBuffer
 
-__all__ = ["RoundMerger", "round_robin_grant", "round_robin_next"]
+__all__ = ["RoundMerger", "round_robin_grant", "round_robin_two"]
 
 
 def round_robin_grant(m, eligible, last):
@@ -20,14 +20,28 @@ def round_robin_grant(m, eligible, last):
     return _first_eligible_after(m, eligible, last, candidates=len(eligible))
 
 
-def round_robin_next(m, eligible, first):
-    """The first eligible index after ``first``, ``first`` itself excluded: (grant, granted).
+def round_robin_two(m, eligible, start):
+    """The first two eligible indices after ``start`` (``start`` itself last):
+    (grant, granted, second, second_granted).
 
-    The same answer as :func:`round_robin_grant` on ``eligible`` without bit ``first``, but the
-    choice after each possible ``first`` is made beside ``first``'s own logic and only selected
-    by it, so a late ``first`` (itself a round robin) costs one multiplexer, not a second chain.
+    ``second`` is the first eligible index after ``grant``, but it is not chosen after ``grant``:
+    it is the first eligible index with another eligible one before it in ``start``'s order, so
+    both choices run beside each other from the registered ``start`` (one priority chain each),
+    not one behind the other.
     """
-    return _first_eligible_after(m, eligible, first, candidates=len(eligible) - 1)
+    n = len(eligible)
+    grant, granted = round_robin_grant(m, eligible, start)
+    second, second_granted = Signal(range(max(n, 2))), Signal()
+    with m.Switch(start):
+        for first in range(n):
+            with m.Case(first):
+                order = [(first + 1 + k) % n for k in range(n)]
+                seen = eligible[order[0]]        # an eligible index earlier in the order
+                for position, s in enumerate(order[1:]):
+                    with (m.If if position == 0 else m.Elif)(eligible[s] & seen):
+                        m.d.comb += [second.eq(s), second_granted.eq(1)]
+                    seen = seen | eligible[s]
+    return grant, granted, second, second_granted
 
 
 def _first_eligible_after(m, eligible, start, *, candidates):
