@@ -40,10 +40,11 @@ TARGET_EDGES_PER_CYCLE_4X64 = 200
 def measure(args, algorithm, graph, arch):
     """One verified run's figures, or its error."""
     row = {"algorithm": algorithm, "graph": graph, "arch": arch, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
-           "platform": args.platform, "edge_memory": args.edge_memory, "partition": partition_of(args, arch)}
+           "platform": args.platform, "edge_memory": args.edge_memory, "partition": partition_of(args, arch),
+           "link_lanes": link_lanes_of(args, arch)}
     options = RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=args.pes, arch=arch,
                          platform=args.platform, edge_memory=args.edge_memory, cache_dir=args.cache,
-                         partition=row["partition"])
+                         partition=row["partition"], hardware={"link_lanes": row["link_lanes"]})
     try:
         report = run(options)
     except (GravfmError, SimulatorError) as error:  # a failed build (e.g. out of memory) is a row too
@@ -71,6 +72,8 @@ def main():
     parser.add_argument("--edge-memory", default="onchip", choices=("onchip", "offchip"))
     parser.add_argument("--partition", default=None, choices=METHODS,
                         help="partitioning method (default: each architecture's own)")
+    parser.add_argument("--link-lanes", type=int, default=None, choices=(1, 2),
+                        help="update lanes per link to a peer (default: each architecture's rule)")
     parser.add_argument("--cache", default=None, help="build cache (default: gravfm's)")
     parser.add_argument("--json", default=str(Path(__file__).parent / "results" / "bench_hybrid.json"))
     parser.add_argument("--resume", action="store_true",
@@ -107,8 +110,16 @@ def partition_of(args, arch):
     return architecture_info(arch).default_partition if args.partition is None else args.partition
 
 
+def link_lanes_of(args, arch):
+    """The link lanes of ``arch``'s runs: ``--link-lanes`` or the architecture's rule."""
+    if args.link_lanes is None:
+        return architecture_info(arch).default_link_lanes(args.fpgas, args.pes)
+    return args.link_lanes
+
+
 def row_key(args, algorithm, graph, arch):
-    return (algorithm, graph, arch, args.fpgas, args.pes, args.platform, args.edge_memory, partition_of(args, arch))
+    return (algorithm, graph, arch, args.fpgas, args.pes, args.platform, args.edge_memory, partition_of(args, arch),
+            link_lanes_of(args, arch))
 
 
 def resumed_rows(path):
@@ -117,9 +128,9 @@ def resumed_rows(path):
         rows = json.loads(Path(path).read_text())["results"]
     except FileNotFoundError:
         return {}
-    # rows from before the partition was recorded were all greedy's
+    # rows from before the partition and the link lanes were recorded were all greedy's, of one lane
     return {(r["algorithm"], r["graph"], r["arch"], r["fpgas"], r["pes_per_fpga"], r["platform"], r["edge_memory"],
-             r.get("partition", "greedy")): r for r in rows if r.get("verified")}
+             r.get("partition", "greedy"), r.get("link_lanes", 1)): r for r in rows if r.get("verified")}
 
 
 def document(args, results, started):

@@ -21,11 +21,14 @@ from typing import Literal
 from .errors import ConfigError
 
 __all__ = ["ArchitectureInfo", "ARCHITECTURES", "ARCH_HELP", "ARCH_NAMES_HELP", "BUILT_ARCHITECTURES",
-           "DEFAULT_ARCHITECTURE", "GRAVFM", "GRAVF", "HYBRID", "LARGE_SYSTEM_PES", "architecture_info",
+           "DEFAULT_ARCHITECTURE", "GRAVFM", "GRAVF", "HYBRID", "LARGE_SYSTEM_PES", "TWO_LINK_LANES_PES",
+           "architecture_info",
            "built_architecture_info"]
 
 #: From this many PEs in the system on, a PE that receives every update gets a second update lane.
 LARGE_SYSTEM_PES = 8
+#: From this many PEs per FPGA on, a hybrid link carries two update lanes to each peer.
+TWO_LINK_LANES_PES = 32
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,24 @@ class ArchitectureInfo:
         """PEs of an FPGA that take each update reaching it: all ``pes`` (GraVF-M), one scatter
         unit (hybrid), or None (GraVF: no update reaches another PE)."""
         return {"receivers": pes, "one_receiver": 1}.get(self.scatter_at)
+
+    @property
+    def max_link_lanes(self):
+        """Update lanes a link to one peer may carry: 2 where one scatter unit per FPGA takes each
+        update (hybrid: lane ``l`` carries the updates of the PEs ``l`` mod 2 and ends only at
+        the scatter units that own them, so each endpoint still has one source per peer), else 1."""
+        return 2 if self.scatter_at == "one_receiver" else 1
+
+    def default_link_lanes(self, fpgas, pes_per_fpga):
+        """Link lanes unless told: :attr:`max_link_lanes` from :data:`TWO_LINK_LANES_PES` PEs per
+        FPGA on (several FPGAs), else 1.
+
+        A link end takes one update per cycle and an update brings about ``degree / n`` edges to
+        the FPGA, while its PEs can take ``p (n - 1) / n`` remote edges per cycle: past the
+        average degree (16-32 in the paper's graphs) one lane per peer bounds the FPGA. (A
+        structural rule, so that the build does not depend on the graph.)
+        """
+        return self.max_link_lanes if fpgas > 1 and pes_per_fpga >= TWO_LINK_LANES_PES else 1
 
     def edge_lists_per_vertex(self, fpgas, pes):
         """Lists a vertex's out-edges are split into: one per PE of the system (GraVF-M), one per

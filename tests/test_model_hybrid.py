@@ -79,9 +79,9 @@ def test_the_hybrid_is_not_intake_bound_at_64_pes():
         assert hybrid.limits["L_intake"] == pytest.approx(64 * F_U280 * 16)     # p times GraVF-M's
         assert hybrid.limits["L_msgnet"] == pytest.approx(0.9 * fpgas * 64 * F_U280)  # 0.9 message per PE per cycle
         assert not any("hardware is not built yet" in note for note in hybrid.notes)   # it is built
-        # one update per cycle per peer stream: f degree n edges per second between FPGAs
+        # one update per cycle per lane, two lanes per peer at 64 PEs: 2 f degree n edges per second
         assert hybrid.limits.get("L_linkend", float("inf")) == pytest.approx(
-            F_U280 * 16 * 4 if fpgas == 4 else float("inf"))
+            2 * F_U280 * 16 * 4 if fpgas == 4 else float("inf"))
         assert hybrid.bottleneck == ("L_msgnet" if fpgas == 1 else "L_linkend")
     # on the links the hybrid is GraVF-M: the same L_if and L_net
     gravfm = predict("u280x4", "wcc", *RMAT18, fpgas=4, pes=64, arch=GRAVFM.name)
@@ -124,7 +124,7 @@ def test_cli_chooses_and_prints_every_architecture(capsys, tmp_path):
     assert "PREDICTED per architecture" in text
     for arch, bottleneck in ((GRAVFM.name, "L_intake"), (GRAVF.name, "L_msgnet"), (HYBRID.name, "L_linkend")):
         assert any(line.split()[:1] == [arch] and bottleneck in line for line in text.splitlines())
-    assert "16000.0   L_linkend   <- best" in text and "hardware not built yet" not in text
+    assert "32000.0   L_linkend   <- best" in text and "hardware not built yet" not in text   # two link lanes
     assert "predicted best architecture: hybrid" in text
     assert document["prediction"]["arch"] == HYBRID.name and document["architectures"]["best"] == HYBRID.name
 

@@ -24,7 +24,7 @@ __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capaciti
            "default_link_fifo_depth", "LARGE_SYSTEM_PES", "HARDWARE_OPTIONS"]
 
 #: :class:`~gravfm.hw.SystemConfig` fields a plan may set beyond the ones it chooses.
-HARDWARE_OPTIONS = ("message_fifo_depth", "network_fifo_depth", "link_fifo_depth", "hazard_slots",
+HARDWARE_OPTIONS = ("message_fifo_depth", "network_fifo_depth", "link_fifo_depth", "link_lanes", "hazard_slots",
                     "round_bits", "max_rounds")
 
 
@@ -176,13 +176,15 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAU
         Off-chip edges: the PE's memory fields (:func:`gravfm.flow.memory.memory_hardware`).
     **hardware
         Further fields (:data:`HARDWARE_OPTIONS`); the FIFO depths default to
-        :func:`default_network_fifo_depth` and :func:`default_link_fifo_depth`.
+        :func:`default_network_fifo_depth` and :func:`default_link_fifo_depth`, the link lanes
+        to the architecture's :meth:`~gravfm.architectures.ArchitectureInfo.default_link_lanes`.
     """
     unknown = sorted(set(hardware) - set(HARDWARE_OPTIONS))
     if unknown:
         raise ConfigError(f"unknown hardware option {unknown[0]!r} (known: {', '.join(HARDWARE_OPTIONS)})")
     hardware.setdefault("network_fifo_depth", default_network_fifo_depth(fpgas, pes))
     hardware.setdefault("link_fifo_depth", default_link_fifo_depth(fpgas, pes))
+    hardware.setdefault("link_lanes", architecture_info(arch).default_link_lanes(fpgas, pes))
     edge_memory = dict(edge_memory or {})
     if update_lanes is None:
         # An off-chip PE looks up one edge index per cycle.

@@ -107,7 +107,8 @@ def _predicted_supersteps(report, platform, messages, updates, params, latency="
                                   pes=report.pes_per_fpga, arch=report.arch, updates_per_superstep=updates,
                                   latency=latency, layout_words=report.plan.memory_words_per_pass,
                                   memory_model=_memory_model(report, latency), update_fanout=fanout,
-                                  update_lanes=report.plan.config.pe.update_lanes)
+                                  update_lanes=report.plan.config.pe.update_lanes,
+                                  link_lanes=report.plan.config.network.link_lanes)
     except GravfmError:
         return None
 

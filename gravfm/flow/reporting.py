@@ -218,7 +218,7 @@ def predict_run(prepared, config, platform, *, link_overhead_bits=0, layout_word
         prediction = predict(platform, params, graph.num_vertices, graph.num_edges,
                              fpgas=config.fpgas, pes=config.pes_per_fpga, arch=config.arch,
                              layout_words=layout_words, update_fanout=update_fanout,
-                             update_lanes=config.pe.update_lanes)
+                             update_lanes=config.pe.update_lanes, link_lanes=config.network.link_lanes)
     except GravfmError as error:  # e.g. more PEs than the platform holds: the run still stands
         return None, f"no prediction: {error}"
     return prediction, f"analytical model at the platform's CPE {prediction.cpe:g}, not a measurement"

@@ -41,9 +41,10 @@ class Architecture:
         raise NotImplementedError
 
     def item_bits(self, config, layouts):
-        """Bits one item costs on a link (the model's m_update or m_message)."""
-        return self.info.item_bits(config.vertexid_bits, update_bits=layouts.update.size,
-                                   message_bits=layouts.message.size)
+        """Bits one item costs on a link (the model's m_update or m_message); with several link
+        lanes, one per lane (a link word holds a slot per lane, full or not)."""
+        return config.network.link_lanes * self.info.item_bits(config.vertexid_bits, update_bits=layouts.update.size,
+                                                                message_bits=layouts.message.size)
 
     def network(self, *, config, layouts, fpga_index):
         """The on-chip network of an FPGA (with one remote port per peer FPGA); ``fpga_index``
@@ -111,7 +112,7 @@ class HybridArchitecture(Architecture):
         net = config.network
         return HybridNetwork(update_layout=layouts.net_update, message_layout=layouts.net_message,
                              pes=config.pes_per_fpga, local_bits=config.pe.local_bits, remotes=config.fpgas - 1,
-                             fifo_depth=net.fifo_depth, link_fifo_depth=net.link_fifo_depth,
+                             link_lanes=net.link_lanes, fifo_depth=net.fifo_depth, link_fifo_depth=net.link_fifo_depth,
                              count_bits=config.count_bits, switch_depth=max(2, net.fifo_depth))
 
     def pe_core(self, *, config, layouts, pe_index, kernel):

@@ -34,7 +34,8 @@ EDGE_MEMORIES = ("onchip", "offchip")
 #: Off-chip: the longest read burst, 8 words of 128 bits (the HMC's largest request, 128 bytes).
 MAX_BURST_WORDS = 8
 #: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.
-_NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_fifo_depth"}
+_NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_fifo_depth",
+                  "link_lanes": "link_lanes"}
 
 
 def _bits_for(count):
@@ -186,13 +187,19 @@ class NetworkConfig:
         one update per cycle from the whole FPGA, and a local update leaves its PE only when
         every local PE and every link FIFO has taken it: deep link FIFOs let the local PEs run
         ahead of the link instead of at its pace.
+    link_lanes : int
+        Update lanes of each link to a peer (hybrid, several FPGAs): each lane its own merger,
+        link sender and receiver, both in one link word (:func:`gravfm.hw.link.link_word_layout`).
     """
 
     fifo_depth: int = 4
     link_fifo_depth: int = 4
+    link_lanes: int = 1
 
     def __post_init__(self):
-        check_fields(self, "fifo_depth", "link_fifo_depth")
+        check_fields(self, "fifo_depth", "link_fifo_depth", "link_lanes")
+        if self.link_lanes not in (1, 2):
+            raise ConfigError(f"NetworkConfig.link_lanes must be 1 or 2, not {self.link_lanes!r}")
 
 
 @dataclass(frozen=True)
@@ -237,6 +244,7 @@ class SystemConfig:
                               f"has at most {architecture_info(self.arch).max_update_lanes} (messages arrive one "
                               f"per cycle)")
         pes = self.pes_per_fpga
+        self._check_link_lanes()
         if architecture_info(self.arch).power_of_two_pes and pes & (pes - 1):
             raise ConfigError(f"pes_per_fpga = {pes}: the {self.arch} architecture needs a power of two "
                               f"(its message network routes by the PE bits)")
@@ -244,6 +252,17 @@ class SystemConfig:
             if not hasattr(self.algorithm, name):
                 raise ConfigError(f"SystemConfig.algorithm has no attribute {name!r}; "
                                   f"pass a gravfm.algorithms.Algorithm")
+
+    def _check_link_lanes(self):
+        lanes, info = self.network.link_lanes, architecture_info(self.arch)
+        if lanes == 1:
+            return
+        if lanes > info.max_link_lanes:
+            raise ConfigError(f"link_lanes = {lanes}: the {self.arch} architecture has one lane per link "
+                              f"(its links carry every update to every PE, or messages)")
+        if self.fpgas == 1 or self.pes_per_fpga % lanes:
+            raise ConfigError(f"link_lanes = {lanes} needs several FPGAs and a multiple of {lanes} PEs per FPGA, "
+                              f"not {self.fpgas} x {self.pes_per_fpga}")
 
     @classmethod
     def of(cls, algorithm, **values):

@@ -102,7 +102,8 @@ class FpgaTop(wiring.Component):
         self._kernels = [build_kernels(config.algorithm, layouts) for _ in range(config.pes_per_fpga)]
         members = host_ports(geometry)
         if config.fpgas > 1:
-            word = stream.Signature(link_port_layout(arch.network_item(layouts), self.link_check))
+            word = stream.Signature(link_port_layout(arch.network_item(layouts), self.link_check,
+                                                     config.network.link_lanes))
             members["link_out"] = Out(word).array(config.fpgas - 1)
             members["link_in"] = In(word).array(config.fpgas - 1)
             if self.link_check.enabled:
@@ -211,7 +212,7 @@ class FpgaTop(wiring.Component):
         failed, counters = build_link_ends(
             m, item_layout=item, local_pes=config.pes_per_fpga, receiver_depth=self._receiver_depth,
             check=self.link_check, start=self.start, done=self.done, remote_out=network.remote_out,
-            remote_in=network.remote_in, link_out=self.link_out, link_in=self.link_in)
+            remote_in=network.remote_in, link_out=self.link_out, link_in=self.link_in, lanes=config.network.link_lanes)
         if failed is not None:
             m.d.comb += self.link_error.eq(failed)
             word, selected = end_counter_read(m, counters=counters, rd_mem=self.host_rd_mem,

@@ -149,13 +149,14 @@ def intake_limit(fpgas, pes, f_clk_hz, degree, *, arch, lanes, fanout=None):
 
 def link_end_limit(fpgas, f_clk_hz, degree, *, arch, fanout=None, items_per_cycle=1):
     """L_linkend, the limit set by the link ends of a broadcasting architecture (GraVF-M, hybrid):
-    an FPGA's updates for a peer leave on one stream (the round merger) and arrive on one (the
-    peer's router), ``items_per_cycle`` a cycle whatever the link's bandwidth; ``math.inf`` for a
-    single FPGA and for GraVF (not modelled).
+    an FPGA's updates for a peer leave through its link lanes (a round merger each) and arrive
+    through as many (the peer's routers), ``items_per_cycle`` (the lanes) a cycle whatever the
+    link's bandwidth; ``math.inf`` for a single FPGA and for GraVF (not modelled).
 
     An FPGA's T_sys / (degree n) updates per second go to ``fanout`` of its n - 1 peers, spread
-    over its n - 1 streams: L_linkend = items f degree n (n - 1) / fanout, f degree n without the
-    filter. WCC on 4 x 64 PEs of a uniform graph of degree 32: 128 edges per cycle.
+    over its n - 1 ports: L_linkend = items f degree n (n - 1) / fanout, f degree n without the
+    filter. WCC on 4 x 64 PEs of a uniform graph of degree 32: 128 edges per cycle with one lane,
+    256 with two.
     """
     if fpgas == 1 or not _broadcasts(arch):
         return math.inf

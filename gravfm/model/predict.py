@@ -55,7 +55,7 @@ def _check_graph(vertices, edges):
 
 
 def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DEFAULT_ARCHITECTURE,
-             memory_model="simple", layout_words=None, update_fanout=None, update_lanes=None):
+             memory_model="simple", layout_words=None, update_fanout=None, update_lanes=None, link_lanes=None):
     """Every limit and T_sys for one given configuration (nothing is chosen).
 
     Parameters are those of :func:`predict`, with ``fpgas`` and ``pes`` required. More FPGAs or
@@ -80,7 +80,8 @@ def evaluate(platform, algorithm_params, vertices, edges, fpgas, pes, *, arch=DE
     limits.update(_memory_limits(platform, params, arch, vertices, edges, fpgas, pes, memory_model, layout_words,
                                  details, notes))
     limits.update(_network_limits(platform, params, arch, degree, fpgas, update_fanout, details, notes))
-    limits.update(_scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_lanes, details, notes))
+    limits.update(_scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, (update_lanes, link_lanes),
+                                  details, notes))
 
     network, memory = platform.network, platform.memory
     if fpgas > network.max_fpgas:
@@ -175,12 +176,14 @@ def _network_limits(platform, params, arch, degree, fpgas, update_fanout, detail
     return limits
 
 
-def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_lanes, details, notes):
+def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, lanes_given, details, notes):
     """The limits inside an FPGA beyond L_PE (not in the paper): L_intake where updates reach
     other PEs (GraVF-M, hybrid), L_linkend where they leave for and arrive from peers, L_msgnet
     where messages cross an on-chip network (GraVF, hybrid) whose efficiency the platform states
-    (ideal otherwise, as in the paper's model)."""
+    (ideal otherwise, as in the paper's model). ``lanes_given``: (update lanes, link lanes), each
+    None for the planner's rule."""
     info = architecture_info(arch)
+    update_lanes, link_lanes = lanes_given
     limits, f_clk_hz = {}, platform.fpga.f_clk_hz
     if info.intake_pes(pes) is not None:
         lanes = _update_lanes(info, update_lanes, fpgas * pes, platform.memory.edge_storage == "offchip")
@@ -188,8 +191,11 @@ def _scatter_limits(platform, arch, degree, fpgas, pes, update_fanout, update_la
         fanout = update_fanout if fpgas > 1 else None  # checked by the network limits
         limits["L_intake"] = L.intake_limit(fpgas, pes, f_clk_hz, degree, arch=arch, lanes=lanes, fanout=fanout)
     if fpgas > 1 and info.broadcasts:
-        limits["L_linkend"] = L.link_end_limit(fpgas, f_clk_hz, degree, arch=arch,
-                                               fanout=update_fanout)
+        link_lanes = info.default_link_lanes(fpgas, pes) if link_lanes is None else link_lanes
+        if info.max_link_lanes > 1:
+            details["link_lanes"] = link_lanes
+        limits["L_linkend"] = L.link_end_limit(fpgas, f_clk_hz, degree, arch=arch, fanout=update_fanout,
+                                               items_per_cycle=link_lanes)
     efficiency = platform.fpga.message_network_efficiency
     if info.message_network and efficiency is not None:
         limits["L_msgnet"] = L.message_network_limit(fpgas, pes, f_clk_hz, efficiency)
@@ -258,7 +264,7 @@ def check_fit(platform, algorithm_params, vertices, fpgas):
 
 
 def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, arch=DEFAULT_ARCHITECTURE,
-            memory_model="simple", layout_words=None, update_fanout=None, update_lanes=None):
+            memory_model="simple", layout_words=None, update_fanout=None, update_lanes=None, link_lanes=None):
     """Predict T_sys, choosing n_FPGA and PEs per FPGA unless both are given.
 
     Parameters
@@ -293,6 +299,9 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     update_lanes : int, optional
         Updates a PE takes per cycle (L_intake); default the planner's rule for the system (2
         lanes for GraVF-M from 8 PEs on with edges on chip, else 1).
+    link_lanes : int, optional
+        Updates a link end moves per cycle to or from one peer (L_linkend); default the
+        planner's rule (2 for the hybrid from 32 PEs per FPGA on, else 1).
 
     Returns
     -------
@@ -314,7 +323,7 @@ def predict(platform, algorithm_params, vertices, edges, fpgas=None, pes=None, a
     if update_fanout is not None and fpgas is None:
         raise ConfigError("update_fanout describes one partition: give fpgas with it")
     kwargs = {"arch": arch, "memory_model": memory_model, "layout_words": layout_words,
-              "update_fanout": update_fanout, "update_lanes": update_lanes}
+              "update_fanout": update_fanout, "update_lanes": update_lanes, "link_lanes": link_lanes}
     if fpgas is not None:
         candidates = [fpgas]
     else:

@@ -256,14 +256,14 @@ def _checked_updates(updates_per_superstep, messages):
 def predict_supersteps(platform, algorithm_params, vertices, edges, messages_per_superstep, fpgas=None,
                        pes=None, arch=DEFAULT_ARCHITECTURE, memory_model="simple", combine=None,
                        updates_per_superstep=None, *, latency="platform", layout_words=None, update_fanout=None,
-                       update_lanes=None):
+                       update_lanes=None, link_lanes=None):
     """Superstep-aware prediction from the message counts of a software reference run.
 
     Parameters
     ----------
     platform, algorithm_params, vertices, edges, fpgas, pes, arch, memory_model, layout_words, update_fanout
         As for :func:`gravfm.model.predict` (which chooses n and p when not given).
-    update_lanes : int, optional
+    update_lanes, link_lanes : int, optional
         As for :func:`gravfm.model.predict`.
     messages_per_superstep : sequence of int
         ``messages[r]`` for every superstep (docs/interfaces.md §2), e.g. a reference result's
@@ -295,7 +295,7 @@ def predict_supersteps(platform, algorithm_params, vertices, edges, messages_per
         raise ConfigError("messages_per_superstep sums to 0: no edge is traversed, TEPS is undefined")
     steady = predict(platform, params, vertices, edges, fpgas=fpgas, pes=pes, arch=arch,
                      memory_model=memory_model, layout_words=layout_words, update_fanout=update_fanout,
-                     update_lanes=update_lanes)
+                     update_lanes=update_lanes, link_lanes=link_lanes)
     if latency == "design":
         latency_cycles = design_latency_cycles(platform, steady.fpgas, steady.pes)
     else:

@@ -202,7 +202,7 @@ def _hardware_sized_model(report, platform):
         fanout = report.prediction.details.get("update_fanout") if report.prediction is not None else None
         prediction = predict(platform, params, report.vertices, report.edges, fpgas=config.fpgas,
                              pes=config.pes_per_fpga, arch=config.arch, update_fanout=fanout,
-                             update_lanes=config.pe.update_lanes)
+                             update_lanes=config.pe.update_lanes, link_lanes=config.network.link_lanes)
     except GravfmError:  # as the run's own model: no prediction, the run still stands
         return None
     return {"kind": "prediction", "mteps": prediction.t_sys_mteps, "bottleneck": prediction.bottleneck,

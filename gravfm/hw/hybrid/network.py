@@ -10,6 +10,10 @@ Per local PE ``d`` (its ports ``src[d]`` and ``dst[d]`` each carry an ``updates`
                                                   Endpoint d (1 + remotes sources) ─▶ dst[d].updates
     src[d].messages ─▶ MultistageNetwork ─▶ dst[d].messages
 
+With ``link_lanes`` 2 there are a merger and a router per port and lane: PE ``d``'s filtered
+link FIFOs feed lane ``d`` mod 2, and a lane's router feeds only the endpoints of that residue
+(every sender on lane ``l`` is owned by a PE ``l`` mod 2), each endpoint one source per peer.
+
 Owner of a sender (which scatter unit takes its update): its PE's local index, the sender's
 global PE index mod ``pes``. Why this owner: (1) a local update needs no on-chip crossbar at all
 (PE ``d``'s updates are PE ``d``'s scatter unit's): only the links' updates are routed, so the
@@ -74,6 +78,11 @@ class HybridNetwork(wiring.Component):
         Local-index bits of a hardware id.
     remotes : int
         Link ports (FPGAs - 1).
+    link_lanes : int
+        Update lanes per link port: lane ``l`` carries the updates of the PEs ``l`` mod
+        ``link_lanes`` (its own merger) and, arriving, goes only to those PEs' scatter units (its
+        own router), so an endpoint keeps one source per peer and a port moves ``link_lanes``
+        updates per cycle.
     fifo_depth, link_fifo_depth, count_bits
         As :class:`~gravfm.hw.network.Network`'s.
     switch_depth : int
@@ -89,21 +98,22 @@ class HybridNetwork(wiring.Component):
     terminated, waiting : Out(pes)
         A silent round ended the run (message network) / a barrier wait on either side.
     remote_in, remote_out, link_sender, link_lookup, link_keep
-        As :class:`~gravfm.hw.network.Network`'s (several FPGAs).
+        As :class:`~gravfm.hw.network.Network`'s (several FPGAs), ``remote_in[k link_lanes + l]``
+        and ``remote_out[k link_lanes + l]`` lane ``l`` of port ``k``.
     """
 
-    def __init__(self, *, update_layout, message_layout, pes, local_bits, remotes=0, fifo_depth=4,
+    def __init__(self, *, update_layout, message_layout, pes, local_bits, remotes=0, link_lanes=1, fifo_depth=4,
                  link_fifo_depth=None, count_bits=8, switch_depth=4):
         self._update, self._message = update_layout, message_layout
-        self._pes, self._local_bits, self._remotes = pes, local_bits, remotes
+        self._pes, self._local_bits, self._remotes, self._lanes = pes, local_bits, remotes, link_lanes
         self._fifo_depth, self._link_fifo_depth = fifo_depth, link_fifo_depth
         self._count_bits, self._switch_depth = count_bits, switch_depth
         port = pe_port_signature(update_layout, message_layout)
         members = {"src": In(port).array(pes), "dst": Out(port).array(pes), "terminated": Out(pes),
                    "waiting": Out(pes)}
         if remotes:
-            members["remote_in"] = In(stream.Signature(update_layout)).array(remotes)
-            members["remote_out"] = Out(stream.Signature(update_layout)).array(remotes)
+            members["remote_in"] = In(stream.Signature(update_layout)).array(remotes * link_lanes)
+            members["remote_out"] = Out(stream.Signature(update_layout)).array(remotes * link_lanes)
             members["link_sender"] = Out(update_layout.members["sender"]).array(pes * remotes)
             members["link_lookup"] = Out(1).array(pes * remotes)
             members["link_keep"] = In(1).array(pes * remotes)
@@ -126,16 +136,23 @@ class HybridNetwork(wiring.Component):
                          self.waiting[d].eq(messages.waiting[d] | endpoint.waiting)]
             endpoints.append(endpoint)
         self._local_updates(m, endpoints)
+        lanes = self._lanes
         for k in range(self._remotes):
-            m.submodules[f"router{k}"] = router = OwnerRouter(layout=self._update, pes=p, local_bits=self._local_bits)
-            wiring.connect(m, wiring.flipped(self.remote_in[k]), router.i)
-            for d in range(p):
-                # As GraVF-M's remote FIFOs: a skid buffer makes the router's ready a flip-flop.
-                m.submodules[f"entry{k}_{d}"] = entry = SkidBuffer(shape=self._update)
-                m.submodules[f"remote_fifo{k}_{d}"] = fifo = self._fifo()
-                wiring.connect(m, router.o[d], entry.i)
-                wiring.connect(m, entry.o, fifo.i)
-                wiring.connect(m, fifo.o, endpoints[d].i[1 + k])
+            for lane in range(lanes):
+                # The lane's senders all have local PE index ``lane`` mod ``lanes``: its router
+                # picks among their owners by the PE bits above the lane's.
+                router = OwnerRouter(layout=self._update, pes=p // lanes,
+                                     local_bits=self._local_bits + (lanes.bit_length() - 1))
+                m.submodules[f"router{k}" if lanes == 1 else f"router{k}_{lane}"] = router
+                wiring.connect(m, wiring.flipped(self.remote_in[k * lanes + lane]), router.i)
+                for j in range(p // lanes):
+                    d = j * lanes + lane
+                    # As GraVF-M's remote FIFOs: a skid buffer makes the router's ready a flip-flop.
+                    m.submodules[f"entry{k}_{d}"] = entry = SkidBuffer(shape=self._update)
+                    m.submodules[f"remote_fifo{k}_{d}"] = fifo = self._fifo()
+                    wiring.connect(m, router.o[j], entry.i)
+                    wiring.connect(m, entry.o, fifo.i)
+                    wiring.connect(m, fifo.o, endpoints[d].i[1 + k])
         return m
 
     def _fifo(self):
@@ -145,12 +162,14 @@ class HybridNetwork(wiring.Component):
 
     def _local_updates(self, m, endpoints):
         """PE ``d``'s updates to its own endpoint and, through the neighbor filter, to every link."""
-        p, remotes = self._pes, self._remotes
-        mergers = []
+        p, remotes, lanes = self._pes, self._remotes, self._lanes
+        mergers = []                 # [k lanes + lane]: lane ``lane`` of port ``k``
         for k in range(remotes):
-            m.submodules[f"link_merge{k}"] = merger = RoundMerger(layout=self._update, sources=p)
-            wiring.connect(m, merger.o, wiring.flipped(self.remote_out[k]))
-            mergers.append(merger)
+            for lane in range(lanes):
+                merger = RoundMerger(layout=self._update, sources=p // lanes)
+                m.submodules[f"link_merge{k}" if lanes == 1 else f"link_merge{k}_{lane}"] = merger
+                wiring.connect(m, merger.o, wiring.flipped(self.remote_out[k * lanes + lane]))
+                mergers.append(merger)
         depth = self._fifo_depth if self._link_fifo_depth is None else self._link_fifo_depth
         for d in range(p):
             m.submodules[f"fifo{d}"] = fifo = self._fifo()
@@ -164,6 +183,7 @@ class HybridNetwork(wiring.Component):
             for k in range(remotes):
                 index = d * remotes + k
                 m.submodules[f"link_fifo{d}_{k}"] = filtered_link_fifo(
-                    m, copies.o[1 + k], mergers[k].i[d], depth=depth, sender=self.link_sender[index],
+                    m, copies.o[1 + k], mergers[k * lanes + d % lanes].i[d // lanes], depth=depth,
+                    sender=self.link_sender[index],
                     lookup=self.link_lookup[index], keep=self.link_keep[index],
                     entry_name=f"link_entry{d}_{k}")

@@ -21,13 +21,16 @@ from amaranth.lib.wiring import In, Out
 
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
+from .lanes import lanes_word_layout
 
 __all__ = ["LinkSender", "LinkReceiver", "link_word_layout"]
 
 
-def link_word_layout(item_layout):
-    """Layout of a link word: the item and its round parity."""
-    return data.StructLayout({"item": item_layout, "parity": 1})
+def link_word_layout(item_layout, lanes=1):
+    """Layout of a link word: the item and its round parity; with several lanes, one such word
+    per lane side by side (:func:`~gravfm.hw.link.lanes.lanes_word_layout`)."""
+    word = data.StructLayout({"item": item_layout, "parity": 1})
+    return word if lanes == 1 else lanes_word_layout(word, lanes)
 
 
 class LinkSender(wiring.Component):

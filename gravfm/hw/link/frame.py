@@ -44,10 +44,13 @@ def frame_crc(frame):
 
 
 def barrier_bit(layout):
-    """Bit position of the barrier flag in a link word or frame layout (the harness counts barriers)."""
+    """Bit position of the barrier flag in a link word or frame layout (the harness counts barriers);
+    in a word of several lanes, lane 0's (each lane sends one barrier per round)."""
     offset = 0
     while "barrier" not in layout.members:
-        name = "body" if "body" in layout.members else "item"
+        name = next(name for name in ("body", "lanes", "item") if name in layout.members)
         offset += layout[name].offset
         layout = layout[name].shape
+        if name == "lanes":
+            layout = layout.elem_shape   # lane 0, at the bottom
     return offset + layout["barrier"].offset
