@@ -351,29 +351,33 @@ def test_merger_ready_is_registered():
     run(dut, bench)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 6])
-def test_round_robin_two_is_the_round_robin_then_the_next_after_it(n):
-    """The endpoint's two lanes: every eligible set and every start, the first grant is the round
-    robin after ``start`` and the second is the round robin after the first with the first
-    itself excluded (none when fewer than two are eligible)."""
+def _round_robin_after(bits, first, n, *, skip_first):
+    """The reference: the first set bit of ``bits`` after ``first`` in round-robin order."""
+    order = [(first + 1 + k) % n for k in range(n - 1 if skip_first else n)]
+    return next((s for s in order if bits >> s & 1), None)
+
+
+@pytest.mark.parametrize("n, window", [*((n, False) for n in (1, 2, 3, 5, 6)), *((n, True) for n in (1, 2, 3, 5, 6, 64))])
+def test_round_robin_two_is_the_round_robin_then_the_next_after_it(n, window):
+    """The endpoint's two lanes, in both forms: the first grant is the round robin after ``start``
+    and the second the round robin after the first with the first itself excluded (none when fewer
+    than two are eligible); every eligible set and start up to 6 sources, a sample of 64's."""
     m = Module()
     eligible, start = Signal(n), Signal(range(max(n, 2)))
-    grant, granted, second, second_granted = round_robin_two(m, eligible, start)
-
-    def after(bits, first, *, skip_first):
-        order = [(first + 1 + k) % n for k in range(n - 1 if skip_first else n)]
-        return next((s for s in order if bits >> s & 1), None)
+    grant, granted, second, second_granted = round_robin_two(m, eligible, start, window=window)
+    rng = random.Random(n)
+    cases = ([(first, bits) for first in range(n) for bits in range(1 << n)] if n <= 6 else
+             [(rng.randrange(n), rng.getrandbits(n) & rng.getrandbits(n) & rng.getrandbits(n)) for _ in range(300)])
 
     async def bench(ctx):
-        for first in range(n):
-            for bits in range(1 << n):
-                ctx.set(start, first)
-                ctx.set(eligible, bits)
-                want = after(bits, first, skip_first=False)
-                want2 = None if want is None else after(bits, want, skip_first=True)
-                got = ctx.get(grant) if ctx.get(granted) else None
-                got2 = ctx.get(second) if ctx.get(second_granted) else None
-                assert (got, got2) == (want, want2), (first, bits)
+        for first, bits in cases:
+            ctx.set(start, first)
+            ctx.set(eligible, bits)
+            want = _round_robin_after(bits, first, n, skip_first=False)
+            want2 = None if want is None else _round_robin_after(bits, want, n, skip_first=True)
+            got = ctx.get(grant) if ctx.get(granted) else None
+            got2 = ctx.get(second) if ctx.get(second_granted) else None
+            assert (got, got2) == (want, want2), (first, bits)
 
     from amaranth.sim import Simulator
     sim = Simulator(m)
