@@ -100,17 +100,20 @@ def test_every_algorithm_on_one_fpga(name, edge_memory, build_cache):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("link", list(LINKS))
-@pytest.mark.parametrize("fpgas, pes", [(2, 2), (3, 1), (4, 2)])
+@pytest.mark.parametrize("fpgas, pes, link_lanes", [(2, 2, 1), (3, 1, 1), (4, 2, 1), (2, 4, 2), (4, 2, 2)])
 @pytest.mark.parametrize("name", ["wcc", "bfs"])
-def test_several_fpgas_and_links(name, fpgas, pes, link, build_cache):
+def test_several_fpgas_and_links(name, fpgas, pes, link_lanes, link, build_cache):
+    """One and two link lanes (tests/test_hw_hybrid_lanes.py)."""
     hybrid(algorithm_named(name), "uniform:n=96,deg=3,seed=5", fpgas=fpgas, pes=pes, link=LINKS[link],
-           params=params_of(name), build_cache=build_cache, network_fifo_depth=2, link_fifo_depth=2)
+           link_lanes=link_lanes, params=params_of(name), build_cache=build_cache, network_fifo_depth=2,
+           link_fifo_depth=2)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["pagerank", "sssp", "widest_path"])
 @pytest.mark.parametrize("edge_memory", ["onchip", "offchip"])
-def test_other_algorithms_on_two_fpgas_over_a_hostile_link(name, edge_memory, build_cache):
+@pytest.mark.parametrize("pes, link_lanes", [(2, 1), (4, 2)])
+def test_other_algorithms_on_two_fpgas_over_a_hostile_link(name, edge_memory, pes, link_lanes, build_cache):
     graph = "rmat:scale=6,ef=6,seed=4" if name != "pagerank" else "uniform:n=64,deg=4,seed=6"
-    hybrid(algorithm_named(name), graph, fpgas=2, pes=2, link=HOSTILE, edge_memory=edge_memory,
-           params=params_of(name), build_cache=build_cache, check=check(name))
+    hybrid(algorithm_named(name), graph, fpgas=2, pes=pes, link=HOSTILE, link_lanes=link_lanes,
+           edge_memory=edge_memory, params=params_of(name), build_cache=build_cache, check=check(name))

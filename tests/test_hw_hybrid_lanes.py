@@ -1,7 +1,8 @@
 """The hybrid's two link lanes (``link_lanes=2``): each peer link carries two round-sorted update
 streams side by side, lane ``l`` the updates of the PEs ``l`` mod 2, so a link end moves two
 updates per cycle. Blocks under Amaranth's simulator, the configuration's rules, the model's
-link-end limit, and whole systems checked against the reference on every kind of link."""
+link-end limit, and whole systems checked against the reference (with one lane and two on every
+kind of link, every algorithm on and off chip: ``tests/test_hw_hybrid.py``'s slow tests)."""
 
 import random
 
@@ -17,7 +18,7 @@ from gravfm.hw.link import LinkConfig
 from gravfm.hw.link.lanes import LanePacker, LaneSplitter
 from gravfm.model import predict
 from conftest import cli_error, random_graph, run_dut
-from test_hw_hybrid import LINKS, algorithm_named, check, hybrid, params_of
+from test_hw_hybrid import LINKS, hybrid, params_of
 from test_link_check_runs import check_recovered
 
 WORD = data.StructLayout({"item": unsigned(7), "parity": 1})
@@ -144,24 +145,6 @@ def test_two_fpgas_of_two_pes_in_amaranth(algorithm, link):
 def test_two_fpgas_of_four_pes_compiled_over_a_hostile_link(build_cache):
     hybrid(WCC, "uniform:n=96,deg=3,seed=5", fpgas=2, pes=4, link=LINKS["hostile"], link_lanes=2,
            build_cache=build_cache, network_fifo_depth=2, link_fifo_depth=2)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("link", list(LINKS))
-@pytest.mark.parametrize("fpgas, pes", [(2, 4), (4, 2)])
-@pytest.mark.parametrize("name", ["wcc", "bfs"])
-def test_several_fpgas_and_links(name, fpgas, pes, link, build_cache):
-    hybrid(algorithm_named(name), "uniform:n=96,deg=3,seed=5", fpgas=fpgas, pes=pes, link=LINKS[link], link_lanes=2,
-           params=params_of(name), build_cache=build_cache, network_fifo_depth=2, link_fifo_depth=2)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["pagerank", "sssp", "widest_path"])
-@pytest.mark.parametrize("edge_memory", ["onchip", "offchip"])
-def test_other_algorithms_over_a_hostile_link(name, edge_memory, build_cache):
-    graph = "rmat:scale=6,ef=6,seed=4" if name != "pagerank" else "uniform:n=64,deg=4,seed=6"
-    hybrid(algorithm_named(name), graph, fpgas=2, pes=4, link=LINKS["hostile"], link_lanes=2, edge_memory=edge_memory,
-           params=params_of(name), build_cache=build_cache, check=check(name))
 
 
 @pytest.mark.slow
