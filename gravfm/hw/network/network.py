@@ -18,7 +18,7 @@ are none. The per-round counts of a remote source are ``count_bits`` wide, so a 
 must size ``count_bits`` for a whole FPGA's updates.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -196,12 +196,14 @@ def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, ent
     The update from ``source`` (the PE's update queue through a ready slice) waits in a
     :class:`SkidBuffer`; as it loads into that buffer's output register its sender is on
     ``sender`` with ``lookup``, and the neighbor filter, a memory with a registered read, answers
-    on ``keep`` in step with it (barriers always pass). The FIFO stores the answer with the update,
-    and at its head the decision comes from the FIFO's own output. A filter read without a
-    register (LUT RAM) ran from the update queue's block RAM through the filter's read
-    multiplexers into the skid register, placed apart (116.4 MHz on FPGA 0 of 2 x 4 PEs, ECP5-85,
-    6.6 of its 8.6 ns routing); behind the buffer, from its register into the FIFO's block RAM
-    (116.2 MHz).
+    on ``keep`` in step with it (barriers always pass). Both then enter one register stage, the
+    answer into a flip-flop that nothing else feeds (timing rule 1: the block RAM's own output
+    register), and the FIFO stores the answer with the update; at its head the decision comes from
+    the FIFO's own output. A filter read without a register (LUT RAM) ran from the update queue's
+    block RAM through the filter's read multiplexers into the skid register, placed apart (116.4 MHz
+    on FPGA 0 of 2 x 4 PEs, ECP5-85, 6.6 of its 8.6 ns routing); behind the buffer, from its
+    register into the FIFO's block RAM (116.2 MHz); the answer written into the FIFO straight from
+    the block RAM: 126.7 and 116.4 MHz (0eb2aa6, seeds 1 and 2).
     """
     update = source.payload.shape()
     tagged = data.StructLayout({"item": update, "forward": 1})
@@ -210,13 +212,17 @@ def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, ent
     buffer = StreamFIFO(shape=tagged, depth=depth, head_register=True)
     head = buffer.o.payload
     wiring.connect(m, source, entry.i)
+    held, held_keep, held_valid = Signal(update), Signal(), Signal()
+    advance = ~held_valid | buffer.i.ready
+    with m.If(advance):
+        m.d.sync += [held.eq(entry.o.payload), held_keep.eq(keep), held_valid.eq(entry.o.valid)]
     m.d.comb += [
         sender.eq(entry.next.sender),
         lookup.eq(entry.loads),
-        buffer.i.payload.item.eq(entry.o.payload),
-        buffer.i.payload.forward.eq(keep | entry.o.payload.barrier),
-        buffer.i.valid.eq(entry.o.valid),
-        entry.o.ready.eq(buffer.i.ready),
+        entry.o.ready.eq(advance),
+        buffer.i.payload.item.eq(held),
+        buffer.i.payload.forward.eq(held_keep | held.barrier),
+        buffer.i.valid.eq(held_valid),
         merger_in.payload.eq(head.item),
         merger_in.valid.eq(buffer.o.valid & head.forward),
         buffer.o.ready.eq(merger_in.ready | ~head.forward),
