@@ -84,6 +84,35 @@ class Endpoint(wiring.Component):
             "waiting": Out(1),
         })
 
+    def _grants(self, m, eligible):
+        """The registered grants: ``(grant, granted, grant2, second, granted2)``, the last three
+        None with one lane (``second``: a second source was chosen for ``grant2``).
+
+        The grant is a register, chosen a cycle ahead: round robin after the current grant among
+        the sources eligible now. The priority logic then ends at flip-flops instead of running on
+        through the payload multiplexer into the PE's input buffer; a source that turns eligible
+        while the grant points elsewhere waits a cycle for it. The second lane's: the next source
+        after the first grant with an update at its head, chosen in the same cycle ahead beside
+        the first (not behind it: both priority chains run from ``grant``), so two lanes rotate
+        together.
+        """
+        n = self._sources
+        grant = Signal(range(max(n, 2)))
+        if self._lanes == 2:
+            next_grant, next_granted, next_grant2, next_granted2 = round_robin_two(m, eligible, grant)
+        else:
+            next_grant, next_granted = round_robin_grant(m, eligible, grant)
+        with m.If(next_granted):
+            m.d.sync += grant.eq(next_grant)
+        granted = Signal()
+        m.d.comb += granted.eq(eligible.bit_select(grant, 1))
+        if self._lanes == 1:
+            return grant, granted, None, None, None
+        grant2, second, granted2 = Signal(range(max(n, 2))), Signal(), Signal()
+        m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2)]
+        m.d.comb += granted2.eq(second & eligible.bit_select(grant2, 1))
+        return grant, granted, grant2, second, granted2
+
     def elaborate(self, platform):
         m = Module()
         n = self._sources
@@ -99,33 +128,13 @@ class Endpoint(wiring.Component):
             m.d.comb += [pending[s].eq(self.i[s].valid & ~arrived[s]),
                          eligible[s].eq(pending[s] & ~self.i[s].payload.barrier)]
 
-        # The grant is a register, chosen a cycle ahead: round robin after the current grant
-        # among the sources eligible now. The priority logic then ends at flip-flops instead of
-        # running on through the payload multiplexer into the PE's input buffer; a source that
-        # turns eligible while the grant points elsewhere waits a cycle for it.
-        grant = Signal(range(max(n, 2)))
-        if self._lanes == 2:
-            next_grant, next_granted, next_grant2, next_granted2 = round_robin_two(m, eligible, grant)
-        else:
-            next_grant, next_granted = round_robin_grant(m, eligible, grant)
-        with m.If(next_granted):
-            m.d.sync += grant.eq(next_grant)
-        granted = Signal()
-        m.d.comb += granted.eq(eligible.bit_select(grant, 1))
+        grant, granted, grant2, second, granted2 = self._grants(m, eligible)
         chosen = self._select(m, grant, "chosen")
 
         taking, complete_now, round_complete, barrier_sent = self._round_completion(
             m, arrived=arrived, received=received, expected=expected, anything=anything, terminated=terminated)
 
-        # The second lane: the next source after the first grant with an update at its head,
-        # chosen in the same cycle ahead beside ``next_grant`` (not behind it: the two priority
-        # chains run in parallel from ``grant``), so two lanes rotate together.
         if self._lanes == 2:
-            grant2 = Signal(range(max(n, 2)))
-            second = Signal()                     # a second source was chosen for ``grant2``
-            m.d.sync += [grant2.eq(next_grant2), second.eq(next_granted2)]
-            granted2 = Signal()
-            m.d.comb += granted2.eq(second & eligible.bit_select(grant2, 1))
             chosen2 = self._select(m, grant2, "chosen2")
             lane0, lane1 = self.o.payload.lanes[0], self.o.payload.lanes[1]
         else:
