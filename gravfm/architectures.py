@@ -22,8 +22,7 @@ from .errors import ConfigError
 
 __all__ = ["ArchitectureInfo", "ARCHITECTURES", "ARCH_HELP", "ARCH_NAMES_HELP", "BUILT_ARCHITECTURES",
            "DEFAULT_ARCHITECTURE", "GRAVFM", "GRAVF", "HYBRID", "LARGE_SYSTEM_PES", "TWO_LINK_LANES_PES",
-           "architecture_info",
-           "built_architecture_info"]
+           "architecture_info", "built_architecture_info"]
 
 #: From this many PEs in the system on, a PE that receives every update gets a second update lane.
 LARGE_SYSTEM_PES = 8

@@ -37,13 +37,10 @@ def round_robin_two(m, eligible, start, *, window=None):
     :data:`WINDOW_SOURCES` sources on) chooses the form; both give the same answers.
     """
     n = len(eligible)
-    grant, granted = Signal(range(max(n, 2))), Signal()
-    second, second_granted = Signal(range(max(n, 2))), Signal()
     if window if window is not None else n >= WINDOW_SOURCES:
-        _two_through_a_window(m, eligible, start, (grant, granted), (second, second_granted))
-        return grant, granted, second, second_granted
-    first_grant, first_granted = round_robin_grant(m, eligible, start)
-    m.d.comb += [grant.eq(first_grant), granted.eq(first_granted)]
+        return _two_through_a_window(m, eligible, start)
+    grant, granted = round_robin_grant(m, eligible, start)
+    second, second_granted = Signal(range(max(n, 2))), Signal()
     with m.Switch(start):
         for first in range(n):
             with m.Case(first):
@@ -60,11 +57,13 @@ def round_robin_two(m, eligible, start, *, window=None):
     return grant, granted, second, second_granted
 
 
-def _two_through_a_window(m, eligible, start, first, second):
+def _two_through_a_window(m, eligible, start):
     """The two choices of :func:`round_robin_two` from the doubled request vector: its bits
     ``start + 1 .. start + n`` are the order after ``start``; the first set bit is the grant, the
     first set bit of the window without its lowest (``w & (w - 1)``) the second."""
     n = len(eligible)
+    first = Signal(range(max(n, 2))), Signal()
+    second = Signal(range(max(n, 2))), Signal()
     doubled = Cat(eligible, eligible)
     window, rest = Signal(2 * n), Signal(2 * n)
     m.d.comb += [window.eq(Cat(doubled[i] & (start < i) & (start + n >= i) for i in range(2 * n))),
@@ -73,6 +72,7 @@ def _two_through_a_window(m, eligible, start, first, second):
         for i in range(2 * n):
             with (m.If if i == 0 else m.Elif)(bits[i]):
                 m.d.comb += [index.eq(i % n), found.eq(1)]
+    return (*first, *second)
 
 
 def _first_eligible_after(m, eligible, start, *, candidates):
