@@ -21,7 +21,7 @@ touched vertices from gather to apply.
 Host writes and reads follow :mod:`gravfm.hw.protocol`.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -242,12 +242,19 @@ class ProcessingElement(wiring.Component):
         with m.If(start):
             m.d.sync += started.eq(1)
         running = started & ~self.terminated
-        busy = gather.active | apply.busy
-        for held in core_busy:
-            busy = busy | held
+        # ``busy`` from its parts a cycle late, each in a flip-flop of its own (timing plan,
+        # rule 4): the parts stand across the PE (endpoint side, scatter, gather, apply), and
+        # their OR with the endpoint's ``waiting`` into the counters' strobes was FPGA 0 of
+        # 2 x 4's worst path (125.8 MHz, 7cd8c97). The two events that read it count late.
+        late_busy, late_waiting = Signal(), Signal()
+        parts = [gather.active, apply.busy, *core_busy]
+        late_parts = [Signal(name=f"busy_part{i}") for i in range(len(parts))]
+        m.d.sync += [late.eq(part) for late, part in zip(late_parts, parts)]
+        m.d.sync += late_waiting.eq(self.waiting)
+        m.d.comb += late_busy.eq(Cat(*late_parts).any())
         events = {
             "cycles": 1,
-            "busy": busy,
+            "busy": late_busy,
             "messages": scatter.edge_strobe,
             "updates": apply.update_strobe,
             "supersteps": apply.done,
@@ -257,10 +264,10 @@ class ProcessingElement(wiring.Component):
             "mem_words": getattr(scatter, "mem_word", 0),
             "mem_responses": getattr(scatter, "mem_response", 0),
             "mem_wait": getattr(scatter, "mem_wait", 0),
-            "wait_barrier": self.waiting & ~busy,
+            "wait_barrier": late_waiting & ~late_busy,
             "apply_cycles": apply.busy,
         }
-        return event_counters(m, events=events, running=running)
+        return event_counters(m, events=events, running=running, late={"busy", "wait_barrier"})
 
     def _offchip_edges(self, m, scatter, host_write, wr_addr, wr_data):
         """Off-chip edges: the presence bits and the two base registers from the host; the
@@ -304,10 +311,12 @@ def round_logs(m, *, depth, scatter, apply, cycles, rd_addr, ram_style=None):
     return reads
 
 
-def event_counters(m, *, events, running):
+def event_counters(m, *, events, running, late=frozenset()):
     """A counter per name of :data:`COUNTER_NAMES` (its read address is its index there): one more
     in each cycle ``running`` and its event hold. ``events`` maps every counter's name, and only
-    those, to its event; returns ``{name: counter}`` in read-address order."""
+    those, to its event; an event named in ``late`` is the event of the cycle before (built from
+    registers), and is matched with ``running`` of that cycle. Returns ``{name: counter}`` in
+    read-address order."""
     if set(events) != set(COUNTER_NAMES):
         missing, unknown = set(COUNTER_NAMES) - set(events), set(events) - set(COUNTER_NAMES)
         raise ValueError(f"PE counter events do not match COUNTER_NAMES: missing {sorted(missing)}, "
@@ -316,7 +325,8 @@ def event_counters(m, *, events, running):
     # ``running`` registered once for all: the events' flip-flops then hold the event alone, so
     # its logic (e.g. ``busy``, an OR over the units) ends there, not in an AND behind it.
     was_running = Signal(name="counting")
-    m.d.sync += was_running.eq(running)
+    was_running_before = Signal(name="counting_late")
+    m.d.sync += [was_running.eq(running), was_running_before.eq(was_running)]
     for name in COUNTER_NAMES:
         counters[name] = counter = Signal(COUNTER_BITS, name=f"count_{name}")
         count = running & events[name]
@@ -327,7 +337,7 @@ def event_counters(m, *, events, running):
             # not delayed: the round log records it at the end of each apply pass.
             strobe = Signal(name=f"event_{name}")
             m.d.sync += strobe.eq(events[name])
-            count = was_running & strobe
+            count = (was_running_before if name in late else was_running) & strobe
         with m.If(count):
             m.d.sync += counter.eq(counter + 1)
     return counters
