@@ -226,8 +226,8 @@ class FpgaTop(wiring.Component):
         Local PE ``i``'s FIFO towards link ``k`` carries only ``i``'s own vertices, so each pair
         gets its own one-bit memory with one read port, looked up by the update entering that FIFO.
         Bit ``k`` of a filter word is link ``k``'s (the host orders the bits by this FPGA's links).
-        The read is registered and the memory a block RAM (timing plan, rule 2): only its address
-        setup follows the update queue's output (:func:`~gravfm.hw.network.filtered_link_fifo`).
+        The read is registered and the memory a block RAM (timing plan, rule 2), addressed from
+        flip-flops beside the link FIFO (:func:`~gravfm.hw.network.filtered_link_fifo`).
         """
         config = self.config
         local_bits = config.pe.local_bits
