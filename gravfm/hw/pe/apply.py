@@ -24,7 +24,7 @@ while an update stalls, is dropped). ``busy`` stays high until the last write ha
 vertices apply has still to visit.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
@@ -70,6 +70,8 @@ class ApplyUnit(wiring.Component):
         entries behind the pass's ``list_len`` belong to the next pass.
     list_len : In(local_bits + 1)
         Vertices listed for the next pass (sampled at ``start``).
+    list_empty : In(1)
+        ``list_len`` is 0, given from the lister's registers (``list_len`` comes through an adder).
     sparse_round0 : In(1)
         With ``sparse``: round 0 also visits only the listed vertices (the host loaded the list).
     updates : Out(stream net_update)
@@ -108,6 +110,7 @@ class ApplyUnit(wiring.Component):
             "wr": Out(write_port_signature(config.pe.local_bits, layouts.vertex_word)),
             "touched": In(stream.Signature(config.pe.local_bits)),
             "list_len": In(config.pe.local_bits + 1),
+            "list_empty": In(1),
             "wr_grant": In(1),
             "sparse_round0": In(1),
             "updates": Out(stream.Signature(layouts.net_update)),
@@ -137,9 +140,10 @@ class ApplyUnit(wiring.Component):
         overlap = Signal()
 
         full_pass = Signal()
+        at_barrier = Signal()  # the generator's next item is the barrier: index == num_local, or remaining == 0
         g_fire, g_barrier, outstanding = self._vertex_reads(m, kernel, busy=busy, index=index, remaining=remaining,
                                                             barrier_issued=barrier_issued, rnd=rnd,
-                                                            full_pass=full_pass)
+                                                            full_pass=full_pass, at_barrier=at_barrier)
         written, landed = self._write_back(m, kernel, local_bits, busy)
         issued = g_fire & ~g_barrier
         if self._sparse:
@@ -160,8 +164,10 @@ class ApplyUnit(wiring.Component):
             m.d.sync += [busy.eq(0), closing.eq(0), rnd.eq(rnd + 1), count.eq(0)]
         with m.Elif(self.start & ~busy):
             first_list = (rnd == 0) & self.sparse_round0
+            starts_full = 1 if not self._sparse else (rnd == 0) & ~self.sparse_round0
             m.d.sync += [busy.eq(1), index.eq(0), barrier_issued.eq(0), remaining.eq(self.list_len),
-                         full_pass.eq(1 if not self._sparse else (rnd == 0) & ~self.sparse_round0),
+                         full_pass.eq(starts_full),
+                         at_barrier.eq(Mux(starts_full, self.num_local == 0, self.list_empty)),
                          overlap.eq(~first_list if self._sparse else 0)]
         m.d.comb += [
             self.busy.eq(busy),
@@ -173,23 +179,28 @@ class ApplyUnit(wiring.Component):
         ]
         return m
 
-    def _vertex_reads(self, m, kernel, *, busy, index, remaining, barrier_issued, rnd, full_pass):
+    def _vertex_reads(self, m, kernel, *, busy, index, remaining, barrier_issued, rnd, full_pass, at_barrier):
         """The pass's vertices into the kernel: generator -> address register -> read -> read-data
         register. Returns ``(g_fire, g_barrier, outstanding)``: the generator issued (the barrier,
-        if ``g_barrier``); the write-back credit in use (sparse kernels)."""
+        if ``g_barrier``); the write-back credit in use (sparse kernels). ``at_barrier`` is set
+        for the pass's start by the caller and kept here."""
         layouts, config = self._layouts, self._config
         local_bits = config.pe.local_bits
         # Generator: a full pass counts 0 .. num_local (the barrier); a sparse pass takes its
-        # ``list_len`` entries of the touched list, then the barrier.
+        # ``list_len`` entries of the touched list, then the barrier. Whether the barrier is next
+        # is a flip-flop decided as the previous item issues (timing plan, rule 4): the compare
+        # with ``num_local`` ran through the generator's fire into the touched list's ready and
+        # the stages' enables (10 LUT levels in the 1-PE off-chip top).
         g_valid = Signal()
-        g_barrier = Signal()
+        g_barrier = at_barrier
         g_address = Signal(local_bits)
+        last_index = Signal(local_bits + 1)  # num_local - 1: a register, num_local is set before a run
+        m.d.sync += last_index.eq(self.num_local - 1)
         with m.If(full_pass):
-            m.d.comb += [g_valid.eq(busy & ~barrier_issued),
-                         g_barrier.eq(index == self.num_local), g_address.eq(index[:local_bits])]
+            m.d.comb += [g_valid.eq(busy & ~barrier_issued), g_address.eq(index[:local_bits])]
         with m.Else():
-            m.d.comb += [g_valid.eq(busy & ~barrier_issued & (self.touched.valid | (remaining == 0))),
-                         g_barrier.eq(remaining == 0), g_address.eq(self.touched.payload)]
+            m.d.comb += [g_valid.eq(busy & ~barrier_issued & (self.touched.valid | at_barrier)),
+                         g_address.eq(self.touched.payload)]
         # Write-back credit: vertices issued and not yet written (sparse kernels write each once).
         outstanding = Signal(range(WRITE_BUFFER_DEPTH + 1))
         room = Signal()
@@ -239,9 +250,9 @@ class ApplyUnit(wiring.Component):
             with m.If(g_barrier):
                 m.d.sync += barrier_issued.eq(1)
             with m.Elif(full_pass):
-                m.d.sync += index.eq(index + 1)
+                m.d.sync += [index.eq(index + 1), at_barrier.eq(index == last_index)]
             with m.Else():
-                m.d.sync += remaining.eq(remaining - 1)
+                m.d.sync += [remaining.eq(remaining - 1), at_barrier.eq(remaining == 1)]
         fed, k = into_kernel.o.payload, kernel.i.payload
         m.d.comb += [
             into_kernel.i.valid.eq(r_valid),

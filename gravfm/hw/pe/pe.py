@@ -206,14 +206,17 @@ class ProcessingElement(wiring.Component):
         # cycle belongs to the pass that starts.
         # ``listed + 1`` is kept in a register beside it: a listing in the start cycle then only
         # chooses (timing plan, rule 4) instead of running gather's strobe through an adder.
+        # So is ``listed == 0``, for apply's barrier decision at the start (rule 4).
         listed = Signal(range(config.pe.vertices_per_pe + 1))
         listed_and_one = Signal(range(config.pe.vertices_per_pe + 2), init=1)
+        none_listed = Signal(init=1)
         listing = (gather.touch.valid & gather.touch.ready) | host_list
         with m.If(apply.start & ~apply.busy):
-            m.d.sync += [listed.eq(0), listed_and_one.eq(1)]
+            m.d.sync += [listed.eq(0), listed_and_one.eq(1), none_listed.eq(1)]
         with m.Elif(listing):
-            m.d.sync += [listed.eq(listed_and_one), listed_and_one.eq(listed_and_one + 1)]
-        m.d.comb += apply.list_len.eq(Mux(listing, listed_and_one, listed))
+            m.d.sync += [listed.eq(listed_and_one), listed_and_one.eq(listed_and_one + 1), none_listed.eq(0)]
+        m.d.comb += [apply.list_len.eq(Mux(listing, listed_and_one, listed)),
+                     apply.list_empty.eq(none_listed & ~listing)]
 
     def _host_registers(self, m, scatter, host_write, wr_addr, wr_data):
         """The PE registers and the edge storage the host writes; returns ``(num_local, sparse_round0)``."""
