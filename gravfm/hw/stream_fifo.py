@@ -26,11 +26,15 @@ class BufferedFIFO(wiring.Component):
 
     With ``bypass`` an item written while nothing is stored and the head is free (or leaving)
     becomes the head the next cycle instead of the second: it goes into the head register, or,
-    without one, into a bypass register that ``r_data`` selects (a multiplexer behind the
-    memory's read register, driven by flip-flops: the consumer's ``r_en`` still ends at the read
-    register's enable, not at the memory's address as reading ahead would make it). A barrier
-    crosses every such FIFO on its way round a superstep, so each saved cycle is a cycle per
-    superstep. The timing then differs from ``SyncFIFOBuffered``.
+    without one, the memory is read asynchronously (LUT RAM: no block RAM can) and ``r_data`` is
+    one register, loaded with the stored item a read takes or with the item bypassed. The
+    consumer's ``r_en`` still ends at that register's enable, not at the memory's address as
+    reading ahead would make it, and the consumer's logic starts at the register itself: a
+    multiplexer behind it (a bypass register or the memory's read register, chosen by a
+    flip-flop driving every bit) was the path of FPGA 0 of 2 x 4 PEs (130.3 MHz on ECP5, b5409eb:
+    a crossbar FIFO's choice into its endpoint's grant). A barrier crosses every such FIFO on its
+    way round a superstep, so each saved cycle is a cycle per superstep. The timing then differs
+    from ``SyncFIFOBuffered``.
     """
 
     def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False):
@@ -51,7 +55,8 @@ class BufferedFIFO(wiring.Component):
         stored = self._depth - 1
         m.submodules.storage = storage = memory.Memory(
             shape=len(self.w_data), depth=stored, init=[], attrs=no_read_during_write(self._ram_style))
-        write, read = storage.write_port(), storage.read_port()
+        read_async = self._bypass and not self._head_register
+        write, read = storage.write_port(), storage.read_port(domain="comb" if read_async else "sync")
         produce, consume = Signal(range(stored)), Signal(range(stored))
         count = Signal(range(stored + 1))
         # ``count``'s compares and the read pointer's successor are kept in registers, a cycle
@@ -100,18 +105,16 @@ class BufferedFIFO(wiring.Component):
             with m.Elif(bypass):
                 m.d.sync += [held.eq(self.w_data), use_held.eq(1)]
             m.d.comb += self.r_data.eq(Mux(use_held, held, from_memory))
+        elif read_async:
+            # A read (something stored) and a bypass (nothing stored) never coincide.
+            head = Signal(len(self.w_data), reset_less=True)
+            m.d.comb += [read.addr.eq(consume), self.r_data.eq(head)]
+            with m.If(do_read):
+                m.d.sync += head.eq(read.data)
+            with m.Elif(bypass):
+                m.d.sync += head.eq(self.w_data)
         else:
-            m.d.comb += [read.addr.eq(consume), read.en.eq(do_read)]
-            if self._bypass:
-                bypassed = Signal()   # the head is the bypass register's item
-                bypass_data = Signal(len(self.w_data), reset_less=True)
-                with m.If(bypass):
-                    m.d.sync += [bypassed.eq(1), bypass_data.eq(self.w_data)]
-                with m.Elif(do_read):
-                    m.d.sync += bypassed.eq(0)
-                m.d.comb += self.r_data.eq(Mux(bypassed, bypass_data, read.data))
-            else:
-                m.d.comb += self.r_data.eq(read.data)
+            m.d.comb += [read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data)]
         with m.If(store):
             m.d.sync += produce.eq(following(produce))
         with m.If(do_read):
