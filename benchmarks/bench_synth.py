@@ -35,6 +35,7 @@ that exceeds it, or whose tools fail (e.g. the design does not fit), is recorded
 """
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -106,6 +107,15 @@ def run_row(report):
             "rtl": report["provenance"]["git_revision"]}
 
 
+def scratch_folder(keep):
+    """Where each configuration's tool files and logs go: ``keep`` (kept, e.g. for nextpnr's whole
+    path report), or a temporary folder removed at the end."""
+    if keep is None:
+        return tempfile.TemporaryDirectory()
+    keep.mkdir(parents=True, exist_ok=True)
+    return contextlib.nullcontext(str(keep))
+
+
 def sweep(args):
     """The sweep of PE counts, FPGA counts, algorithms and targets (one JSON document)."""
     runs = []
@@ -118,7 +128,7 @@ def sweep(args):
         if args.json:
             write_results(result, args.json, stream=None)  # provenance refreshed on every write
 
-    with tempfile.TemporaryDirectory() as scratch:
+    with scratch_folder(args.keep) as scratch:
         for target in args.targets:
             seeds = args.seeds if get_target(target).nextpnr else [1]  # a seed only matters to placement
             for name in args.algorithms:
@@ -168,7 +178,7 @@ def matrix(args):
         raise ConfigError("the RTL has uncommitted changes: commit them first, so that each row names the commit "
                           "holding its RTL")
     head, rows = commit_facts("HEAD"), load_rows(args.results)
-    with tempfile.TemporaryDirectory() as scratch:
+    with scratch_folder(args.keep) as scratch:
         for top in (top for top in MATRIX if top.name in args.tops):
             config = matrix_config(top, args.router)
             for seed in args.seeds:
@@ -205,6 +215,8 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=None,
                         help=f"seconds per configuration (default {SWEEP_TIMEOUT_S}; {MATRIX_TIMEOUT_S} with --matrix)")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each configuration's tool files and logs under DIR (default: a temporary folder)")
     args = parser.parse_args(argv)
     args.seeds = args.seeds or (list(MATRIX_SEEDS) if args.matrix else [1])
     args.timeout = args.timeout or (MATRIX_TIMEOUT_S if args.matrix else SWEEP_TIMEOUT_S)
