@@ -195,12 +195,11 @@ def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, ent
 
     The update from ``source`` (the PE's update queue through a ready slice) passes an inlet
     :class:`SkidBuffer` and waits in a second one; as it loads into that one's output register its
-    sender is on
-    ``sender`` with ``lookup``, and the neighbor filter, a memory with a registered read, answers
-    on ``keep`` in step with it (barriers always pass). Both then enter one register stage, the
-    answer into a flip-flop that nothing else feeds (timing rule 1: the block RAM's own output
-    register), and the FIFO stores the answer with the update; at its head the decision comes from
-    the FIFO's own output. A filter read without a register (LUT RAM) ran from the update queue's
+    sender is on ``sender`` with ``lookup``, and the neighbor filter, a memory with a registered
+    read, answers on ``keep`` in step with it (barriers always pass). Both then enter one register
+    stage, the answer into a flip-flop that nothing else feeds (timing rule 1: the block RAM's own
+    output register), and the FIFO stores the answer with the update; at its head the answer
+    gates only ``valid`` towards the merger, never the FIFO's read enable. A filter read without a register (LUT RAM) ran from the update queue's
     block RAM through the filter's read multiplexers into the skid register, placed apart (116.4 MHz
     on FPGA 0 of 2 x 4 PEs, ECP5-85, 6.6 of its 8.6 ns routing); behind the buffer, from its
     register into the FIFO's block RAM (116.2 MHz); the answer written into the FIFO straight from
@@ -232,6 +231,10 @@ def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, ent
         buffer.i.valid.eq(held_valid),
         merger_in.payload.eq(head.item),
         merger_in.valid.eq(buffer.o.valid & head.forward),
-        buffer.o.ready.eq(merger_in.ready | ~head.forward),
+        # Not ``| ~head.forward``: the forward bit comes from the block RAM's output register,
+        # and through the read enable it ran back into the same block RAM's read address, placed
+        # far apart (103.0 MHz on FPGA 0 of 2 x 4 PEs, cb0fbec, router1 seed 2). A dropped update
+        # now leaves when the merger's registered ``ready`` is high, as a forwarded one does.
+        buffer.o.ready.eq(merger_in.ready),
     ]
     return buffer
