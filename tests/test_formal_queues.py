@@ -34,7 +34,7 @@ def test_ready_slice_keeps_its_contract(tmp_path):
 
 
 @pytest.mark.parametrize("lanes, depth", [
-    (2, 4), (3, 4),
+    (2, 4), (3, 6),
     pytest.param(2, 8, marks=pytest.mark.slow),    # the scatter unit's (LIST_QUEUE_DEPTH): minutes
 ])
 def test_lane_queue_keeps_its_contract(tmp_path, lanes, depth):

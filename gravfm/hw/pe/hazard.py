@@ -7,9 +7,10 @@ is being written back in this cycle already counts as free: the vertex memory's 
 is transparent for the write port, so a read issued in that cycle returns the new state.
 """
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
+from ..selection import any_of
 from ..unused import silence_unused
 
 __all__ = ["HazardUnit"]
@@ -153,19 +154,3 @@ class HazardUnit(wiring.Component):
                         domain += self.remove_data.eq(data[k])
         return m
 
-
-def any_of(values):
-    """OR of a list of 1-bit values (0 for an empty list)."""
-    result = 0
-    for value in values:
-        result = result | value
-    return result
-
-
-def one_hot_select(flags, values):
-    """The value whose flag is set, of one-hot ``flags`` (0 when none is): an AND-OR, two or three
-    LUT levels, where a chain of multiplexers would put one level per value in series."""
-    result = 0
-    for flag, value in zip(flags, values, strict=True):
-        result = result | Mux(flag, value, 0)
-    return result

@@ -28,7 +28,7 @@ from amaranth.lib.fifo import SyncFIFO
 
 from ..kernels import check_kernel, kernel_traits
 from ..skid_buffer import SkidBuffer
-from .hazard import any_of, one_hot_select
+from ..selection import any_of, one_hot_select
 from ..unused import silence_unused
 
 __all__ = ["COMBINING_SLOTS", "ParkingSlots", "parking_for"]
