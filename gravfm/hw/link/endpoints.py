@@ -146,19 +146,22 @@ class LinkReceiver(wiring.Component):
                 m.d.comb += [head.valid.eq(buffer.o.valid), head.payload.eq(buffer.o.payload),
                              buffer.o.ready.eq(head.ready)]
         round_complete = have_barrier & (forwarded == expected)
+        # The head leaves on the output's registered ``ready`` whatever it is, a barrier too: a
+        # ready that depended on the head's ``barrier`` bit, read from the parity FIFO's block RAM,
+        # ran through the read enable into that block RAM's read address, placed far away
+        # (FPGA 0 of 2 x 4 PEs on ECP5, 5203fb3, router1 seed 3: 115.9 MHz).
+        m.d.comb += head.ready.eq(o.ready & ~round_complete)
         with m.If(round_complete):
             m.d.comb += [o.valid.eq(1), o.payload.barrier.eq(1),
                          o.payload.count.eq(expected), o.payload.sent_any.eq(anything)]
             with m.If(o.ready):
                 m.d.sync += [have_barrier.eq(0), forwarded.eq(0), current.eq(~current)]
         with m.Elif(head.payload.barrier):
-            m.d.comb += head.ready.eq(1)
-            with m.If(head.valid):
+            with m.If(head.valid & o.ready):
                 m.d.sync += [have_barrier.eq(1), expected.eq(head.payload.count),
                              anything.eq(head.payload.sent_any)]
         with m.Else():
-            m.d.comb += [o.valid.eq(head.valid), o.payload.eq(head.payload),
-                         head.ready.eq(o.ready)]
+            m.d.comb += [o.valid.eq(head.valid), o.payload.eq(head.payload)]
             with m.If(head.valid & o.ready):
                 m.d.sync += forwarded.eq(forwarded + 1)
         if self._check_counts:
