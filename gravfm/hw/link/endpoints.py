@@ -145,7 +145,11 @@ class LinkReceiver(wiring.Component):
             with m.If(current == p):
                 m.d.comb += [head.valid.eq(buffer.o.valid), head.payload.eq(buffer.o.payload),
                              buffer.o.ready.eq(head.ready)]
-        round_complete = have_barrier & (forwarded == expected)
+        # ``forwarded == expected``, kept a cycle ahead (timing rule 4): the compare behind
+        # ``have_barrier`` ran into the read enable and the parity FIFO's block-RAM address
+        # (FPGA 0 of 2 x 4 PEs, 9ade8e7, router1 seed 3: 129.7 MHz).
+        counts_match = Signal(init=1)
+        round_complete = have_barrier & counts_match
         # The head leaves on the output's registered ``ready`` whatever it is, a barrier too: a
         # ready that depended on the head's ``barrier`` bit, read from the parity FIFO's block RAM,
         # ran through the read enable into that block RAM's read address, placed far away
@@ -155,15 +159,17 @@ class LinkReceiver(wiring.Component):
             m.d.comb += [o.valid.eq(1), o.payload.barrier.eq(1),
                          o.payload.count.eq(expected), o.payload.sent_any.eq(anything)]
             with m.If(o.ready):
-                m.d.sync += [have_barrier.eq(0), forwarded.eq(0), current.eq(~current)]
+                m.d.sync += [have_barrier.eq(0), forwarded.eq(0), current.eq(~current),
+                             counts_match.eq(expected == 0)]
         with m.Elif(head.payload.barrier):
             with m.If(head.valid & o.ready):
                 m.d.sync += [have_barrier.eq(1), expected.eq(head.payload.count),
-                             anything.eq(head.payload.sent_any)]
+                             anything.eq(head.payload.sent_any), counts_match.eq(forwarded == head.payload.count)]
         with m.Else():
             m.d.comb += [o.valid.eq(head.valid), o.payload.eq(head.payload)]
             with m.If(head.valid & o.ready):
-                m.d.sync += forwarded.eq(forwarded + 1)
+                following = (forwarded + 1)[:len(forwarded)]
+                m.d.sync += [forwarded.eq(following), counts_match.eq(following == expected)]
         if self._check_counts:
             m.d.comb += self.count_error.eq(have_barrier & (forwarded > expected))
         return m
