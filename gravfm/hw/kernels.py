@@ -57,7 +57,8 @@ class KernelSignature(wiring.Signature):
                 and (self.latency, self.combinational) == (other.latency, other.combinational))
 
     def __repr__(self):
-        return f"KernelSignature({dict(self.members)!r}, latency={self.latency!r}, combinational={self.combinational!r})"
+        return (f"KernelSignature({dict(self.members)!r}, latency={self.latency!r}, "
+                f"combinational={self.combinational!r})")
 
 
 def kernel_traits(component):

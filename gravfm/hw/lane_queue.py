@@ -1,6 +1,6 @@
 """A small queue that takes several items per cycle and gives one, in order."""
 
-from amaranth.hdl import Cat, Module, Mux, Shape, Signal, Value
+from amaranth.hdl import Cat, Module, Shape, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 

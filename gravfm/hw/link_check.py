@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from ..errors import ConfigError
 from ..model.units import mhz_to_hz
 
-__all__ = ["MODES", "LinkCheck", "link_overhead_bits", "ERROR_KINDS", "crc_polynomial", "crc_masks", "crc", "decode_error",
-           "error_word"]
+__all__ = ["MODES", "LinkCheck", "link_overhead_bits", "ERROR_KINDS", "crc_polynomial", "crc_masks", "crc",
+           "decode_error", "error_word"]
 
 MODES = ("off", "detect", "retransmit")
 CRC_BITS = 8

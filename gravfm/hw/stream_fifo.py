@@ -164,7 +164,8 @@ class StreamFIFO(wiring.Component):
     head_register : bool
         Hold the head item in a fabric flip-flop, the memory read one item ahead
         (:class:`BufferedFIFO`): same capacity and timing, without the block RAM's
-        clock-to-out in front of the consumer's logic.
+        clock-to-out in front of the consumer's logic. ``o.ready`` then reaches the memory's
+        read address: it must not depend on ``o.payload`` (timing plan, rule 2).
     bypass : bool
         An item written into an empty FIFO is readable the next cycle (one cycle of latency
         instead of two; a one-item FIFO, a single register, has that latency anyway).

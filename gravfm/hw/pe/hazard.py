@@ -1,10 +1,11 @@
 """Read-after-write hazard unit of the gather stage: a small CAM of vertices in flight.
 
-A vertex enters the CAM when gather reads its state and leaves when its new state is written
-back; optionally each entry also keeps data (gather keeps the state it read, to tell at the
-write-back whether the kernel changed it). A message whose vertex is in the CAM must wait; every other message passes. An entry that
-is being written back in this cycle already counts as free: the vertex memory's gather read port
-is transparent for the write port, so a read issued in that cycle returns the new state.
+A vertex enters the CAM when gather reads its state and leaves when its new state is written back;
+optionally each entry also keeps data (gather keeps the state it read, to tell at the write-back
+whether the kernel changed it). A message whose vertex is in the CAM must wait; every other message
+passes. An entry that is being written back in this cycle already counts as free: the vertex
+memory's gather read port is transparent for the write port, so a read issued in that cycle returns
+the new state.
 """
 
 from amaranth.hdl import Module, Signal
