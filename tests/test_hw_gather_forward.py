@@ -67,7 +67,7 @@ def simulate(messages, gaps, write_latency):
     config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=6, edges_per_pe=8)  # 7-bit labels
     layouts = KernelLayouts(WCC, config)
     gather = ForwardingGatherUnit(layouts=layouts, config=config, kernel=WCC.gather(layouts),
-                                  write_latency=write_latency)
+                                  twin=WCC.gather(layouts), write_latency=write_latency)
     harness = Harness(gather, layouts, write_latency)
     touched, refused, labels = [], [0], []
 
@@ -136,8 +136,10 @@ def test_only_combinational_kernels_forward():
     layouts = KernelLayouts(PAGERANK, config)
     kernel = build_kernels(PAGERANK, layouts)["gather"]
     assert isinstance(chosen_unit(layouts=layouts, config=config, kernel=kernel), GatherUnit)
+    twin = PAGERANK.gather(layouts)
+    silence_unused(twin)
     with pytest.raises(TypeError, match="not a combinational gather kernel"):
-        ForwardingGatherUnit(layouts=layouts, config=config, kernel=kernel)
+        ForwardingGatherUnit(layouts=layouts, config=config, kernel=kernel, twin=twin)
 
 
 @pytest.mark.parametrize("forwarding, unit", [(True, ForwardingGatherUnit), (False, GatherUnit)])

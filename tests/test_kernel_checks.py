@@ -97,6 +97,25 @@ class CornerDroppingGather(wiring.Component):
         return m
 
 
+class CountingGather(wiring.Component):
+    """WCC's gather, combinational, that also counts the messages it takes (state a twin of it,
+    seeing only some of the messages, would not share)."""
+
+    def __init__(self, layouts):
+        super().__init__(gather_signature(layouts, combinational=True))
+
+    def elaborate(self, platform):
+        m = Module()
+        label, active = _smaller_label(self.i.payload)
+        taken = Signal(8)
+        with m.If(self.i.valid & self.o.ready):
+            m.d.sync += taken.eq(taken + 1)
+        m.d.comb += [self.o.payload.nodeid.eq(self.i.payload.nodeid), self.o.payload.state.label.eq(label),
+                     self.o.payload.state.active.eq(active | taken[7]), self.o.valid.eq(self.i.valid),
+                     self.i.ready.eq(self.o.ready)]
+        return m
+
+
 class BarrierlessApply(wiring.Component):
     """WCC's apply that emits active vertices' labels but never the barrier."""
 
@@ -238,6 +257,11 @@ def test_gather_latency_declared_too_low_is_a_warning_when_the_hazard_slots_cove
 def test_registered_gather_declared_combinational_is_refused():
     message = refusal(user_algorithm("not_combinational", gather=pipelined_gather(1, combinational=True)))
     assert "(a combinational gather answers" in message and "1 cycle(s) after its input" in message
+
+
+def test_combinational_gather_that_keeps_state_is_refused():
+    message = refusal(user_algorithm("counting", gather=CountingGather))
+    assert "keeps state (registers in domain 'sync')" in message and "two instances" in message
 
 
 def test_gather_latency_declared_higher_than_measured_is_a_warning():

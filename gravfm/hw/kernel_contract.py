@@ -15,8 +15,9 @@ Rules (docs/kernels.md, "The kernel contract and its check"):
   latency + 3 stalls messages to distinct vertices (a silent slowdown, so an error; a build
   whose ``hazard_slots`` covers the true latency gets a warning); a larger declaration only
   costs hazard slots (a warning). A gather declaring ``combinational = True`` answers in the
-  cycle of its input and is ready whenever its output is (the forwarding gather stage relies on
-  both: an error). For apply and scatter, ``latency`` sizes nothing: a declaration that differs
+  cycle of its input, is ready whenever its output is, and keeps no state: no register and no
+  memory (the forwarding gather stage relies on all three, and runs two instances side by
+  side: an error). For apply and scatter, ``latency`` sizes nothing: a declaration that differs
   is a warning.
 
 Latency is measured with every output ready in every cycle: cycles from an input's handshake
@@ -27,7 +28,7 @@ counts. Kernels written in Verilog are not benched (Amaranth's simulator cannot 
 import time
 from dataclasses import dataclass
 
-from amaranth.hdl import Fragment
+from amaranth.hdl import Fragment, MemoryInstance
 
 from .kernel_bench import PATIENCE, NotSimulable, bench_kernel, field_value
 from .kernels import kernel_traits
@@ -45,7 +46,8 @@ RULES = {
     "sparse": "a sparse_apply kernel writes back every vertex it is given",
     "accumulator": "with an accumulator, apply writes back every vertex it is given, with 0 in it",
     "latency": "the declared latency covers the measured one",
-    "combinational": "a combinational gather answers in its input's cycle and is ready when its output is",
+    "combinational": "a combinational gather answers in its input's cycle, is ready when its output is and "
+                     "keeps no state",
 }
 
 VERILOG_REASON = ("written in Verilog: Amaranth's simulator cannot run it, so only its ports are "
@@ -298,6 +300,21 @@ def _apply_rules(layouts, record, sparse_apply, accumulator=None):
     return found
 
 
+def _kept_state(fragment):
+    """What state ``fragment`` or a fragment in it keeps: ``"registers in domain D"`` or
+    ``"a memory"``; None when it has none (an ``Instance`` inside cannot be seen into)."""
+    if isinstance(fragment, MemoryInstance):
+        return "a memory"
+    for domain, statements in fragment.statements.items():
+        if domain != "comb" and len(statements):
+            return f"registers in domain {domain!r}"
+    for subfragment, *_ in fragment.subfragments:
+        state = _kept_state(subfragment)
+        if state:
+            return state
+    return None
+
+
 def _delays(kind, layouts, record):
     """Cycles from each input to its output in ``record`` (apply: the barrier's)."""
     if kind == "apply":
@@ -331,6 +348,11 @@ def _latency_rules(kind, component, records, latency, declared, hazard_slots):
             problems.append(("combinational", f"it declares combinational = True, but i.ready was low in "
                                               f"{not_ready} cycle(s) with o.ready high: the forwarding gather "
                                               f"stage never waits"))
+        state = _kept_state(Fragment.get(component, None))
+        if state:
+            problems.append(("combinational", f"it declares combinational = True, but it keeps state ({state}): "
+                                              f"the forwarding gather stage runs two instances, each seeing "
+                                              f"only some of the messages"))
         return problems, []
     if kind == "gather":
         if latency > (declared or 0):
