@@ -173,13 +173,15 @@ def read_data_registers(m, *, advance, memory_word, forward, forward_word):
 def read_data_register(m, *, advance, memory_word, forward=None, forward_word=None):
     """The read-data register of a gather pipeline: the vertex word read, or a forwarded one
     (:func:`read_data_registers`, the choice made behind the registers). Returns the word."""
+    from_memory = Signal.like(memory_word, name="r_memory_word", reset_less=True)
+    with m.If(advance):
+        m.d.sync += from_memory.eq(memory_word)
     if forward is None:
-        from_memory = Signal.like(memory_word, name="r_memory_word", reset_less=True)
-        with m.If(advance):
-            m.d.sync += from_memory.eq(memory_word)
         return from_memory
-    from_memory, forwarded, forwarded_word = read_data_registers(
-        m, advance=advance, memory_word=memory_word, forward=forward, forward_word=forward_word)
+    forwarded = Signal(name="r_forwarded")
+    forwarded_word = Signal.like(memory_word, name="r_forwarded_word", reset_less=True)
+    with m.If(advance):
+        m.d.sync += [forwarded.eq(forward), forwarded_word.eq(forward_word)]
     word = Signal.like(memory_word, name="r_word")
     m.d.comb += word.eq(Mux(forwarded, forwarded_word, from_memory))
     return word
