@@ -153,35 +153,34 @@ def newest_write(m, *, valid, address, word, read_address):
     return now_hit | (land_valid & (land_address == read_address)), Mux(now_hit, word, land_word)
 
 
-def read_data_registers(m, *, advance, memory_word, forward, forward_word):
+def read_data_registers(m, *, advance, memory_word, forward=None, forward_word=None):
     """The read-data registers of a gather pipeline: the vertex word read, and beside it whether
     a forwarded word replaces it (``forward``) and that word. Loads while ``advance``; returns
-    ``(word read, forwarded, forwarded word)``.
+    ``(word read, forwarded, forwarded word)``, the last two None without ``forward``.
 
     The memory's output lands in a register of its own, with nothing in front (synthesis can
     make it the block RAM's output register); the choice of ``forward_word`` is registered
     beside it and made behind.
     """
     from_memory = Signal.like(memory_word, name="r_memory_word", reset_less=True)
+    with m.If(advance):
+        m.d.sync += from_memory.eq(memory_word)
+    if forward is None:
+        return from_memory, None, None
     forwarded = Signal(name="r_forwarded")
     forwarded_word = Signal.like(memory_word, name="r_forwarded_word", reset_less=True)
     with m.If(advance):
-        m.d.sync += [from_memory.eq(memory_word), forwarded.eq(forward), forwarded_word.eq(forward_word)]
+        m.d.sync += [forwarded.eq(forward), forwarded_word.eq(forward_word)]
     return from_memory, forwarded, forwarded_word
 
 
 def read_data_register(m, *, advance, memory_word, forward=None, forward_word=None):
     """The read-data register of a gather pipeline: the vertex word read, or a forwarded one
     (:func:`read_data_registers`, the choice made behind the registers). Returns the word."""
-    from_memory = Signal.like(memory_word, name="r_memory_word", reset_less=True)
-    with m.If(advance):
-        m.d.sync += from_memory.eq(memory_word)
+    from_memory, forwarded, forwarded_word = read_data_registers(
+        m, advance=advance, memory_word=memory_word, forward=forward, forward_word=forward_word)
     if forward is None:
         return from_memory
-    forwarded = Signal(name="r_forwarded")
-    forwarded_word = Signal.like(memory_word, name="r_forwarded_word", reset_less=True)
-    with m.If(advance):
-        m.d.sync += [forwarded.eq(forward), forwarded_word.eq(forward_word)]
     word = Signal.like(memory_word, name="r_word")
     m.d.comb += word.eq(Mux(forwarded, forwarded_word, from_memory))
     return word

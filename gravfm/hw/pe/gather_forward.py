@@ -192,9 +192,10 @@ class ForwardingGatherUnit(GatherStage):
         m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_from_wb.eq(s_then_r_from_wb),
                      r_full_pending.eq(s_full_pending), r_flag_check.eq(s_flag_check)]
         # The word R's message meets: the memory's, unless a newer one is forwarded (registers).
-        take_forwarded = (r_from_wb & wb_valid) | forwarded
+        r_takes_wb = r_from_wb & wb_valid
+        take_forwarded = r_takes_wb | forwarded
         newer_word = Signal(layouts.vertex_word)
-        m.d.comb += newer_word.eq(Mux(r_from_wb & wb_valid, written, forwarded_word))
+        m.d.comb += newer_word.eq(Mux(r_takes_wb, written, forwarded_word))
         state_in = Signal(layouts.vertex_word)
         m.d.comb += state_in.eq(Mux(take_forwarded, newer_word, memory_word))
         # BSP: a vertex that this round's apply has still to visit must not see the next
