@@ -194,19 +194,24 @@ def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, ent
     """A link FIFO from ``source`` to ``merger_in`` that drops the updates ``keep`` rejects.
 
     The update from ``source`` (the PE's update queue through a ready slice) passes an inlet
-    :class:`SkidBuffer` and waits in a second one; as it loads into that one's output register its
-    sender is on ``sender`` with ``lookup``, and the neighbor filter, a memory with a registered
-    read, answers on ``keep`` in step with it (barriers always pass). Both then enter one register
-    stage, the answer into a flip-flop that nothing else feeds (timing rule 1: the block RAM's own
-    output register), and the FIFO stores the answer with the update; at its head the answer gates
-    only ``valid`` towards the merger, never the FIFO's read enable. A filter read without a
-    register (LUT RAM) ran from the update queue's block RAM through the filter's read multiplexers
-    into the skid register, placed apart (116.4 MHz on FPGA 0 of 2 x 4 PEs, ECP5-85, 6.6 of its 8.6
-    ns routing); behind the buffer, from its register into the FIFO's block RAM (116.2 MHz); the
-    answer written into the FIFO straight from the block RAM: 126.7 and 116.4 MHz (0eb2aa6, seeds 1
-    and 2). The inlet puts the filter's address behind flip-flops by the FIFO (timing rule 2):
-    without it the address ran from the update queue's block RAM in the PE through the broadcaster
-    (123.4 MHz, 7ffe113, seed 1). One cycle more on an update's way to a link.
+    :class:`SkidBuffer` and waits in a second one; as it loads into that one's output register,
+    its sender is on ``sender`` with ``lookup``, and the neighbor filter, a memory with a
+    registered read, answers on ``keep`` in step with it (barriers always pass). Both then enter
+    one register stage, the answer into a flip-flop that nothing else feeds (timing rule 1: the
+    block RAM's own output register), and the FIFO stores the answer with the update; at its head
+    the answer gates only ``valid`` towards the merger, never the FIFO's read enable.
+
+    Why (FPGA 0 of 2 x 4 PEs, ECP5-85):
+
+    - a filter read without a register (LUT RAM) ran from the update queue's block RAM through
+      the filter's read multiplexers into the skid register, placed apart: 116.4 MHz, 6.6 of its
+      8.6 ns routing;
+    - behind the buffer, from its register into the FIFO's block RAM: 116.2 MHz;
+    - the answer written into the FIFO straight from the block RAM: 126.7 and 116.4 MHz
+      (0eb2aa6, seeds 1 and 2);
+    - the inlet puts the filter's address behind flip-flops by the FIFO (timing rule 2); without
+      it the address ran from the update queue's block RAM in the PE through the broadcaster:
+      123.4 MHz (7ffe113, seed 1). It costs one cycle more on an update's way to a link.
     """
     update = source.payload.shape()
     tagged = data.StructLayout({"item": update, "forward": 1})

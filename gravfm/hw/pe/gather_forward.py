@@ -212,15 +212,19 @@ class ForwardingGatherUnit(GatherStage):
         result = Mux(take_forwarded, twin.o.payload.as_value(), kernel.o.payload.as_value())
         m.d.sync += [wb_valid.eq(Mux(take_forwarded, twin.o.valid, kernel.o.valid)), wb.eq(result),
                      wb_before.eq(state_in)]
+        self._write_back(m, valid=wb_valid, address=wb_address, written=written, changed=changed,
+                         was_touched=wb_before.touched)
+
+    def _write_back(self, m, *, valid, address, written, changed, was_touched):
+        """Drive the vertex memory's write port and the touch list from the write-back stage."""
         m.d.comb += [
             # An unchanged word is not written again: the port is free for apply's write-backs.
-            self.wr.en.eq(wb_valid & changed),
-            self.wr.addr.eq(wb_address),
+            self.wr.en.eq(valid & changed),
+            self.wr.addr.eq(address),
             self.wr.data.eq(written),
-            self.touch.valid.eq(wb_valid & changed & ~wb_before.touched),
-            self.touch.payload.eq(wb_address),
+            self.touch.valid.eq(valid & changed & ~was_touched),
+            self.touch.payload.eq(address),
         ]
-
 
     def _next_message(self, m, layouts, retry, *, paused, busy):
         """The message to issue: ``(item, replay, take_new, barrier_free)``: the item (a replayed
