@@ -15,7 +15,8 @@ With ``--fpgas 2`` (or more) the top is FPGA 0 of such a system, its link ends i
 
 Matrix (``--matrix``): every top of :data:`gravfm.synth.results.MATRIX` (the 4-PE WCC and BFS tops,
 FPGA 0 of 2 x 4 and 4 x 4 WCC, the 4-PE PageRank top, the 1-PE off-chip top on ECP5-85 speed 8 at
-150 MHz, and the ULX3S's 4-PE WCC top on speed 6 at 125 MHz; ``--tops`` for some of them) at
+150 MHz, the ULX3S's 4-PE WCC top on speed 6 at 125 MHz, and issue 37's 4-PE hybrid WCC top at
+150 MHz; ``--tops`` for some of them) at
 nextpnr seeds 1-3 with router1. One row per top and seed, with the commit, its RTL fingerprint,
 seed, router, Fmax, critical path and resources, is appended to --results (rewritten whole after
 each row), and a median row per top once its seeds (more than one) are all there. A row already in the file for

@@ -11,12 +11,14 @@ import pytest
 from gravfm.errors import ConfigError
 from gravfm.provenance import PACKAGE_PARENT, git_output
 from gravfm.synth.fingerprint import commit_facts, rtl_fingerprint
-from gravfm.synth.results import MATRIX, RESULTS_FILE, latest_measurement, load_rows, median_row, save_rows
+from gravfm.synth.fmax_table import fmax_table
+from gravfm.synth.results import (MATRIX, RESULTS_FILE, latest_measurement, load_rows, median_row, save_rows,
+                                  unfinished_today)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import bench_synth  # noqa: E402  (benchmarks/ is not a package)
 
-WCC4 = {"algorithm": "wcc", "fpgas": 1, "pes": 4, "edge_memory": "onchip", "target": "ecp5-85"}
+WCC4 = {"algorithm": "wcc", "arch": "gravfm", "fpgas": 1, "pes": 4, "edge_memory": "onchip", "target": "ecp5-85"}
 
 
 def a_row(seed, fmax, rtl="aaaaaaaaaaaa", commit="1" * 40, date="2026-12-01T00:00:00+00:00", **changes):
@@ -124,13 +126,39 @@ def test_reverted_failed_and_other_tops_rows_do_not_count():
             a_row(1, 170.0, rtl="bfs000000000", date="2026-12-05T00:00:00+00:00", algorithm="bfs")]
     assert latest_measurement(rows, WCC4, "x").median["fmax_mhz"] == 140.0
     assert latest_measurement(rows, {**WCC4, "pes": 2}, "x") is None
-    assert latest_measurement(rows, WCC4, "x", arch="gravf") is None   # gravfm synth builds GraVF-M tops
+    assert latest_measurement(rows, {**WCC4, "arch": "hybrid"}, "x") is None   # another architecture's top
+
+
+def test_a_row_written_before_arch_existed_is_a_gravfm_top(tmp_path):
+    old = a_row(1, 140.0)
+    del old["arch"]
+    save_rows(tmp_path / "r.json", [old, a_row(1, 120.0, arch="hybrid", rtl="h00000000000")])
+    rows = load_rows(tmp_path / "r.json")
+    assert [row["arch"] for row in rows] == ["gravfm", "hybrid"]
+    assert latest_measurement(rows, WCC4, "x").median["fmax_mhz"] == 140.0
+    assert latest_measurement(rows, {**WCC4, "arch": "hybrid"}, "x").median["fmax_mhz"] == 120.0
+
+
+def test_todays_rtl_without_a_figure_is_listed_beside_the_older_figure():
+    rows = [a_row(1, 140.0, rtl="old000000000"),
+            a_row(1, None, rtl="new000000000", commit="2" * 40, date="2026-12-03T00:00:00+00:00"),
+            a_row(2, None, rtl="new000000000", commit="2" * 40, router="router2", status="stopped")]
+    assert [row["seed"] for row in unfinished_today(rows, WCC4, "new000000000")] == [1, 2]
+    assert unfinished_today(rows, WCC4, "old000000000") == []   # that RTL has a figure
+    assert unfinished_today(rows, WCC4, None) == [] and unfinished_today(rows, WCC4, "other0000000") == []
+    line = fmax_table(rows, "new000000000").splitlines()[2]
+    assert line.startswith("| `wcc-4pe`") and "140.0 MHz (seed 1)" in line
+    assert line.endswith("| measured on older RTL (commit 1111111); today's RTL (commit 2222222): no figure from "
+                         "seed 1 (timeout), seed 2 (stopped, router2) |")
+    line = fmax_table(rows[1:], "new000000000").splitlines()[2]
+    assert line.startswith("| `wcc-4pe`: 1 FPGA, 4 WCC PEs | no figure | 150 MHz | - | - | today's RTL")
 
 
 def test_the_matrix_is_the_issues(tmp_path):
     assert [top.name for top in MATRIX] == ["wcc-4pe", "bfs-4pe", "wcc-2x4", "wcc-4x4", "pagerank-4pe",
-                                            "wcc-1pe-offchip", "ulx3s-wcc-4pe"]
-    offchip, ulx3s = MATRIX[5], MATRIX[6]
+                                            "wcc-1pe-offchip", "ulx3s-wcc-4pe", "hybrid-wcc-4pe"]
+    offchip, ulx3s, hybrid = MATRIX[5], MATRIX[6], MATRIX[7]
+    assert hybrid.command(1)[:4] == ["synth", "wcc", "--arch", "hybrid"] and "--arch" not in ulx3s.command(1)
     assert offchip.command(2)[offchip.command(2).index("--edge-memory") + 1] == "offchip"
     assert ulx3s.command(1)[-6:] == ["--freq", "125", "--seed", "1", "--router", "router1"]
     save_rows(tmp_path / "r.json", [a_row(1, 1.0)])
@@ -146,7 +174,7 @@ def test_the_matrix_is_the_issues(tmp_path):
 
 
 def fake_report(top, seed):
-    return {"algorithm": top.algorithm, "fpgas": top.fpgas, "pes": top.pes, "target": top.target,
+    return {"algorithm": top.algorithm, "arch": top.arch, "fpgas": top.fpgas, "pes": top.pes, "target": top.target,
             "capacity": {"offchip_edges": top.edge_memory == "offchip"},
             "fpga": {"pnr_freq_mhz": top.freq_mhz, "pnr_router": "router1", "pnr_seed": seed, "fmax_mhz": 100.0 + seed,
                      "critical_path": None, "luts": 1, "flip_flops": 2, "bram_blocks": 3, "dsps": 0, "seconds": 1.0},

@@ -61,13 +61,13 @@ def _platform_clock(platform):
 
 def _measured_fmax(target, top, arch, results):
     entry = {"kind": "measured_fmax", "target": target, "top": top}
-    words = top_words(**top)
+    words = top_words(**top) + ("" if arch == DEFAULT_ARCHITECTURE else f", {arch} architecture")
     try:
         rows = load_rows(results)
     except ConfigError as error:
         return {**entry, "mhz": None, "label": f"no measured Fmax: {error}"}
     today, _ = _fingerprints(None)
-    measurement = latest_measurement(rows, {**top, "target": target}, today, arch)
+    measurement = latest_measurement(rows, {**top, "arch": arch, "target": target}, today)
     if measurement is None:
         return {**entry, "mhz": None, "label": f"no measured Fmax for {words} on {target} in {results.name}"}
     median = measurement.median

@@ -3,7 +3,8 @@
 One line per top of :data:`~gravfm.synth.results.MATRIX`: its latest measurement
 (:func:`~gravfm.synth.results.latest_measurement`) with the median over the seeds measured, the
 placement goal and whether it was reached, the critical path, resources, and the RTL it describes
-("measured on older RTL (commit X)" when the fingerprint is not the checkout's). The pages hold
+("measured on older RTL (commit X)" when the fingerprint is not the checkout's), and the runs of
+today's RTL that gave no figure (:func:`~gravfm.synth.results.unfinished_today`). The pages hold
 the table between :data:`BEGIN` and :data:`END`; ``scripts/synth_table.py`` writes it there and
 a test checks that the pages hold what the results file gives, so nobody edits it by hand.
 
@@ -14,7 +15,7 @@ import re
 
 from ..generated_text import GeneratedText
 from ..provenance import PACKAGE_PARENT
-from .results import MATRIX, latest_measurement, seeds_words
+from .results import MATRIX, MATRIX_ROUTER, latest_measurement, seeds_words, unfinished_today
 
 __all__ = ["BEGIN", "END", "PAGES", "SECTION", "fmax_table", "table_in", "with_table"]
 
@@ -51,6 +52,15 @@ def _resources(median):
     return ", ".join((count("luts", "LUTs"), count("flip_flops", "FFs"), count("bram_blocks", "BRAM")))
 
 
+def _unfinished(rows):
+    """``today's RTL (commit X): no figure from seed 1 (timeout, router2)``, or "" for no rows."""
+    if not rows:
+        return ""
+    runs = ", ".join(f"seed {row['seed']} ({row['status']}"
+                     f"{'' if row.get('router') == MATRIX_ROUTER else ', ' + str(row.get('router'))})" for row in rows)
+    return f"today's RTL (commit {rows[-1]['commit'][:7]}): no figure from {runs}"
+
+
 def fmax_table(rows, fingerprint):
     """The Markdown table of every matrix top's latest measurement in ``rows``; ``fingerprint``
     is the checkout's RTL fingerprint (None: unknown)."""
@@ -59,13 +69,16 @@ def fmax_table(rows, fingerprint):
         name = f"`{top.name}`: {top.label}"
         goal = f"{top.freq_mhz:g} MHz"
         measurement = latest_measurement(rows, top.key(), fingerprint)
+        unfinished = _unfinished(unfinished_today(rows, top.key(), fingerprint))
         if measurement is None:
-            lines.append(f"| {name} | not measured | {goal} | - | - | - |\n")
+            lines.append(f"| {name} | {'no figure' if unfinished else 'not measured'} | {goal} | - | - | "
+                         f"{unfinished or '-'} |\n")
             continue
         median = measurement.median
         reached = "reached" if median["fmax_mhz"] >= top.freq_mhz else "missed"
+        rtl = "; ".join(filter(None, (measurement.rtl_label(), unfinished)))
         lines.append(f"| {name} | {_fmax(median, top)} | {goal}: {reached} | {_path(median['critical_path'])} | "
-                     f"{_resources(median)} | {measurement.rtl_label()} |\n")
+                     f"{_resources(median)} | {rtl} |\n")
     return HEADER + "".join(lines)
 
 

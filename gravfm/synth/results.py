@@ -23,13 +23,15 @@ from ..provenance import PACKAGE_PARENT, stamped
 
 __all__ = ["Top", "MATRIX", "MATRIX_SEEDS", "MATRIX_ROUTER", "RESULTS_FILE", "TOP_KEYS", "CONFIG_KEYS", "ROW_KEYS",
            "FORMAT_NOTE", "FIGURES", "seed_row", "load_rows", "save_rows", "median_row", "rtl_note", "seeds_words",
-           "Measurement", "latest_measurement"]
+           "Measurement", "latest_measurement", "unfinished_today"]
 
 #: The results file of a checkout (absent from an installed package).
 RESULTS_FILE = PACKAGE_PARENT / "benchmarks" / "results" / "synth_matrix.json"
 
-#: What makes two rows the same top, and the same configuration of place and route.
-TOP_KEYS = ("algorithm", "fpgas", "pes", "edge_memory", "target")
+#: What makes two rows the same top, and the same configuration of place and route. A row without
+#: ``arch`` was written before the field existed, when ``gravfm synth`` built GraVF-M tops only:
+#: :func:`load_rows` gives it the default architecture.
+TOP_KEYS = ("algorithm", "arch", "fpgas", "pes", "edge_memory", "target")
 CONFIG_KEYS = (*TOP_KEYS, "pnr_freq_mhz", "router")
 
 #: What the rows of a results file are.
@@ -43,8 +45,9 @@ FORMAT_NOTE = (
 #: The figures of a seed row (None where a run gave none: a timeout, a target without nextpnr).
 FIGURES = ("status", "fmax_mhz", "critical_path", "luts", "flip_flops", "bram_blocks", "dsps", "seconds")
 
-#: The keys every row has (a seed row also ``seed``, a median row ``seeds``).
-ROW_KEYS = ("kind", *CONFIG_KEYS, "commit", "commit_date", "rtl", "status", "fmax_mhz")
+#: The keys every row has (a seed row also ``seed``, a median row ``seeds``; ``arch`` may be absent).
+ROW_KEYS = ("kind", *(key for key in CONFIG_KEYS if key != "arch"), "commit", "commit_date", "rtl", "status",
+            "fmax_mhz")
 
 #: The nextpnr seeds and router of every top of the matrix (issue 38: the median of seeds 1-3).
 MATRIX_SEEDS = (1, 2, 3)
@@ -64,20 +67,23 @@ class Top:
     edge_memory: str = "onchip"
     target: str = "ecp5-85"
     freq_mhz: float = 150.0
+    arch: str = DEFAULT_ARCHITECTURE
 
     def key(self):
         """The row fields of :data:`TOP_KEYS` that select this top."""
-        return {"algorithm": self.algorithm, "fpgas": self.fpgas, "pes": self.pes,
+        return {"algorithm": self.algorithm, "arch": self.arch, "fpgas": self.fpgas, "pes": self.pes,
                 "edge_memory": self.edge_memory, "target": self.target}
 
     def command(self, seed, router=MATRIX_ROUTER):
         """The ``gravfm synth`` arguments of one seed."""
-        return ["synth", self.algorithm, "--pes", str(self.pes), "--fpgas", str(self.fpgas),
+        arch = [] if self.arch == DEFAULT_ARCHITECTURE else ["--arch", self.arch]
+        return ["synth", self.algorithm, *arch, "--pes", str(self.pes), "--fpgas", str(self.fpgas),
                 "--edge-memory", self.edge_memory, "--target", self.target, "--freq", f"{self.freq_mhz:g}",
                 "--seed", str(seed), "--router", router]
 
 
-#: Issue 38's matrix: every top at speed (ECP5-85 speed 8 at 150 MHz; the ULX3S's speed 6 at 125).
+#: Issue 38's matrix: every top at speed (ECP5-85 speed 8 at 150 MHz; the ULX3S's speed 6 at 125),
+#: and issue 37's small hybrid top beside the GraVF-M one.
 MATRIX = (
     Top("wcc-4pe", "1 FPGA, 4 WCC PEs", "wcc", pes=4),
     Top("bfs-4pe", "1 FPGA, 4 BFS PEs", "bfs", pes=4),
@@ -86,6 +92,8 @@ MATRIX = (
     Top("pagerank-4pe", "1 FPGA, 4 PageRank PEs", "pagerank", pes=4),
     Top("wcc-1pe-offchip", "1 FPGA, 1 WCC PE, edges off chip (AXI4 read port)", "wcc", pes=1, edge_memory="offchip"),
     Top("ulx3s-wcc-4pe", "ULX3S (ECP5-85 speed 6), 4 WCC PEs", "wcc", pes=4, target="ecp5-85-6", freq_mhz=125.0),
+    Top("hybrid-wcc-4pe", "1 FPGA, 4 WCC PEs, hybrid architecture (scatter units, message network)", "wcc",
+        pes=4, arch="hybrid"),
 )
 
 
@@ -94,7 +102,8 @@ def seed_row(report, *, rtl, commit, commit_date, source):
     fingerprint is ``rtl``); ``source`` says where it comes from."""
     fpga = report["fpga"]
     when = report.get("provenance", {})
-    return {"kind": "seed", "algorithm": report["algorithm"], "fpgas": report["fpgas"], "pes": report["pes"],
+    return {"kind": "seed", "algorithm": report["algorithm"], "arch": report.get("arch", DEFAULT_ARCHITECTURE),
+            "fpgas": report["fpgas"], "pes": report["pes"],
             "edge_memory": "offchip" if report["capacity"]["offchip_edges"] else "onchip",
             "target": report["target"], "pnr_freq_mhz": fpga.get("pnr_freq_mhz"), "router": fpga.get("pnr_router"),
             "seed": fpga.get("pnr_seed"), "commit": commit, "commit_date": commit_date, "rtl": rtl,
@@ -123,7 +132,7 @@ def load_rows(path=RESULTS_FILE):
         missing = [key for key in ROW_KEYS if key not in row]
         if missing:
             raise ConfigError(f"{path}: row {number} has no {missing[0]!r}")
-    return rows
+    return [{**row, "arch": row.get("arch", DEFAULT_ARCHITECTURE)} for row in rows]
 
 
 def save_rows(path, rows, notes=None):
@@ -205,23 +214,37 @@ class Measurement:
         return rtl_note(self.median["commit"], self.stale)
 
 
-def latest_measurement(rows, key, fingerprint, arch=DEFAULT_ARCHITECTURE):
-    """The latest :class:`Measurement` of the top ``key`` (the :data:`TOP_KEYS`), or None.
-
-    Seed rows group by RTL fingerprint, router and placement goal; groups without an Fmax, and rows
-    whose RTL a later commit reverted (``reverted_by``), do not count. A group on ``fingerprint``
-    (the checkout's RTL; None when unknown) wins; else the one with the latest commit. ``gravfm
-    synth`` builds GraVF-M tops only: another ``arch`` has none.
-    """
-    if arch != DEFAULT_ARCHITECTURE:
-        return None
+def _seed_groups(rows, key):
+    """The seed rows of the top ``key`` that count, by (RTL fingerprint, router, placement goal):
+    rows whose RTL a later commit reverted (``reverted_by``) do not."""
     groups = {}
     for row in rows:
         if row.get("kind") == "seed" and not row.get("reverted_by") and all(row.get(k) == v for k, v in key.items()):
             groups.setdefault((row["rtl"], row.get("router"), row.get("pnr_freq_mhz")), []).append(row)
-    medians = [median_row(group) for group in groups.values()]
+    return groups
+
+
+def latest_measurement(rows, key, fingerprint):
+    """The latest :class:`Measurement` of the top ``key`` (the :data:`TOP_KEYS`), or None.
+
+    Seed rows group as :func:`_seed_groups` says; groups without an Fmax do not count. A group on
+    ``fingerprint`` (the checkout's RTL; None when unknown) wins; else the one with the latest commit.
+    """
+    medians = [median_row(group) for group in _seed_groups(rows, key).values()]
     medians = [median for median in medians if median["fmax_mhz"] is not None]
     if not medians:
         return None
     best = max(medians, key=lambda median: (median["rtl"] == fingerprint, median["commit_date"]))
     return Measurement(best, None if fingerprint is None else best["rtl"] != fingerprint)
+
+
+def unfinished_today(rows, key, fingerprint):
+    """The seed rows of the top ``key`` on ``fingerprint`` (the checkout's RTL) that gave no Fmax
+    (a timeout, a run stopped), by seed; none when a run on that RTL gave a figure, or the RTL is
+    unknown. What the table says beside an older measurement: today's RTL was tried."""
+    if fingerprint is None:
+        return []
+    today = [row for (rtl, _, _), group in _seed_groups(rows, key).items() if rtl == fingerprint for row in group]
+    if any(row.get("fmax_mhz") is not None for row in today):
+        return []
+    return sorted(today, key=lambda row: (row["seed"], row["commit_date"]))
