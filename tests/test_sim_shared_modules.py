@@ -5,6 +5,7 @@ import os
 import re
 
 import pytest
+from amaranth.back import verilog
 
 from gravfm.algorithms import WCC
 from gravfm.errors import SimulatorError
@@ -13,6 +14,7 @@ from gravfm.hw.unused import silence_unused
 from gravfm.sim import verilator_build
 from gravfm.sim.shared_modules import NO_INLINE, module_names, share_modules
 from gravfm.sim.verilator_build import BUILD_RECIPE, build_jobs, simulator_sources
+from gravfm.synth.wrapper import PinLimitedWrapper
 
 # Yosys write_verilog style: escaped names end in a space; helper registers numbered over the file.
 LEAF = """module \\top.{name} (clk, o);
@@ -126,6 +128,53 @@ def test_a_text_without_copies_is_unchanged():
     assert share_modules(text) == (text, {})
 
 
+# Amaranth names a port that carries part of a parent's value ``port$<cell>$<bit>``, numbered over
+# the design; Yosys sorts declarations and an instance's connections by name.
+SLICED = """module \\top.{name} (clk, \\port$5${a} , \\port$9${b} );
+  input clk;
+  {first}
+  {second}
+  reg [3:0] r = 0;
+  always @(posedge clk) r <= \\port$5${a} [3:0] + \\port$9${b} ;
+endmodule
+"""
+SLICED_TOP = """module top(clk, w);
+  input clk;
+  input [7:0] w;
+  \\top.pe0  pe0 (
+    .clk(clk),
+    .\\port$5$10 (w),
+    .\\port$9$20 (w[3:0])
+  );
+  \\top.pe1  pe1 (
+    .\\port$5$120 (w),
+    .\\port$9$30 (w[7:4]),
+    .clk(clk)
+  );
+endmodule
+"""
+
+
+def sliced(name, a, b):
+    first, second = f"input [7:0] \\port$5${a} ;", f"input [3:0] \\port$9${b} ;"
+    if f"port$5${a}" > f"port$9${b}":   # as Yosys sorts them
+        first, second = second, first
+    return SLICED.format(name=name, a=a, b=b, first=first, second=second)
+
+
+def test_copies_whose_ports_amaranth_numbered_apart_are_kept_once():
+    text, shared = share_modules(SLICED_TOP + sliced("pe0", 10, 20) + sliced("pe1", 120, 30))
+    assert module_names(text) == ["top", "\\top.pe0"] and shared == {"\\top.pe0": 2}
+    # pe1's instance now connects the kept module's ports, each to what it connected before.
+    pe1 = text[text.index("pe1 ("):]
+    assert ".\\port$5$10 (w)," in pe1 and ".\\port$9$20 (w[7:4])" in pe1 and "120" not in pe1
+    # Ports in another place of the header are another module.
+    text, shared = share_modules(SLICED_TOP.replace("$120", "$1") + sliced("pe0", 10, 20) +
+                                 sliced("pe1", 1, 30).replace("(clk, \\port$5$1 , \\port$9$30 )",
+                                                              "(clk, \\port$9$30 , \\port$5$1 )"))
+    assert shared == {}
+
+
 CONFIG = SystemConfig.of(algorithm=WCC, pes_per_fpga=4, local_bits=2, edges_per_pe=8, arch="hybrid")
 
 
@@ -146,6 +195,17 @@ def test_an_fpga_top_keeps_one_module_per_kind_of_pe(hybrid_sources):
     assert len(re.findall(r"^  \\gravfm_top\.pe0  pe\d ", verilog, re.M)) == 4
     kept_apart = re.findall(r"^module (\S+) \([^;]*\);\n" + re.escape(NO_INLINE), verilog, re.M)
     assert "\\gravfm_top.pe0" in kept_apart and not [name for name in kept_apart if ".pe0." in name]
+
+
+def test_a_synthesis_top_keeps_one_module_per_kind_of_pe():
+    """Behind the synthesis pin wrapper the PEs take slices of its registers (Amaranth's ``port$``
+    ports, numbered apart in each PE): they are still one module, so a hierarchical target (the
+    U280) synthesises one PE, not 64."""
+    wrapper = PinLimitedWrapper(FpgaTop(CONFIG))
+    text, _ = share_modules(verilog.convert(wrapper, name="fpga_top", ports=wrapper.ports()))
+    assert [name for name in module_names(text) if re.fullmatch(r"\\fpga_top\.design\.pe\d+", name)] == [
+        "\\fpga_top.design.pe0"]
+    assert sum(name.endswith(".scatter") for name in module_names(text)) == 1
 
 
 def test_build_jobs_use_the_cores_and_stay_out_of_the_key(hybrid_sources, monkeypatch, tmp_path):
