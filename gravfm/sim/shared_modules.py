@@ -81,7 +81,7 @@ def share_modules(verilog_text):
     ports = {name: _own_ports(match.group(0)) for name, match in modules.items()}
     kept = (_kept_modules(modules, children, ports, widen=True)
             or _kept_modules(modules, children, ports, widen=False))
-    renamed_ports = {name: dict(zip(ports[name], ports[kept[name]])) for name in modules
+    renamed_ports = {name: _port_renames(ports, name, kept[name]) for name in modules
                      if kept[name] != name and ports[name] != ports[kept[name]]}
     members = {}
     for name in modules:
@@ -106,17 +106,29 @@ def share_modules(verilog_text):
 def _with_ports_renamed(module_text, renamed_ports):
     """``module_text`` with the connections of each instance of a module in ``renamed_ports``
     (``{module: {its port: the kept module's}}``) naming the kept module's ports."""
+    return _instances_rewritten(module_text, renamed_ports,
+                                lambda child, body: _connections_renamed(body, renamed_ports[child]))
+
+
+def _instances_rewritten(module_text, children, rewrite):
+    """``module_text`` with the connection lines of each instance of a module in ``children``
+    replaced by ``rewrite(that module, those lines)``, or left as they are where that gives None."""
     pieces, end = [], 0
     for start in _INSTANCE_START.finditer(module_text):
-        renames = renamed_ports.get(start.group(1))
-        if renames is None or start.start() < end:
+        if start.group(1) not in children or start.start() < end:
             continue
-        stop = _INSTANCE_END.search(module_text, start.end()).end()
-        block = _CONNECTED_PORT.sub(lambda port: port.group(1) + renames.get(port.group(2), port.group(2)),
-                                    module_text[start.start():stop])
-        pieces += [module_text[end:start.start()], block]
-        end = stop
+        stop = _INSTANCE_END.search(module_text, start.end())
+        body = rewrite(start.group(1), module_text[start.end():stop.start()])
+        if body is None:
+            continue
+        pieces += [module_text[end:start.end()], body, stop.group(0)]
+        end = stop.end()
     return "".join(pieces) + module_text[end:]
+
+
+def _connections_renamed(text, renames):
+    """``text`` with the ports its connection lines name renamed by ``renames`` (others kept)."""
+    return _CONNECTED_PORT.sub(lambda port: port.group(1) + renames.get(port.group(2), port.group(2)), text)
 
 
 def _kept_modules(modules, children, ports, *, widen):
@@ -133,15 +145,16 @@ def _kept_modules(modules, children, ports, *, widen):
         if len(outputs[name]) > len(outputs[first]):
             kept[group_of[name]] = name
     kept = {name: kept[group_of[name]] for name in modules}
-    if any(not _renamed(outputs[name], ports[name], ports[kept[name]]) <= outputs[kept[name]] for name in modules):
-        return None
+    for name in modules:
+        renames = _port_renames(ports, name, kept[name])
+        if not {renames.get(output, output) for output in outputs[name]} <= outputs[kept[name]]:
+            return None
     return kept
 
 
-def _renamed(names, ports, kept_ports):
-    """``names`` with a module's ``port$`` ports named as the kept module's."""
-    renames = dict(zip(ports, kept_ports))
-    return {renames.get(name, name) for name in names}
+def _port_renames(ports, name, kept):
+    """``{port of name: the port of kept at its place}`` for the ``port$`` ports."""
+    return dict(zip(ports[name], ports[kept]))
 
 
 def _outermost_copies(children, kept, members):
@@ -217,21 +230,13 @@ def _canonical(module_text, name, group_of, ports, *, widen):
 def _instances_canonical(module_text, ports):
     """``module_text`` with each instance's ``port$`` connections named by their place in the
     child's header (``\\$child_port$<n>``) and its connection lines sorted."""
-    pieces, end = [], 0
-    for start in _INSTANCE_START.finditer(module_text):
-        child = ports.get(start.group(1))
-        if child is None or start.start() < end:
-            continue
-        places = {token: f"\\$child_port${number}" for number, token in enumerate(child)}
-        stop = _INSTANCE_END.search(module_text, start.end())
-        lines = module_text[start.end():stop.start()].splitlines()
+    def canonical(child, body):
+        lines = body.splitlines()
         if not all(_CONNECTION_LINE.match(line) for line in lines):   # a connection over several lines
-            continue
-        lines = sorted(_CONNECTED_PORT.sub(lambda port: port.group(1) + places.get(port.group(2), port.group(2)),
-                                           line).rstrip(",") for line in lines)
-        pieces += [module_text[end:start.end()], "\n".join(lines), "\n", stop.group(0)]
-        end = stop.end()
-    return "".join(pieces) + module_text[end:]
+            return None
+        places = {token: f"\\$child_port${number}" for number, token in enumerate(ports[child])}
+        return "".join(sorted(_connections_renamed(line, places).rstrip(",") + "\n" for line in lines))
+    return _instances_rewritten(module_text, ports, canonical)
 
 
 def _declarations_sorted(module_text):
