@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..architectures import DEFAULT_ARCHITECTURE
+from ..architectures import DEFAULT_ARCHITECTURE, HYBRID
 from ..errors import ConfigError
 from ..provenance import PACKAGE_PARENT, stamped
 
@@ -93,7 +93,7 @@ MATRIX = (
     Top("wcc-1pe-offchip", "1 FPGA, 1 WCC PE, edges off chip (AXI4 read port)", "wcc", pes=1, edge_memory="offchip"),
     Top("ulx3s-wcc-4pe", "ULX3S (ECP5-85 speed 6), 4 WCC PEs", "wcc", pes=4, target="ecp5-85-6", freq_mhz=125.0),
     Top("hybrid-wcc-4pe", "1 FPGA, 4 WCC PEs, hybrid architecture (scatter units, message network)", "wcc",
-        pes=4, arch="hybrid"),
+        pes=4, arch=HYBRID.name),
 )
 
 
