@@ -155,10 +155,7 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
         else:
             wiring.connect(m, wiring.flipped(source), spreader.i)
         for d in range(pes):
-            # LUT RAM even when deep (64 from 8 PEs on): the endpoint's arbitration runs from
-            # these FIFOs' outputs back into their read enables, and a block RAM's clock-to-out
-            # plus its far placement made that the path of a 2 x 4-PE FPGA top (70 MHz on ECP5).
-            buffer = StreamFIFO(shape=layout, depth=fifo_depth, ram_style="distributed", bypass=True)
+            buffer = crossbar_fifo(layout, fifo_depth)
             m.submodules[f"fifo{s}_{d}"] = buffer
             if local:
                 wiring.connect(m, spreader.o[d], buffer.i)
@@ -188,6 +185,24 @@ def build_crossbar(m, net, *, layout, pes, remotes, fifo_depth, count_bits, dist
                     wiring.connect(m, spreader.o[pes + k], buffer.i)
                     wiring.connect(m, buffer.o, mergers[k].i[s])
                 m.submodules[f"link_fifo{s}_{k}"] = buffer
+
+
+#: The deepest crossbar FIFO kept in LUT RAM: one 16-entry row, read without a multiplexer.
+LUT_RAM_FIFO_DEPTH = 16
+
+
+def crossbar_fifo(layout, depth):
+    """The FIFO between a source's distributor and an endpoint, with the same timing at any depth.
+
+    Shallow ones are LUT RAM, read asynchronously into the head register. A deeper one (64 from 8
+    PEs on) is a block RAM behind a fabric head register (:class:`~gravfm.hw.stream_fifo.BufferedFIFO`'s
+    ``head_register``; same timing): in LUT RAM, 20 of them were 720 DPR16X4 on FPGA 0 of 2 x 4 PEs,
+    each with a four-way read multiplexer, and the crossbar was where router1 stalled. (A block RAM
+    read straight into the endpoint's arbitration, before head registers, gave that top 70 MHz.)
+    """
+    if depth <= LUT_RAM_FIFO_DEPTH:
+        return StreamFIFO(shape=layout, depth=depth, ram_style="distributed", bypass=True)
+    return StreamFIFO(shape=layout, depth=depth, ram_style="block", head_register=True, bypass=True)
 
 
 def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, entry_name):
