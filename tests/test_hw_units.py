@@ -86,11 +86,16 @@ def test_stream_fifo_keeps_order_under_random_handshakes(depth, output_register,
     run(dut, bench)
 
 
-@pytest.mark.parametrize("head_register", [False, True])
+# (head_register, fabric_bits): the head in the memory's read register, in fabric registers, and
+# there with three of its bits from a LUT-RAM copy.
+HEAD_MODES = [(False, ()), (True, ()), (True, (0, 5, 7))]
+
+
+@pytest.mark.parametrize("head_register, fabric_bits", HEAD_MODES)
 @pytest.mark.parametrize("depth", [2, 3, 5, 16])
-def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_register):
+def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_register, fabric_bits):
     """Same ports, same timing as SyncFIFOBuffered, with or without the fabric head register."""
-    ours = BufferedFIFO(width=8, depth=depth, head_register=head_register)
+    ours = BufferedFIFO(width=8, depth=depth, head_register=head_register, fabric_bits=fabric_bits)
     library = SyncFIFOBuffered(width=8, depth=depth)
     top = Module()
     top.submodules.ours, top.submodules.library = ours, library
@@ -116,12 +121,12 @@ def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_regis
     assert seen["full"] and seen["empty_read"]  # both edges of the FIFO were exercised
 
 
-@pytest.mark.parametrize("head_register", [False, True])
+@pytest.mark.parametrize("head_register, fabric_bits", HEAD_MODES)
 @pytest.mark.parametrize("depth", [2, 3, 5, 16])
-def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register):
+def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register, fabric_bits):
     """With ``bypass``, an item written while nothing is stored and the head is free (or leaving)
     is the head the next cycle; otherwise the FIFO behaves as without it."""
-    dut = BufferedFIFO(width=8, depth=depth, head_register=head_register, bypass=True)
+    dut = BufferedFIFO(width=8, depth=depth, head_register=head_register, bypass=True, fabric_bits=fabric_bits)
     rng = random.Random(depth)
     seen = {"full": 0, "bypassed": 0, "stored": 0}
 

@@ -1,7 +1,7 @@
 """A synchronous FIFO with stream ports carrying a data layout."""
 
-from amaranth.hdl import Module, Mux, Shape, Signal, Value
-from amaranth.lib import fifo, memory, stream, wiring
+from amaranth.hdl import Cat, Module, Mux, Shape, Signal, Value
+from amaranth.lib import data, fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .memory_ports import no_read_during_write
@@ -35,11 +35,20 @@ class BufferedFIFO(wiring.Component):
     a crossbar FIFO's choice into its endpoint's grant). A barrier crosses every such FIFO on its
     way round a superstep, so each saved cycle is a cycle per superstep. The timing then differs
     from ``SyncFIFOBuffered``.
+
+    With ``fabric_bits`` (bit indices of an item, with ``head_register`` only) those bits are kept
+    a second time in LUT RAM, read ahead in step with the memory into a fabric register, and the
+    head's copies of them come from there: a consumer whose read enable depends on them (timing
+    plan, rule 2) then starts at flip-flops by its own logic, not at a block RAM's output register
+    in the RAM's row, and its path back into the RAM's read address is the only long wire left.
     """
 
-    def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False):
+    def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False, fabric_bits=()):
         if not isinstance(depth, int) or depth < 2:
             raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
+        if fabric_bits and not head_register:
+            raise TypeError("BufferedFIFO fabric_bits need head_register")
+        self._fabric_bits = tuple(fabric_bits)
         self._depth = depth
         self._ram_style = ram_style
         self._head_register = head_register
@@ -104,7 +113,15 @@ class BufferedFIFO(wiring.Component):
                 m.d.sync += [from_memory.eq(read.data), held.eq(last_write), use_held.eq(fresh)]
             with m.Elif(bypass):
                 m.d.sync += [held.eq(self.w_data), use_held.eq(1)]
-            m.d.comb += self.r_data.eq(Mux(use_held, held, from_memory))
+            head = Mux(use_held, held, from_memory)
+            if self._fabric_bits:
+                copy = self._fabric_copy(m, write_addr=produce, read_addr=next_consume, do_write=do_write,
+                                         do_read=do_read)
+                bits = [head[b] for b in range(len(self.w_data))]
+                for i, b in enumerate(self._fabric_bits):
+                    bits[b] = Mux(use_held, held[b], copy[i])
+                head = Cat(*bits)
+            m.d.comb += self.r_data.eq(head)
         elif read_async:
             # A read (something stored) and a bypass (nothing stored) never coincide.
             head = Signal(len(self.w_data), reset_less=True)
@@ -127,6 +144,21 @@ class BufferedFIFO(wiring.Component):
                      empty.eq(count_becomes(count, 0, store, do_read)),
                      full.eq(count_becomes(count, stored, store, do_read))]
         return m
+
+
+    def _fabric_copy(self, m, *, write_addr, read_addr, do_write, do_read):
+        """The head's ``fabric_bits`` from their LUT-RAM copy: written and read ahead as the
+        memory is, the read loaded into a fabric register as ``from_memory`` is."""
+        bits = self._fabric_bits
+        m.submodules.fabric_copy = copy = memory.Memory(
+            shape=len(bits), depth=self._depth - 1, init=[], attrs=no_read_during_write("distributed"))
+        write, read = copy.write_port(), copy.read_port(domain="sync")
+        m.d.comb += [write.addr.eq(write_addr), write.data.eq(Cat(*(self.w_data[b] for b in bits))),
+                     write.en.eq(do_write), read.addr.eq(read_addr), read.en.eq(1)]
+        head = Signal(len(bits), reset_less=True)
+        with m.If(do_read):
+            m.d.sync += head.eq(read.data)
+        return head
 
 
 def count_stepped(count, up, down):
@@ -165,7 +197,12 @@ class StreamFIFO(wiring.Component):
         Hold the head item in a fabric flip-flop, the memory read one item ahead
         (:class:`BufferedFIFO`): same capacity and timing, without the block RAM's
         clock-to-out in front of the consumer's logic. ``o.ready`` then reaches the memory's
-        read address: it must not depend on ``o.payload`` (timing plan, rule 2).
+        read address: it must not depend on ``o.payload`` (timing plan, rule 2), unless only
+        on fields named in ``fabric_fields``.
+    fabric_fields : tuple of str
+        Fields of a struct ``shape`` whose head comes from fabric flip-flops fed by a LUT-RAM
+        copy (:class:`BufferedFIFO`'s ``fabric_bits``; with ``head_register`` only): a
+        consumer's ``ready`` may depend on them.
     bypass : bool
         An item written into an empty FIFO is readable the next cycle (one cycle of latency
         instead of two; a one-item FIFO, a single register, has that latency anyway).
@@ -180,9 +217,11 @@ class StreamFIFO(wiring.Component):
         Number of items stored (not counting the output register).
     """
 
-    def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False, bypass=False):
+    def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False, bypass=False,
+                 fabric_fields=()):
         if not isinstance(depth, int) or depth < 1:
             raise TypeError(f"FIFO depth must be a positive integer, not {depth!r}")
+        self._fabric_bits = tuple(bit for name in fabric_fields for bit in _field_bits(shape, name))
         self._shape = shape
         self._depth = depth
         self._ram_style = ram_style
@@ -200,7 +239,8 @@ class StreamFIFO(wiring.Component):
         width = Shape.cast(self._shape).width
         # One item needs no memory: the library's FIFO is then a single register.
         buffer = (BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style,
-                               head_register=self._head_register, bypass=self._bypass) if self._depth > 1
+                               head_register=self._head_register, bypass=self._bypass,
+                               fabric_bits=self._fabric_bits) if self._depth > 1
                   else fifo.SyncFIFOBuffered(width=width, depth=1))
         m.submodules.fifo = buffer
         m.d.comb += [
@@ -219,3 +259,9 @@ class StreamFIFO(wiring.Component):
         with m.If(advance):
             m.d.sync += [self.o.valid.eq(buffer.r_rdy), data.eq(buffer.r_data)]
         return m
+
+
+def _field_bits(shape, name):
+    """The bit indices of field ``name`` of the struct layout ``shape``."""
+    field = data.Layout.cast(shape)[name]
+    return range(field.offset, field.offset + Shape.cast(field.shape).width)

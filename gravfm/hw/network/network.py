@@ -199,10 +199,14 @@ def crossbar_fifo(layout, depth):
     ``head_register``; same timing): in LUT RAM, 20 of them were 720 DPR16X4 on FPGA 0 of 2 x 4 PEs,
     each with a four-way read multiplexer, and the crossbar was where router1 stalled. (A block RAM
     read straight into the endpoint's arbitration, before head registers, gave that top 70 MHz.)
+    The endpoint takes a barrier at a head without a grant, so its ``ready`` depends on the head's
+    ``barrier``, which reaches the read-ahead address: that bit comes from a fabric copy
+    (``fabric_fields``; from the block RAM's output register it was that top's path, 110.8 MHz).
     """
     if depth <= LUT_RAM_FIFO_DEPTH:
         return StreamFIFO(shape=layout, depth=depth, ram_style="distributed", bypass=True)
-    return StreamFIFO(shape=layout, depth=depth, ram_style="block", head_register=True, bypass=True)
+    return StreamFIFO(shape=layout, depth=depth, ram_style="block", head_register=True, bypass=True,
+                      fabric_fields=("barrier",))
 
 
 def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, entry_name):
