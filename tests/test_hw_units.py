@@ -1,6 +1,7 @@
 """Units of the PE and network on their own: hazard CAM, stream FIFO (the update queue),
 broadcaster and endpoint (floating barrier, virtual channels, termination)."""
 
+import gc
 import random
 
 import pytest
@@ -175,6 +176,24 @@ def test_stream_fifo_ram_style_reaches_the_storage():
 
 NET = data.StructLayout({"sender": unsigned(6), "update": data.StructLayout({"v": unsigned(4)}),
                          "barrier": 1, "count": unsigned(4), "sent_any": 1})
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_fabric_bits_need_the_head_register():
+    with pytest.raises(TypeError, match="fabric_bits need head_register"):
+        BufferedFIFO(width=8, depth=4, fabric_bits=(0,))
+    gc.collect()  # the refused FIFO's "never used" warning comes here, where it is expected
+
+
+def test_a_deep_crossbar_fifo_is_block_ram_with_its_barrier_bit_in_lut_ram():
+    """Deeper than a LUT-RAM row: block RAM, and the barrier bit's copy in LUT RAM (the endpoint's
+    ready depends on it); a row deep or less: LUT RAM alone."""
+    from gravfm.hw.network.network import LUT_RAM_FIFO_DEPTH, crossbar_fifo
+    deep = verilog.convert(crossbar_fifo(NET, 64), name="top")
+    assert deep.count('(* ram_style = "block" *)') == 1 and deep.count('(* ram_style = "distributed" *)') == 1
+    assert "reg [0:0] fabric_copy" in deep
+    shallow = verilog.convert(crossbar_fifo(NET, LUT_RAM_FIFO_DEPTH), name="top")
+    assert shallow.count('(* ram_style = "distributed" *)') == 1 and "block" not in shallow
 
 
 def test_broadcaster_delivers_each_item_once_to_every_output():

@@ -37,10 +37,10 @@ class BufferedFIFO(wiring.Component):
     from ``SyncFIFOBuffered``.
 
     With ``fabric_bits`` (bit indices of an item, with ``head_register`` only) those bits are kept
-    a second time in LUT RAM, read ahead in step with the memory into a fabric register, and the
-    head's copies of them come from there: a consumer whose read enable depends on them (timing
-    plan, rule 2) then starts at flip-flops by its own logic, not at a block RAM's output register
-    in the RAM's row, and its path back into the RAM's read address is the only long wire left.
+    a second time in LUT RAM, loaded into a fabric register as the head is, and the head's copies
+    of them come from there: a consumer whose read enable depends on them (timing plan, rule 2)
+    then starts at flip-flops by its own logic, not at a block RAM's output register in the RAM's
+    row, and its path back into the RAM's read address is the only long wire left.
     """
 
     def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False, fabric_bits=()):
@@ -115,7 +115,7 @@ class BufferedFIFO(wiring.Component):
                 m.d.sync += [held.eq(self.w_data), use_held.eq(1)]
             head = Mux(use_held, held, from_memory)
             if self._fabric_bits:
-                copy = self._fabric_copy(m, write_addr=produce, read_addr=next_consume, do_write=do_write,
+                copy = self._fabric_copy(m, write_addr=produce, read_addr=consume, do_write=do_write,
                                          do_read=do_read)
                 bits = [head[b] for b in range(len(self.w_data))]
                 for i, b in enumerate(self._fabric_bits):
@@ -147,14 +147,17 @@ class BufferedFIFO(wiring.Component):
 
 
     def _fabric_copy(self, m, *, write_addr, read_addr, do_write, do_read):
-        """The head's ``fabric_bits`` from their LUT-RAM copy: written and read ahead as the
-        memory is, the read loaded into a fabric register as ``from_memory`` is."""
+        """The head's ``fabric_bits`` from their LUT-RAM copy, written as the memory is and loaded
+        into a fabric register when ``from_memory`` is. LUT RAM reads asynchronously, so the copy
+        is read at the read pointer itself, not ahead: the read enable reaches that register's
+        enable only (read ahead, through the LUT RAM's read multiplexers, it was the path of FPGA 0
+        of 2 x 4 PEs, 132.9 MHz on ECP5, eb9bb45, router1 seed 1)."""
         bits = self._fabric_bits
         m.submodules.fabric_copy = copy = memory.Memory(
             shape=len(bits), depth=self._depth - 1, init=[], attrs=no_read_during_write("distributed"))
-        write, read = copy.write_port(), copy.read_port(domain="sync")
+        write, read = copy.write_port(), copy.read_port(domain="comb")
         m.d.comb += [write.addr.eq(write_addr), write.data.eq(Cat(*(self.w_data[b] for b in bits))),
-                     write.en.eq(do_write), read.addr.eq(read_addr), read.en.eq(1)]
+                     write.en.eq(do_write), read.addr.eq(read_addr)]
         head = Signal(len(bits), reset_less=True)
         with m.If(do_read):
             m.d.sync += head.eq(read.data)
