@@ -5,6 +5,7 @@ from amaranth.lib import data, fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .memory_ports import no_read_during_write
+from .unused import refusal
 
 __all__ = ["BufferedFIFO", "StreamFIFO"]
 
@@ -45,9 +46,9 @@ class BufferedFIFO(wiring.Component):
 
     def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False, fabric_bits=()):
         if not isinstance(depth, int) or depth < 2:
-            raise TypeError(f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
+            raise refusal(self, f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
         if fabric_bits and not head_register:
-            raise TypeError("BufferedFIFO fabric_bits need head_register")
+            raise refusal(self, "BufferedFIFO fabric_bits need head_register")
         self._fabric_bits = tuple(fabric_bits)
         self._depth = depth
         self._ram_style = ram_style
@@ -145,7 +146,6 @@ class BufferedFIFO(wiring.Component):
                      full.eq(count_becomes(count, stored, store, do_read))]
         return m
 
-
     def _fabric_copy(self, m, *, write_addr, read_addr, do_write, do_read):
         """The head's ``fabric_bits`` from their LUT-RAM copy, written as the memory is and loaded
         into a fabric register when ``from_memory`` is. LUT RAM reads asynchronously, so the copy
@@ -223,7 +223,7 @@ class StreamFIFO(wiring.Component):
     def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False, bypass=False,
                  fabric_fields=()):
         if not isinstance(depth, int) or depth < 1:
-            raise TypeError(f"FIFO depth must be a positive integer, not {depth!r}")
+            raise refusal(self, f"FIFO depth must be a positive integer, not {depth!r}")
         self._fabric_bits = tuple(bit for name in fabric_fields for bit in _field_bits(shape, name))
         self._shape = shape
         self._depth = depth
