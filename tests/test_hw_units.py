@@ -2,6 +2,7 @@
 broadcaster and endpoint (floating barrier, virtual channels, termination)."""
 
 import random
+import re
 
 import pytest
 from amaranth.back import verilog
@@ -11,6 +12,7 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 
 from gravfm.hw.network import Broadcaster, Endpoint
 from gravfm.hw.pe import HazardUnit
+from gravfm.hw.prefetch_fifo import PrefetchFIFO
 from gravfm.hw.stream_fifo import BufferedFIFO, StreamFIFO
 from conftest import insert_addresses, run_dut as run
 
@@ -86,16 +88,11 @@ def test_stream_fifo_keeps_order_under_random_handshakes(depth, output_register,
     run(dut, bench)
 
 
-# (head_register, fabric_bits): the head in the memory's read register, in fabric registers, and
-# there with three of its bits from a LUT-RAM copy.
-HEAD_MODES = [(False, ()), (True, ()), (True, (0, 5, 7))]
-
-
-@pytest.mark.parametrize("head_register, fabric_bits", HEAD_MODES)
+@pytest.mark.parametrize("head_register", [False, True])
 @pytest.mark.parametrize("depth", [2, 3, 5, 16])
-def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_register, fabric_bits):
+def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_register):
     """Same ports, same timing as SyncFIFOBuffered, with or without the fabric head register."""
-    ours = BufferedFIFO(width=8, depth=depth, head_register=head_register, fabric_bits=fabric_bits)
+    ours = BufferedFIFO(width=8, depth=depth, head_register=head_register)
     library = SyncFIFOBuffered(width=8, depth=depth)
     top = Module()
     top.submodules.ours, top.submodules.library = ours, library
@@ -121,19 +118,19 @@ def test_buffered_fifo_matches_the_library_fifo_cycle_by_cycle(depth, head_regis
     assert seen["full"] and seen["empty_read"]  # both edges of the FIFO were exercised
 
 
-@pytest.mark.parametrize("head_register, fabric_bits", HEAD_MODES)
-@pytest.mark.parametrize("depth", [2, 3, 5, 16])
-def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register, fabric_bits):
-    """With ``bypass``, an item written while nothing is stored and the head is free (or leaving)
-    is the head the next cycle; otherwise the FIFO behaves as without it."""
-    dut = BufferedFIFO(width=8, depth=depth, head_register=head_register, bypass=True, fabric_bits=fabric_bits)
-    rng = random.Random(depth)
-    seen = {"full": 0, "bypassed": 0, "stored": 0}
+def _check_bypass_timing(dut, depth, rng, *, cycles, rates):
+    """Drive ``dut`` (BufferedFIFO's ports) with random strobes, the write and read probabilities
+    drawn from ``rates`` every 37 cycles, and check it cycle by cycle against a bypass FIFO: an
+    item written while nothing is stored and the head is free (or leaving) is the head the next
+    cycle, one written behind others is the head the cycle after they have all left."""
+    seen = {"full": 0, "bypassed": 0, "stored": 0, "streamed": 0}
 
     async def bench(ctx):
         stored, head = [], None
-        for cycle in range(800):
-            w_en, r_en, value = rng.random() < 0.5, rng.random() < 0.5, rng.randrange(256)
+        for cycle in range(cycles):
+            if cycle % 37 == 0:
+                p_write, p_read = rng.choice(rates), rng.choice(rates)
+            w_en, r_en, value = rng.random() < p_write, rng.random() < p_read, rng.randrange(256)
             ctx.set(dut.w_en, w_en)
             ctx.set(dut.w_data, value)
             ctx.set(dut.r_en, r_en)
@@ -145,6 +142,7 @@ def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register, fabric
             written = w_en and len(stored) < depth - 1
             head_free = head is None or r_en
             bypassed = written and not stored and head_free
+            seen["streamed"] += written and r_en and len(stored) >= 2
             if stored and head_free:
                 head = stored.pop(0)
             elif bypassed:
@@ -159,7 +157,30 @@ def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register, fabric
             await ctx.tick()
 
     run(dut, bench)
+    return seen
+
+
+@pytest.mark.parametrize("head_register", [False, True])
+@pytest.mark.parametrize("depth", [2, 3, 5, 16])
+def test_bypass_fifo_matches_a_model_cycle_by_cycle(depth, head_register):
+    dut = BufferedFIFO(width=8, depth=depth, head_register=head_register, bypass=True)
+    seen = _check_bypass_timing(dut, depth, random.Random(depth), cycles=800, rates=[0.2, 0.5, 0.9])
     assert seen["full"] and seen["bypassed"] > 20 and seen["stored"] > 20
+
+
+@pytest.mark.parametrize("depth", [PrefetchFIFO.QUEUE + 1, 9, 64])
+def test_prefetch_fifo_has_the_bypass_fifos_timing(depth):
+    """Streams in and out at every rate, full and empty: the three-cycle read stays invisible."""
+    dut = PrefetchFIFO(width=8, depth=depth)
+    seen = _check_bypass_timing(dut, depth, random.Random(depth), cycles=2500, rates=[0, 0.2, 0.5, 0.8, 0.95, 1])
+    assert seen["full"] and seen["bypassed"] > 20 and seen["stored"] > 100 and seen["streamed"] > 100
+
+
+def test_prefetch_fifo_with_a_three_item_queue_misses_that_timing():
+    """The queue's size is what the timing needs: one item fewer and a stored item comes late."""
+    dut = PrefetchFIFO(width=8, depth=9, queue=PrefetchFIFO.QUEUE - 1)
+    with pytest.raises(AssertionError):
+        _check_bypass_timing(dut, 9, random.Random(9), cycles=2500, rates=[0, 0.2, 0.5, 0.8, 0.95, 1])
 
 
 def test_buffered_fifo_storage_carries_the_no_read_during_write_attribute():
@@ -177,18 +198,22 @@ NET = data.StructLayout({"sender": unsigned(6), "update": data.StructLayout({"v"
                          "barrier": 1, "count": unsigned(4), "sent_any": 1})
 
 
-def test_fabric_bits_need_the_head_register():
-    with pytest.raises(TypeError, match="fabric_bits need head_register"):
-        BufferedFIFO(width=8, depth=4, fabric_bits=(0,))
+def test_a_prefetch_fifo_refuses_the_options_of_the_other_kinds():
+    with pytest.raises(TypeError, match="prefetch FIFO takes no ram_style"):
+        StreamFIFO(shape=8, depth=64, prefetch=True, head_register=True)
+    with pytest.raises(TypeError, match="depth must be an integer > 4"):
+        PrefetchFIFO(width=8, depth=4)
 
 
-def test_a_deep_crossbar_fifo_is_block_ram_with_its_barrier_bit_in_lut_ram():
-    """Deeper than a LUT-RAM row: block RAM, and the barrier bit's copy in LUT RAM (the endpoint's
-    ready depends on it); a row deep or less: LUT RAM alone."""
+def test_a_deep_crossbar_fifo_is_block_ram_read_from_registers():
+    """Deeper than a LUT-RAM row: block RAM, its read address the read pointer itself (a
+    register, not the next head's address chosen by the endpoint's ready); a row deep or less:
+    LUT RAM alone."""
     from gravfm.hw.network.network import LUT_RAM_FIFO_DEPTH, crossbar_fifo
     deep = verilog.convert(crossbar_fifo(NET, 64), name="top")
-    assert deep.count('(* ram_style = "block" *)') == 1 and deep.count('(* ram_style = "distributed" *)') == 1
-    assert "reg [0:0] fabric_copy" in deep
+    assert deep.count('(* ram_style = "block" *)') == 1 and "distributed" not in deep
+    address = re.search(r"<= storage\[(\S+)\];", deep).group(1)
+    assert re.search(rf"^  reg \[\d+:0\] {re.escape(address)} ", deep, re.M), "the block RAM is read at a register"
     shallow = verilog.convert(crossbar_fifo(NET, LUT_RAM_FIFO_DEPTH), name="top")
     assert shallow.count('(* ram_style = "distributed" *)') == 1 and "block" not in shallow
 

@@ -1,10 +1,12 @@
 """A synchronous FIFO with stream ports carrying a data layout."""
 
-from amaranth.hdl import Cat, Module, Mux, Shape, Signal, Value
-from amaranth.lib import data, fifo, memory, stream, wiring
+from amaranth.hdl import Module, Mux, Shape, Signal, Value
+from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .fifo_counts import count_becomes, count_stepped, successor
 from .memory_ports import no_read_during_write
+from .prefetch_fifo import PrefetchFIFO
 from .unused import refusal
 
 __all__ = ["BufferedFIFO", "StreamFIFO"]
@@ -36,20 +38,11 @@ class BufferedFIFO(wiring.Component):
     a crossbar FIFO's choice into its endpoint's grant). A barrier crosses every such FIFO on its
     way round a superstep, so each saved cycle is a cycle per superstep. The timing then differs
     from ``SyncFIFOBuffered``.
-
-    With ``fabric_bits`` (bit indices of an item, with ``head_register`` only) those bits are kept
-    a second time in LUT RAM, loaded into a fabric register as the head is, and the head's copies
-    of them come from there: a consumer whose read enable depends on them (timing plan, rule 2)
-    then starts at flip-flops by its own logic, not at a block RAM's output register in the RAM's
-    row, and its path back into the RAM's read address is the only long wire left.
     """
 
-    def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False, fabric_bits=()):
+    def __init__(self, *, width, depth, ram_style=None, head_register=False, bypass=False):
         if not isinstance(depth, int) or depth < 2:
             raise refusal(self, f"BufferedFIFO depth must be an integer >= 2, not {depth!r}")
-        if fabric_bits and not head_register:
-            raise refusal(self, "BufferedFIFO fabric_bits need head_register")
-        self._fabric_bits = tuple(fabric_bits)
         self._depth = depth
         self._ram_style = ram_style
         self._head_register = head_register
@@ -83,9 +76,6 @@ class BufferedFIFO(wiring.Component):
             m.d.comb += bypass.eq(do_write & empty & head_free)
         m.d.comb += store.eq(do_write & ~bypass)
 
-        def following(pointer):
-            return Mux(pointer == stored - 1, 0, pointer + 1)
-
         m.d.comb += [
             self.w_rdy.eq(~full),
             write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(do_write),
@@ -114,15 +104,7 @@ class BufferedFIFO(wiring.Component):
                 m.d.sync += [from_memory.eq(read.data), held.eq(last_write), use_held.eq(fresh)]
             with m.Elif(bypass):
                 m.d.sync += [held.eq(self.w_data), use_held.eq(1)]
-            head = Mux(use_held, held, from_memory)
-            if self._fabric_bits:
-                copy = self._fabric_copy(m, write_addr=produce, read_addr=consume, do_write=do_write,
-                                         do_read=do_read)
-                bits = [head[b] for b in range(len(self.w_data))]
-                for i, b in enumerate(self._fabric_bits):
-                    bits[b] = Mux(use_held, held[b], copy[i])
-                head = Cat(*bits)
-            m.d.comb += self.r_data.eq(head)
+            m.d.comb += self.r_data.eq(Mux(use_held, held, from_memory))
         elif read_async:
             # A read (something stored) and a bypass (nothing stored) never coincide.
             head = Signal(len(self.w_data), reset_less=True)
@@ -134,9 +116,9 @@ class BufferedFIFO(wiring.Component):
         else:
             m.d.comb += [read.addr.eq(consume), read.en.eq(do_read), self.r_data.eq(read.data)]
         with m.If(store):
-            m.d.sync += produce.eq(following(produce))
+            m.d.sync += produce.eq(successor(produce, stored))
         with m.If(do_read):
-            m.d.sync += [consume.eq(after_consume), after_consume.eq(following(after_consume))]
+            m.d.sync += [consume.eq(after_consume), after_consume.eq(successor(after_consume, stored))]
         with m.If(do_read | bypass):
             m.d.sync += self.r_rdy.eq(1)
         with m.Elif(self.r_en):
@@ -145,36 +127,6 @@ class BufferedFIFO(wiring.Component):
                      empty.eq(count_becomes(count, 0, store, do_read)),
                      full.eq(count_becomes(count, stored, store, do_read))]
         return m
-
-    def _fabric_copy(self, m, *, write_addr, read_addr, do_write, do_read):
-        """The head's ``fabric_bits`` from their LUT-RAM copy, written as the memory is and loaded
-        into a fabric register when ``from_memory`` is. LUT RAM reads asynchronously, so the copy
-        is read at the read pointer itself, not ahead: the read enable reaches that register's
-        enable only (read ahead, through the LUT RAM's read multiplexers, it was the path of FPGA 0
-        of 2 x 4 PEs, 132.9 MHz on ECP5, eb9bb45, router1 seed 1)."""
-        bits = self._fabric_bits
-        m.submodules.fabric_copy = copy = memory.Memory(
-            shape=len(bits), depth=self._depth - 1, init=[], attrs=no_read_during_write("distributed"))
-        write, read = copy.write_port(), copy.read_port(domain="comb")
-        m.d.comb += [write.addr.eq(write_addr), write.data.eq(Cat(*(self.w_data[b] for b in bits))),
-                     write.en.eq(do_write), read.addr.eq(read_addr)]
-        head = Signal(len(bits), reset_less=True)
-        with m.If(do_read):
-            m.d.sync += head.eq(read.data)
-        return head
-
-
-def count_stepped(count, up, down):
-    """``count + up - down``, both sums from ``count`` alone and the strobes only choosing: an
-    adder fed by the strobes ran the crossbar FIFO's late ``store`` (the update queue's valid,
-    across the chip) through its carry chain (FPGA 0 of 2 x 4 PEs, 8e9b7a7, router1 seed 2:
-    138.5 MHz)."""
-    return Mux(up & ~down, count + 1, Mux(down & ~up, count - 1, count))
-
-
-def count_becomes(count, value, up, down):
-    """``count + up - down == value``, from compares of ``count`` alone (the strobes only choose)."""
-    return Mux(up & ~down, count == value - 1, Mux(down & ~up, count == value + 1, count == value))
 
 
 class StreamFIFO(wiring.Component):
@@ -200,15 +152,16 @@ class StreamFIFO(wiring.Component):
         Hold the head item in a fabric flip-flop, the memory read one item ahead
         (:class:`BufferedFIFO`): same capacity and timing, without the block RAM's
         clock-to-out in front of the consumer's logic. ``o.ready`` then reaches the memory's
-        read address: it must not depend on ``o.payload`` (timing plan, rule 2), unless only
-        on fields named in ``fabric_fields``.
-    fabric_fields : tuple of str
-        Fields of a struct ``shape`` whose head comes from fabric flip-flops fed by a LUT-RAM
-        copy (:class:`BufferedFIFO`'s ``fabric_bits``; with ``head_register`` only): a
-        consumer's ``ready`` may depend on them.
+        read address: it must not depend on ``o.payload`` (timing plan, rule 2).
     bypass : bool
         An item written into an empty FIFO is readable the next cycle (one cycle of latency
         instead of two; a one-item FIFO, a single register, has that latency anyway).
+    prefetch : bool
+        A block RAM read from registers alone into a small fabric queue
+        (:class:`~gravfm.hw.prefetch_fifo.PrefetchFIFO`): ``bypass``'s timing, and ``o.ready``
+        reaches neither the memory nor anything but fabric registers' enables, so it may depend
+        on ``o.payload``. Needs a ``depth`` above the queue's and none of ``ram_style``,
+        ``head_register`` or ``output_register``.
 
     Ports
     -----
@@ -221,10 +174,12 @@ class StreamFIFO(wiring.Component):
     """
 
     def __init__(self, *, shape, depth, output_register=False, ram_style=None, head_register=False, bypass=False,
-                 fabric_fields=()):
+                 prefetch=False):
         if not isinstance(depth, int) or depth < 1:
             raise refusal(self, f"FIFO depth must be a positive integer, not {depth!r}")
-        self._fabric_bits = tuple(bit for name in fabric_fields for bit in _field_bits(shape, name))
+        if prefetch and (ram_style or head_register or output_register):
+            raise refusal(self, "a prefetch FIFO takes no ram_style, head_register or output_register")
+        self._prefetch = prefetch
         self._shape = shape
         self._depth = depth
         self._ram_style = ram_style
@@ -240,11 +195,13 @@ class StreamFIFO(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         width = Shape.cast(self._shape).width
-        # One item needs no memory: the library's FIFO is then a single register.
-        buffer = (BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style,
-                               head_register=self._head_register, bypass=self._bypass,
-                               fabric_bits=self._fabric_bits) if self._depth > 1
-                  else fifo.SyncFIFOBuffered(width=width, depth=1))
+        if self._prefetch:
+            buffer = PrefetchFIFO(width=width, depth=self._depth)
+        elif self._depth > 1:
+            buffer = BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style,
+                                  head_register=self._head_register, bypass=self._bypass)
+        else:  # one item needs no memory: the library's FIFO is then a single register
+            buffer = fifo.SyncFIFOBuffered(width=width, depth=1)
         m.submodules.fifo = buffer
         m.d.comb += [
             buffer.w_data.eq(Value.cast(self.i.payload)),
@@ -262,9 +219,3 @@ class StreamFIFO(wiring.Component):
         with m.If(advance):
             m.d.sync += [self.o.valid.eq(buffer.r_rdy), data.eq(buffer.r_data)]
         return m
-
-
-def _field_bits(shape, name):
-    """The bit indices of field ``name`` of the struct layout ``shape``."""
-    field = data.Layout.cast(shape)[name]
-    return range(field.offset, field.offset + Shape.cast(field.shape).width)

@@ -195,18 +195,18 @@ def crossbar_fifo(layout, depth):
     """The FIFO between a source's distributor and an endpoint, with the same timing at any depth.
 
     Shallow ones are LUT RAM, read asynchronously into the head register. A deeper one (64 from 8
-    PEs on) is a block RAM behind a fabric head register (:class:`~gravfm.hw.stream_fifo.BufferedFIFO`'s
-    ``head_register``; same timing): in LUT RAM, 20 of them were 720 DPR16X4 on FPGA 0 of 2 x 4 PEs,
-    each with a four-way read multiplexer, and the crossbar was where router1 stalled. (A block RAM
-    read straight into the endpoint's arbitration, before head registers, gave that top 70 MHz.)
-    The endpoint takes a barrier at a head without a grant, so its ``ready`` depends on the head's
-    ``barrier``, which reaches the read-ahead address: that bit comes from a fabric copy
-    (``fabric_fields``; from the block RAM's output register it was that top's path, 110.8 MHz).
+    PEs on) is a block RAM read from registers alone into a small fabric queue
+    (:class:`~gravfm.hw.prefetch_fifo.PrefetchFIFO`, same timing): in LUT RAM, 20 of them were 720
+    DPR16X4 on FPGA 0 of 2 x 4 PEs, each with a four-way read multiplexer, and the crossbar was
+    where router1 stalled; a block RAM read straight into the endpoint's arbitration gave that top
+    70 MHz, and one read at the next head's address behind a fabric head register ran the
+    endpoint's grant into the RAM's address across the chip (111.8-118.3 MHz, bf0e97f). The
+    endpoint's ``ready`` depends on the head's ``barrier``: every bit of the head is a fabric
+    register here.
     """
     if depth <= LUT_RAM_FIFO_DEPTH:
         return StreamFIFO(shape=layout, depth=depth, ram_style="distributed", bypass=True)
-    return StreamFIFO(shape=layout, depth=depth, ram_style="block", head_register=True, bypass=True,
-                      fabric_fields=("barrier",))
+    return StreamFIFO(shape=layout, depth=depth, prefetch=True)
 
 
 def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, entry_name):
