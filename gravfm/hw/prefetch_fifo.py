@@ -2,10 +2,9 @@
 
 from amaranth.hdl import Array, Module, Mux, Signal
 from amaranth.lib import memory, wiring
-from amaranth.lib.wiring import In, Out
 
+from .fifo_parts import buffer_ports, count_becomes, count_stepped, successor
 from .memory_ports import no_read_during_write
-from .fifo_counts import count_becomes, count_stepped, successor
 from .unused import refusal
 
 __all__ = ["PrefetchFIFO"]
@@ -45,11 +44,7 @@ class PrefetchFIFO(wiring.Component):
             raise refusal(self, f"PrefetchFIFO depth must be an integer > {queue} (its queue), not {depth!r}")
         self._depth = depth
         self._queue = queue
-        super().__init__({
-            "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
-            "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
-            "level": Out(range(depth + 1)),
-        })
+        super().__init__(buffer_ports(width, depth))
 
     def elaborate(self, platform):
         m = Module()

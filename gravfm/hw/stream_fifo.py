@@ -4,7 +4,7 @@ from amaranth.hdl import Module, Mux, Shape, Signal, Value
 from amaranth.lib import fifo, memory, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .fifo_counts import count_becomes, count_stepped, successor
+from .fifo_parts import buffer_ports, count_becomes, count_stepped, successor
 from .memory_ports import no_read_during_write
 from .prefetch_fifo import PrefetchFIFO
 from .unused import refusal
@@ -47,11 +47,7 @@ class BufferedFIFO(wiring.Component):
         self._ram_style = ram_style
         self._head_register = head_register
         self._bypass = bypass
-        super().__init__({
-            "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
-            "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
-            "level": Out(range(depth + 1)),
-        })
+        super().__init__(buffer_ports(width, depth))
 
     def elaborate(self, platform):
         m = Module()

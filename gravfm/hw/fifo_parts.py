@@ -1,9 +1,19 @@
-"""Counters and ring pointers of the FIFOs, stepped by strobes that only choose between
-values computed from registers."""
+"""What the block-RAM FIFOs share: their ports, and counters and ring pointers stepped by
+strobes that only choose between values computed from registers."""
 
 from amaranth.hdl import Mux
+from amaranth.lib.wiring import In, Out
 
-__all__ = ["count_becomes", "count_stepped", "successor"]
+__all__ = ["buffer_ports", "count_becomes", "count_stepped", "successor"]
+
+
+def buffer_ports(width, depth):
+    """The members of a FIFO with Amaranth's ``SyncFIFOBuffered`` ports (``level`` up to ``depth``)."""
+    return {
+        "w_data": In(width), "w_en": In(1), "w_rdy": Out(1),
+        "r_data": Out(width), "r_en": In(1), "r_rdy": Out(1),
+        "level": Out(range(depth + 1)),
+    }
 
 
 def count_stepped(count, up, down):
