@@ -5,6 +5,7 @@ it offers: in order, nothing lost or duplicated, ``o.valid`` and ``o.payload`` h
 import pytest
 from amaranth.hdl import Assert, unsigned
 
+from gravfm.hw.prefetch_fifo import PrefetchFIFO
 from gravfm.hw.stream_fifo import StreamFIFO
 from formal import StreamContract, prove
 
@@ -35,4 +36,17 @@ def test_stream_fifo_keeps_its_contract(tmp_path, depth, bypass, head_register, 
 
     harness = StreamContract(dut, capacity=capacity, latency=latency, bound=2 * capacity + latency + 2,
                              extra=level_counts_the_buffer)
+    prove(harness, depth=harness.bound, workdir=tmp_path)
+
+
+def test_prefetch_fifo_keeps_the_bypass_contract(tmp_path):
+    """The block-RAM FIFO read from registers alone: a bypass FIFO's latency at its whole depth
+    (one item more than its fabric queue: items go through the memory and skip it)."""
+    depth = PrefetchFIFO.QUEUE + 1
+    dut = StreamFIFO(shape=unsigned(2), depth=depth, prefetch=True)
+
+    def level_counts_every_item(dut, inside):
+        return [Assert(dut.level == inside)]
+
+    harness = StreamContract(dut, capacity=depth, latency=1, bound=2 * depth + 3, extra=level_counts_every_item)
     prove(harness, depth=harness.bound, workdir=tmp_path)
