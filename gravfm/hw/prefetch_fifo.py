@@ -11,10 +11,14 @@ __all__ = ["PrefetchFIFO"]
 
 
 class PrefetchFIFO(wiring.Component):
-    """A FIFO of ``depth`` items with :class:`~gravfm.hw.stream_fifo.BufferedFIFO`'s ports and its
-    ``bypass`` timing (an item written is the head the next cycle once those before it have
-    left; ``w_rdy`` while fewer than ``depth`` items are held), its memory a block RAM that the
-    consumer's ``r_en`` never reaches.
+    """A FIFO of ``depth`` items with :class:`~gravfm.hw.stream_fifo.BufferedFIFO`'s ports and
+    timing, its memory a block RAM that the consumer's ``r_en`` never reaches.
+
+    With ``bypass`` (BufferedFIFO's ``bypass`` timing), an item written is the head the next
+    cycle once those before it have left, and ``w_rdy`` is high while fewer than ``depth`` items
+    are held. Without, the timing is Amaranth's ``SyncFIFOBuffered``'s: an item is the head two
+    cycles after its write at the earliest, and ``w_rdy`` counts the items behind the head only
+    (``depth - 1`` of them at most).
 
     The memory is read a few items ahead into a small queue of fabric registers: a read is
     issued from flip-flops alone (items stored, and room in the queue counting the reads on
@@ -32,17 +36,19 @@ class PrefetchFIFO(wiring.Component):
     through the memory only when the queue, counting the items on their way, is full, or behind
     items already there; the reads then keep the queue at ``queue - 1`` items or more, which
     cover those three cycles at one item per cycle. An item written while nothing is stored goes
-    straight into the queue, or, while a read is on its way, a cycle later behind it.
+    straight into the queue (``bypass``), or a cycle later (behind a read on its way, or
+    without ``bypass``).
     """
 
     #: Fabric items: the head register and the ring of three behind it (three fails: a stored
     #: item came a cycle late).
     QUEUE = 4
 
-    def __init__(self, *, width, depth, queue=QUEUE):
+    def __init__(self, *, width, depth, bypass=True, queue=QUEUE):
         if not isinstance(depth, int) or depth <= queue:
             raise refusal(self, f"PrefetchFIFO depth must be an integer > {queue} (its queue), not {depth!r}")
         self._depth = depth
+        self._bypass = bypass
         self._queue = queue
         super().__init__(buffer_ports(width, depth))
 
@@ -55,7 +61,7 @@ class PrefetchFIFO(wiring.Component):
         produce, consume = Signal(range(depth)), Signal(range(depth))
         stored = Signal(range(depth + 1))  # items in the memory, not yet read
         nothing_stored = Signal(init=1)
-        total, full = Signal(range(depth + 1)), Signal()
+        total, full, one_short = Signal(range(depth + 1)), Signal(), Signal()
         # The read on its way: issued (the item on the memory's output next cycle), then landed.
         issued, landed_valid = Signal(), Signal()
         landed = Signal(width, reset_less=True)
@@ -71,11 +77,13 @@ class PrefetchFIFO(wiring.Component):
         # From flip-flops alone: the room counts every item on its way, not the consumer's pop.
         issue = ~nothing_stored & ~fabric_full
         skip_memory = do_write & nothing_stored & ~fabric_full
-        follow = skip_memory & (issued | delayed_valid)
+        follow = skip_memory & (issued | delayed_valid | (not self._bypass))
         straight = skip_memory & ~follow
         store = do_write & ~skip_memory
+        # SyncFIFOBuffered's w_rdy counts the items behind its output register.
+        w_rdy = ~full if self._bypass else ~full & ~(one_short & ~self.r_rdy)
         m.d.comb += [
-            self.w_rdy.eq(~full), self.level.eq(total),
+            self.w_rdy.eq(w_rdy), self.level.eq(total),
             write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(store),
             read.addr.eq(consume),
         ]
@@ -91,6 +99,7 @@ class PrefetchFIFO(wiring.Component):
             nothing_stored.eq(count_becomes(stored, 0, store, issue)),
             total.eq(count_stepped(total, do_write, pop)),
             full.eq(count_becomes(total, depth, do_write, pop)),
+            one_short.eq(count_becomes(total, depth - 1, do_write, pop)),
             # A read issued and an item skipping the memory never coincide (stored or not).
             in_fabric.eq(count_stepped(in_fabric, issue | skip_memory, pop)),
             fabric_full.eq(count_becomes(in_fabric, queue, issue | skip_memory, pop)),

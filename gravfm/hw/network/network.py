@@ -206,7 +206,7 @@ def crossbar_fifo(layout, depth):
     """
     if depth <= LUT_RAM_FIFO_DEPTH:
         return StreamFIFO(shape=layout, depth=depth, ram_style="distributed", bypass=True)
-    return StreamFIFO(shape=layout, depth=depth, prefetch=True)
+    return StreamFIFO(shape=layout, depth=depth, prefetch=True, bypass=True)
 
 
 def filtered_link_fifo(m, source, merger_in, *, depth, sender, lookup, keep, entry_name):
