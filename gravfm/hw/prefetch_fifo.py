@@ -104,8 +104,10 @@ class PrefetchFIFO(wiring.Component):
             in_fabric.eq(count_stepped(in_fabric, issue | skip_memory, pop)),
             fabric_full.eq(count_becomes(in_fabric, queue, issue | skip_memory, pop)),
         ]
-        # At most two a cycle, in age order: the landed read, then the delayed or straight item.
-        arrivals = [(landed_valid, landed), (delayed_valid | straight, Mux(delayed_valid, delayed, self.w_data))]
+        # At most two a cycle, in age order: the landed read, then the delayed or straight item
+        # (without bypass only the delayed one: no multiplexer for a write that never comes).
+        second = Mux(delayed_valid, delayed, self.w_data) if self._bypass else delayed
+        arrivals = [(landed_valid, landed), (delayed_valid | straight, second)]
 
         self._queue_logic(m, arrivals=arrivals)
         return m
