@@ -61,7 +61,7 @@ class PrefetchFIFO(wiring.Component):
         produce, consume = Signal(range(depth)), Signal(range(depth))
         stored = Signal(range(depth + 1))  # items in the memory, not yet read
         nothing_stored = Signal(init=1)
-        total, full, one_short = Signal(range(depth + 1)), Signal(), Signal()
+        total, full = Signal(range(depth + 1)), Signal()
         # The read on its way: issued (the item on the memory's output next cycle), then landed.
         issued, landed_valid = Signal(), Signal()
         landed = Signal(width, reset_less=True)
@@ -77,11 +77,10 @@ class PrefetchFIFO(wiring.Component):
         # From flip-flops alone: the room counts every item on its way, not the consumer's pop.
         issue = ~nothing_stored & ~fabric_full
         skip_memory = do_write & nothing_stored & ~fabric_full
-        follow = skip_memory & (issued | delayed_valid | (not self._bypass))
+        follow = skip_memory & (issued | delayed_valid) if self._bypass else skip_memory
         straight = skip_memory & ~follow
         store = do_write & ~skip_memory
-        # SyncFIFOBuffered's w_rdy counts the items behind its output register.
-        w_rdy = ~full if self._bypass else ~full & ~(one_short & ~self.r_rdy)
+        w_rdy = ~full if self._bypass else self._w_rdy_behind_head(m, total, full, do_write, pop)
         m.d.comb += [
             self.w_rdy.eq(w_rdy), self.level.eq(total),
             write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(store),
@@ -99,7 +98,6 @@ class PrefetchFIFO(wiring.Component):
             nothing_stored.eq(count_becomes(stored, 0, store, issue)),
             total.eq(count_stepped(total, do_write, pop)),
             full.eq(count_becomes(total, depth, do_write, pop)),
-            one_short.eq(count_becomes(total, depth - 1, do_write, pop)),
             # A read issued and an item skipping the memory never coincide (stored or not).
             in_fabric.eq(count_stepped(in_fabric, issue | skip_memory, pop)),
             fabric_full.eq(count_becomes(in_fabric, queue, issue | skip_memory, pop)),
@@ -111,6 +109,12 @@ class PrefetchFIFO(wiring.Component):
 
         self._queue_logic(m, arrivals=arrivals)
         return m
+
+    def _w_rdy_behind_head(self, m, total, full, do_write, pop):
+        """``SyncFIFOBuffered``'s ``w_rdy``: fewer than ``depth - 1`` items behind the head."""
+        one_short = Signal()
+        m.d.sync += one_short.eq(count_becomes(total, self._depth - 1, do_write, pop))
+        return ~full & ~(one_short & ~self.r_rdy)
 
     def _queue_logic(self, m, *, arrivals):
         """The fabric queue: ``r_data``, a register, and a ring behind it that every arriving item
