@@ -11,14 +11,10 @@ __all__ = ["PrefetchFIFO"]
 
 
 class PrefetchFIFO(wiring.Component):
-    """A FIFO of ``depth`` items with :class:`~gravfm.hw.stream_fifo.BufferedFIFO`'s ports and
-    timing, its memory a block RAM that the consumer's ``r_en`` never reaches.
-
-    With ``bypass`` (BufferedFIFO's ``bypass`` timing), an item written is the head the next
-    cycle once those before it have left, and ``w_rdy`` is high while fewer than ``depth`` items
-    are held. Without, the timing is Amaranth's ``SyncFIFOBuffered``'s: an item is the head two
-    cycles after its write at the earliest, and ``w_rdy`` counts the items behind the head only
-    (``depth - 1`` of them at most).
+    """A FIFO of ``depth`` items with :class:`~gravfm.hw.stream_fifo.BufferedFIFO`'s ports and its
+    ``bypass`` timing (an item written is the head the next cycle once those before it have
+    left; ``w_rdy`` while fewer than ``depth`` items are held), its memory a block RAM that the
+    consumer's ``r_en`` never reaches.
 
     The memory is read a few items ahead into a small queue of fabric registers: a read is
     issued from flip-flops alone (items stored, and room in the queue counting the reads on
@@ -36,19 +32,20 @@ class PrefetchFIFO(wiring.Component):
     through the memory only when the queue, counting the items on their way, is full, or behind
     items already there; the reads then keep the queue at ``queue - 1`` items or more, which
     cover those three cycles at one item per cycle. An item written while nothing is stored goes
-    straight into the queue (``bypass``), or a cycle later (behind a read on its way, or
-    without ``bypass``).
+    straight into the queue, or, while a read is on its way, a cycle later behind it.
+
+    (A mode with ``SyncFIFOBuffered``'s timing, for gather's retry queue, was built and verified
+    in 68f3e40 and removed with its only user: see gravfm.hw.pe.gather_forward.)
     """
 
     #: Fabric items: the head register and the ring of three behind it (three fails: a stored
     #: item came a cycle late).
     QUEUE = 4
 
-    def __init__(self, *, width, depth, bypass=True, queue=QUEUE):
+    def __init__(self, *, width, depth, queue=QUEUE):
         if not isinstance(depth, int) or depth <= queue:
             raise refusal(self, f"PrefetchFIFO depth must be an integer > {queue} (its queue), not {depth!r}")
         self._depth = depth
-        self._bypass = bypass
         self._queue = queue
         super().__init__(buffer_ports(width, depth))
 
@@ -77,12 +74,11 @@ class PrefetchFIFO(wiring.Component):
         # From flip-flops alone: the room counts every item on its way, not the consumer's pop.
         issue = ~nothing_stored & ~fabric_full
         skip_memory = do_write & nothing_stored & ~fabric_full
-        follow = skip_memory & (issued | delayed_valid) if self._bypass else skip_memory
+        follow = skip_memory & (issued | delayed_valid)
         straight = skip_memory & ~follow
         store = do_write & ~skip_memory
-        w_rdy = ~full if self._bypass else self._w_rdy_behind_head(m, total, full, do_write, pop)
         m.d.comb += [
-            self.w_rdy.eq(w_rdy), self.level.eq(total),
+            self.w_rdy.eq(~full), self.level.eq(total),
             write.addr.eq(produce), write.data.eq(self.w_data), write.en.eq(store),
             read.addr.eq(consume),
         ]
@@ -102,19 +98,11 @@ class PrefetchFIFO(wiring.Component):
             in_fabric.eq(count_stepped(in_fabric, issue | skip_memory, pop)),
             fabric_full.eq(count_becomes(in_fabric, queue, issue | skip_memory, pop)),
         ]
-        # At most two a cycle, in age order: the landed read, then the delayed or straight item
-        # (without bypass only the delayed one: no multiplexer for a write that never comes).
-        second = Mux(delayed_valid, delayed, self.w_data) if self._bypass else delayed
-        arrivals = [(landed_valid, landed), (delayed_valid | straight, second)]
+        # At most two a cycle, in age order: the landed read, then the delayed or straight item.
+        arrivals = [(landed_valid, landed), (delayed_valid | straight, Mux(delayed_valid, delayed, self.w_data))]
 
         self._queue_logic(m, arrivals=arrivals)
         return m
-
-    def _w_rdy_behind_head(self, m, total, full, do_write, pop):
-        """``SyncFIFOBuffered``'s ``w_rdy``: fewer than ``depth - 1`` items behind the head."""
-        one_short = Signal()
-        m.d.sync += one_short.eq(count_becomes(total, self._depth - 1, do_write, pop))
-        return ~full & ~(one_short & ~self.r_rdy)
 
     def _queue_logic(self, m, *, arrivals):
         """The fabric queue: ``r_data``, a register, and a ring behind it that every arriving item

@@ -154,10 +154,10 @@ class StreamFIFO(wiring.Component):
         instead of two; a one-item FIFO, a single register, has that latency anyway).
     prefetch : bool
         A block RAM read from registers alone into a small fabric queue
-        (:class:`~gravfm.hw.prefetch_fifo.PrefetchFIFO`), with or without ``bypass``, the same
-        timing: ``o.ready`` reaches neither the memory nor anything but fabric registers'
-        enables, so it may depend on ``o.payload``. Takes neither ``ram_style`` nor
-        ``head_register``; no deeper than the queue, the FIFO is ``head_register``'s.
+        (:class:`~gravfm.hw.prefetch_fifo.PrefetchFIFO`), ``bypass``'s timing: ``o.ready``
+        reaches neither the memory nor anything but fabric registers' enables, so it may depend
+        on ``o.payload``. Needs ``bypass`` and a ``depth`` above the queue's, and takes neither
+        ``ram_style`` nor ``head_register``.
 
     Ports
     -----
@@ -173,8 +173,9 @@ class StreamFIFO(wiring.Component):
                  prefetch=False):
         if not isinstance(depth, int) or depth < 1:
             raise refusal(self, f"FIFO depth must be a positive integer, not {depth!r}")
-        if prefetch and (ram_style or head_register):
-            raise refusal(self, "a prefetch FIFO takes no ram_style or head_register")
+        if prefetch and (ram_style or head_register or not bypass or depth <= PrefetchFIFO.QUEUE):
+            raise refusal(self, f"a prefetch FIFO needs bypass and a depth > {PrefetchFIFO.QUEUE}, and takes no "
+                                f"ram_style or head_register")
         self._prefetch = prefetch
         self._shape = shape
         self._depth = depth
@@ -191,12 +192,11 @@ class StreamFIFO(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         width = Shape.cast(self._shape).width
-        if self._prefetch and self._depth > PrefetchFIFO.QUEUE:
-            buffer = PrefetchFIFO(width=width, depth=self._depth, bypass=self._bypass)
+        if self._prefetch:
+            buffer = PrefetchFIFO(width=width, depth=self._depth)
         elif self._depth > 1:
-            # No deeper than the prefetch queue: no block RAM, the head register's same timing.
             buffer = BufferedFIFO(width=width, depth=self._depth, ram_style=self._ram_style,
-                                  head_register=self._head_register or self._prefetch, bypass=self._bypass)
+                                  head_register=self._head_register, bypass=self._bypass)
         else:  # one item needs no memory: the library's FIFO is then a single register
             buffer = fifo.SyncFIFOBuffered(width=width, depth=1)
         m.submodules.fifo = buffer

@@ -263,9 +263,9 @@ class _RetryQueue:
         # a cycle later; the stage replays only after apply's pass, with the queue long filled.
         # Read at the next head's address, the replay decision (apply's ``busy``, gather's
         # pause) runs into the RAM's address across the chip (FPGA 0 of 2 x 4, 6b8da19, seed 1:
-        # 142.6 MHz). A prefetch FIFO (``prefetch``, the same timing) removes that path but cost
-        # 645 LUTs instead of 218 at 60 bits, and with it router1 stalled on the 4-PE top (seed 1)
-        # and on 2 of 3 seeds of FPGA 0 of 2 x 4 (68f3e40): not until it is cheaper.
+        # 142.6 MHz). A prefetch FIFO with this timing (68f3e40) removed that path but cost 645
+        # LUTs instead of 218 at 60 bits, and with it router1 stalled on the 4-PE top (seed 1)
+        # and on 2 of 3 seeds of FPGA 0 of 2 x 4: not until its queue is cheaper.
         m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth, head_register=True,
                                                output_register=True)
         # A message set aside enters through a register (timing plan, rule 2): the decision (the
