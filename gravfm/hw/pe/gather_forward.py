@@ -46,8 +46,9 @@ for BFS at 4 x 9 PEs on scale 16 (126 Kib). Its round and barrier fields need no
 """
 
 from amaranth.hdl import C, Mux, Signal
-from amaranth.lib import stream
+from amaranth.lib import stream, wiring
 
+from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
 from .gather import GatherStage, GatherUnit, kernel_inputs, newest_write, read_data_registers
 from ..unused import silence_unused
@@ -262,12 +263,14 @@ class _RetryQueue:
         # of 2 x 4 and the 4-PE top, 0121524: 131.5 MHz into ``s_from_kept``). A replay starts
         # a cycle later; the stage replays only after apply's pass, with the queue long filled.
         # Read at the next head's address, the replay decision (apply's ``busy``, gather's
-        # pause) runs into the RAM's address across the chip (FPGA 0 of 2 x 4, 6b8da19, seed 1:
-        # 142.6 MHz). A prefetch FIFO with this timing (68f3e40) removed that path but cost 645
-        # LUTs instead of 218 at 60 bits, and with it router1 stalled on the 4-PE top (seed 1)
-        # and on 2 of 3 seeds of FPGA 0 of 2 x 4: not until its queue is cheaper.
-        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth, head_register=True,
-                                               output_register=True)
+        # pause) ran into the RAM's address across the chip (FPGA 0 of 2 x 4, 6b8da19, seed 1:
+        # 142.6 MHz). A skid buffer behind it instead of a plain output register (timing plan,
+        # rule 2) ends that decision at the skid's enables: the FIFO is read when the skid
+        # entry is free, a flip-flop. A prefetch FIFO (68f3e40) cut the path too but cost 645
+        # LUTs instead of 218 at 60 bits, and with it router1 stalled.
+        m.submodules.retry = fifo = StreamFIFO(shape=layouts.scatter_out, depth=depth, head_register=True)
+        m.submodules.retry_out = out = SkidBuffer(shape=layouts.scatter_out)
+        wiring.connect(m, fifo.o, out.i)
         # A message set aside enters through a register (timing plan, rule 2): the decision (the
         # vertex word read, its flags compared) ends at flip-flops instead of running on into
         # the FIFO's block-RAM write port (the 4-PE top's path, 134.4 MHz). ``count`` counts the
@@ -277,10 +280,10 @@ class _RetryQueue:
         staged = Signal(layouts.scatter_out, reset_less=True)
         m.d.sync += [staged_valid.eq(self.i.valid), staged.eq(self.i.payload)]
         m.d.comb += [fifo.i.valid.eq(staged_valid), fifo.i.payload.eq(staged), self.i.ready.eq(1)]
-        self.o = fifo.o
+        self.o = out.o
         self.count = Signal(range(depth + 1))
         pushed = self.i.valid
-        popped = fifo.o.valid & fifo.o.ready
+        popped = out.o.valid & out.o.ready
         with m.If(pushed & ~popped):
             m.d.sync += self.count.eq(self.count + 1)
         with m.Elif(popped & ~pushed):
