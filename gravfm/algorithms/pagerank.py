@@ -23,8 +23,9 @@ Vertex state (96 bits): ``rank``, ``sum`` and ``degree``, each a binary32 bit pa
   :func:`make_pagerank`.
 
 Kernels: gather adds the message to ``sum`` with an :class:`~gravfm.hw.fp.FPAdder` (latency
-4); apply chains multiplier -> adder -> divider (latency 5 + 4 + 18, one vertex per cycle);
-scatter forwards the contribution through one register.
+4); apply chains multiplier -> adder -> divider (latency 5 + 4 + 18, one vertex per cycle,
+never stalled: its updates queue behind it); scatter forwards the contribution through one
+register.
 
 Throughput (why the paper's CPE was 1.42): a message holds its vertex in the hazard unit from
 its state read until its write-back, 5 cycles with this adder, so the PE issues one message per
@@ -157,7 +158,9 @@ def _apply_factory(supersteps, damping):
         from ..hw.fp import FPAdder, FPDivider, FPMultiplier
         # deferred: Amaranth (heavy)
         from ..hw.kernels import apply_signature
+        from ..hw.latency_queue import LatencyQueue  # deferred: Amaranth (heavy)
 
+        chain_latency = FPMultiplier.latency + FPAdder.latency + FPDivider.latency
         rnd = layouts.apply_in["round"].shape
         tag = data.StructLayout({"nodeid": layouts.apply_in["nodeid"].shape, "rank": 32,
                                  "degree": 32, "round": rnd, "barrier": 1, "first": 1})
@@ -165,29 +168,33 @@ def _apply_factory(supersteps, damping):
         class PageRankApply(wiring.Component):
             """rank = base + d*sum (round 0: kept), then rank/degree as the update.
 
-            Multiplier, adder and divider in a chain sharing their stream handshakes, so a
-            stalled update queue freezes the chain; the barrier travels through it behind the
-            last vertex, which keeps write-backs and updates in order.
+            Multiplier, adder and divider in a chain that never stalls, its updates queued
+            behind it (:class:`~gravfm.hw.latency_queue.LatencyQueue`): a vertex is taken only
+            while the queue has room for every one on its way, so the update queue's ``ready``
+            reaches that queue alone, not the chain's ~3,000 stage registers. The barrier
+            travels through the chain behind the last vertex, which keeps write-backs and
+            updates in order.
             """
 
             def __init__(self):
-                super().__init__(apply_signature(
-                    layouts, latency=FPMultiplier.latency + FPAdder.latency + FPDivider.latency))
+                super().__init__(apply_signature(layouts, latency=chain_latency + 1))  # + the queue's head
 
             def elaborate(self, platform):
                 m = Module()
                 m.submodules.multiplier = mul = FPMultiplier(tag_shape=tag)
                 m.submodules.adder = add = FPAdder(tag_shape=tag)
                 m.submodules.divider = div = FPDivider(tag_shape=tag)
+                m.submodules.queue = queue = LatencyQueue(shape=self.update_o.payload.shape(), latency=chain_latency)
                 i = self.i.payload
                 first = i.round == 0
+                taken = self.i.valid & queue.room
                 # float32((1-d)/N), latched from the round-0 state (see the module docstring).
                 base = Signal(32)
-                with m.If(self.i.valid & self.i.ready & first & ~i.barrier):
+                with m.If(taken & first & ~i.barrier):
                     m.d.sync += base.eq(i.state.sum)
                 m.d.comb += [
-                    mul.operands.valid.eq(self.i.valid),
-                    self.i.ready.eq(mul.operands.ready),
+                    mul.operands.valid.eq(taken),
+                    self.i.ready.eq(queue.room),
                     mul.operands.payload.a.eq(i.state.sum),
                     mul.operands.payload.b.eq(damping_bits),
                     mul.operands.payload.tag.nodeid.eq(i.nodeid),
@@ -215,23 +222,24 @@ def _apply_factory(supersteps, damping):
                     div.operands.payload.tag.rank.eq(new_rank),
                 ]
                 out = div.results.payload
-                st, up = self.state_o.payload, self.update_o.payload
+                st, up = self.state_o.payload, queue.i.payload
                 emits = out.tag.round < supersteps - 1
                 m.d.comb += [
-                    # The write-back has no handshake; repeating it while the update stalls is harmless.
+                    # The write-back has no handshake: one beat per vertex, as it leaves the chain.
                     self.state_o.valid.eq(div.results.valid),
                     st.nodeid.eq(out.tag.nodeid),
                     st.state.rank.eq(out.tag.rank),
                     st.state.sum.eq(0),
                     st.state.degree.eq(out.tag.degree),
                     st.barrier.eq(out.tag.barrier),
-                    self.update_o.valid.eq(div.results.valid & (out.tag.barrier | emits)),
-                    div.results.ready.eq(self.update_o.ready | ~self.update_o.valid),
+                    div.results.ready.eq(1),  # every stage advances every cycle: no enables
+                    queue.i.valid.eq(div.results.valid & (out.tag.barrier | emits)),
                     up.update.contribution.eq(out.result),
                     up.sender.eq(out.tag.nodeid),
                     up.round.eq(out.tag.round),
                     up.barrier.eq(out.tag.barrier),
                 ]
+                wiring.connect(m, queue.o, wiring.flipped(self.update_o))
                 return m
 
         return PageRankApply()
