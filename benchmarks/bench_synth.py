@@ -20,7 +20,8 @@ FPGA 0 of 2 x 4 and 4 x 4 WCC, the 4-PE PageRank top, the 1-PE off-chip top on E
 nextpnr seeds 1-3 with router1. One row per top and seed, with the commit, its RTL fingerprint,
 seed, router, Fmax, critical path and resources, is appended to --results (rewritten whole after
 each row), and a median row per top once its seeds (more than one) are all there. A row already in the file for
-the checkout's RTL and the same configuration is not run again, so a sweep stopped (Ctrl-C, SIGTERM:
+the checkout's RTL, or for the top's netlist fingerprint (``gravfm.synth.netlists``: the same design
+measured on other RTL), and the same configuration is not run again, so a sweep stopped (Ctrl-C, SIGTERM:
 the running tools are ended, nothing half-written) resumes where it stopped. The RTL must be
 committed: each row names the commit that holds it. ``scripts/synth_table.py`` then writes the
 README's Fmax table from the rows.
@@ -51,6 +52,7 @@ from gravfm.errors import ConfigError
 from gravfm.provenance import arguments, write_results
 from gravfm.stop_signals import STOP_SIGNALS, install_stop_handlers
 from gravfm.synth.fingerprint import commit_facts, rtl_fingerprint
+from gravfm.synth.netlists import top_netlist
 from gravfm.synth.results import (CONFIG_KEYS, FIGURES, MATRIX, MATRIX_ROUTER, MATRIX_SEEDS, RESULTS_FILE, load_rows,
                                   median_row, save_rows, seed_row)
 from gravfm.synth.targets import NEXTPNR_ROUTERS, get_target
@@ -156,18 +158,20 @@ def matrix_config(top, router):
     return {**top.key(), "pnr_freq_mhz": top.freq_mhz, "router": router}
 
 
-def rows_on(rows, config, rtl, kind="seed"):
-    """The rows of ``kind`` with the configuration ``config`` measured on the RTL ``rtl``."""
-    return [row for row in rows if row.get("kind") == kind and row.get("rtl") == rtl
+def rows_on(rows, config, rtl, netlist, kind="seed"):
+    """The rows of ``kind`` with the configuration ``config`` measured on the RTL ``rtl`` or on
+    another RTL with the same netlist fingerprint ``netlist`` (the same design)."""
+    return [row for row in rows if row.get("kind") == kind and (row.get("rtl") == rtl or row.get("netlist") == netlist)
             and all(row.get(key) == config[key] for key in CONFIG_KEYS)]
 
 
-def matrix_row(top, seed, router, report, rtl, head):
-    """The seed row of one matrix run: the report's figures, or its status when it gave none."""
+def matrix_row(top, seed, router, report, rtl, head, netlist=None):
+    """The seed row of one matrix run: the report's figures, or its status when it gave none;
+    ``netlist``: the top's netlist fingerprint (:mod:`gravfm.synth.netlists`)."""
     source = "benchmarks/bench_synth.py --matrix"
     if "fpga" in report:
-        return seed_row(report, rtl=rtl, source=source, **head)
-    return {"kind": "seed", **matrix_config(top, router), "seed": seed, **head, "rtl": rtl,
+        return {**seed_row(report, rtl=rtl, source=source, **head), "netlist": netlist}
+    return {"kind": "seed", **matrix_config(top, router), "seed": seed, **head, "rtl": rtl, "netlist": netlist,
             **{key: report.get(key) for key in FIGURES}, "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "source": source, "note": report.get("note") or report.get("error")}
 
@@ -182,18 +186,21 @@ def matrix(args):
     with scratch_folder(args.keep) as scratch:
         for top in (top for top in MATRIX if top.name in args.tops):
             config = matrix_config(top, args.router)
+            netlist = top_netlist(top)
             for seed in args.seeds:
-                if any(row["seed"] == seed for row in rows_on(rows, config, rtl)):
-                    print(f"{top.name} seed {seed}: in {args.results} for RTL {rtl}, not run again", file=sys.stderr)
+                if any(row["seed"] == seed for row in rows_on(rows, config, rtl, netlist)):
+                    print(f"{top.name} seed {seed}: in {args.results} for RTL {rtl} or netlist {netlist}, not run again",
+                          file=sys.stderr)
                     continue
                 print(f"{top.name} seed {seed}: gravfm {' '.join(top.command(seed, args.router))}", file=sys.stderr)
                 report = synth_once(top.command(seed, args.router), Path(scratch) / f"{top.name}-{seed}", args.timeout)
-                rows.append(matrix_row(top, seed, args.router, report, rtl, head))
+                rows.append(matrix_row(top, seed, args.router, report, rtl, head, netlist))
                 save_rows(args.results, rows)
                 print(f"{top.name} seed {seed}: {rows[-1]['status']}, Fmax {rows[-1]['fmax_mhz']}", file=sys.stderr)
-            seeds = [row for row in rows_on(rows, config, rtl) if row["seed"] in args.seeds]
+            seeds = [row for row in rows_on(rows, config, rtl, netlist) if row["seed"] in args.seeds]
             done = len(args.seeds) > 1 and {row["seed"] for row in seeds} == set(args.seeds)
-            if done and not any(row["seeds"] == sorted(args.seeds) for row in rows_on(rows, config, rtl, "median")):
+            if done and not any(row["seeds"] == sorted(args.seeds)
+                                for row in rows_on(rows, config, rtl, netlist, "median")):
                 rows.append(median_row(seeds))
                 save_rows(args.results, rows)
     print(f"rows in {args.results}; python scripts/synth_table.py writes the README's table from them")

@@ -2,8 +2,11 @@
 
 Each page holds the table between the markers of :mod:`gravfm.synth.fmax_table`; this replaces
 what is between them with what the results file gives for the checkout's RTL (stale rows marked
-"measured on older RTL"). Run it after adding rows (``benchmarks/bench_synth.py --matrix``) and
-after changing the RTL: tests/test_synth_fmax_table.py fails while a page differs::
+"measured on older RTL"; a top whose netlist a later change left as it was keeps its rows). After
+a change to the RTL it first elaborates every top of the matrix for its netlist fingerprint
+(a few minutes; ``benchmarks/results/synth_netlists.json``, :mod:`gravfm.synth.netlists`). Run it
+after adding rows (``benchmarks/bench_synth.py --matrix``) and after changing the RTL:
+tests/test_synth_fmax_table.py fails while a page or the netlists file is behind::
 
     python scripts/synth_table.py            # rewrite the pages
     python scripts/synth_table.py --check    # exit 1 if a page differs, naming it
@@ -16,7 +19,8 @@ from gravfm.errors import ConfigError
 from gravfm.generated_text import rewrite_pages
 from gravfm.synth.fingerprint import rtl_fingerprint
 from gravfm.synth.fmax_table import PAGES, SECTION, fmax_table
-from gravfm.synth.results import RESULTS_FILE, load_rows
+from gravfm.synth.netlists import today_netlists, write_today
+from gravfm.synth.results import MATRIX, RESULTS_FILE, load_rows
 
 
 def main(argv=None):
@@ -24,7 +28,12 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a page differs")
     args = parser.parse_args(argv)
     try:
-        return rewrite_pages(SECTION, PAGES, fmax_table(load_rows(RESULTS_FILE), rtl_fingerprint()), check=args.check)
+        fingerprint = rtl_fingerprint()
+        netlists = today_netlists(fingerprint)
+        if not netlists and not args.check:
+            netlists = write_today(MATRIX, progress=lambda top: print(f"elaborating {top.name} ...", file=sys.stderr))
+        table = fmax_table(load_rows(RESULTS_FILE), fingerprint, netlists)
+        return rewrite_pages(SECTION, PAGES, table, check=args.check)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2

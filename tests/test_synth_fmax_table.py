@@ -6,14 +6,22 @@ import pytest
 from gravfm.errors import ConfigError
 from gravfm.synth.fingerprint import rtl_fingerprint
 from gravfm.synth.fmax_table import BEGIN, END, PAGES, fmax_table, table_in, with_table
+from gravfm.synth.netlists import today_netlists
 from gravfm.synth.results import MATRIX, RESULTS_FILE, load_rows
 
 from test_synth_results import a_row  # the rows' factory (tests/ is on sys.path)
 
 
+def test_the_netlists_file_is_of_this_rtl():
+    assert set(today_netlists(rtl_fingerprint())) == {top.name for top in MATRIX}, (
+        "benchmarks/results/synth_netlists.json was not written for this checkout's RTL: run "
+        "`python scripts/synth_table.py`")
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_the_page_holds_the_table_the_results_give(page):
-    expected = fmax_table(load_rows(RESULTS_FILE), rtl_fingerprint())
+    fingerprint = rtl_fingerprint()
+    expected = fmax_table(load_rows(RESULTS_FILE), fingerprint, today_netlists(fingerprint))
     assert table_in(page.read_text(), page) == expected, (
         f"{page.name}'s Fmax table is not what benchmarks/results/synth_matrix.json gives for this checkout's RTL: "
         f"run `python scripts/synth_table.py` (never edit it by hand)")

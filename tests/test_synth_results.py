@@ -12,6 +12,7 @@ from gravfm.errors import ConfigError
 from gravfm.provenance import PACKAGE_PARENT, git_output
 from gravfm.synth.fingerprint import commit_facts, rtl_fingerprint
 from gravfm.synth.fmax_table import fmax_table
+from gravfm.synth.netlists import FLOW_SOURCES, netlist_fingerprint, today_netlists
 from gravfm.synth.results import (MATRIX, RESULTS_FILE, latest_measurement, load_rows, median_row, save_rows,
                                   unfinished_today)
 
@@ -119,6 +120,43 @@ def test_todays_rtl_wins_and_older_rtl_is_stale():
     assert latest_measurement(older, WCC4, None).stale is None
 
 
+def test_seeds_of_one_netlist_pool_across_commits_and_stay_todays():
+    rows = [a_row(1, 140.0, rtl="old000000000", netlist="n" * 12),
+            a_row(2, 150.0, rtl="mid000000000", commit="2" * 40, date="2026-12-02T00:00:00+00:00", netlist="n" * 12),
+            a_row(3, 160.0, rtl="mid000000000", commit="2" * 40, date="2026-12-02T00:00:00+00:00", netlist="n" * 12),
+            a_row(1, 99.0, rtl="other0000000", date="2026-12-03T00:00:00+00:00", netlist="m" * 12)]
+    found = latest_measurement(rows, WCC4, "new000000000", "n" * 12)
+    assert found.median["seeds_measured"] == [1, 2, 3] and found.median["fmax_mhz"] == 150.0
+    assert found.stale is False and found.rtl_label() == "today's netlist (commit 2222222)"
+    found = latest_measurement(rows, WCC4, "new000000000", "z" * 12)   # the netlist changed too: the latest
+    assert found.median["fmax_mhz"] == 99.0 and found.rtl_label() == "measured on older RTL (commit 1111111)"
+    assert unfinished_today([a_row(1, None, netlist="n" * 12)], WCC4, "new000000000", "n" * 12)[0]["seed"] == 1
+
+
+def test_the_netlist_fingerprint_is_the_verilog_the_flow_and_the_tools(tmp_path):
+    for path in FLOW_SOURCES:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("flow\n")
+    text = 'module top;\n  (* src = "/work/a/gravfm/hw/pe.py:10" *)\n  wire x;\nendmodule\n'
+    same = netlist_fingerprint(text, folder=tmp_path)
+    assert len(same) == 12
+    assert netlist_fingerprint(text.replace("/work/a/", "/elsewhere/"), folder=tmp_path) == same
+    assert netlist_fingerprint(text.replace("wire x", "wire y"), folder=tmp_path) != same
+    (tmp_path / FLOW_SOURCES[1]).write_text("another flow\n")
+    assert netlist_fingerprint(text, folder=tmp_path) != same
+
+
+def test_the_netlists_file_counts_for_its_rtl_only(tmp_path):
+    path = tmp_path / "netlists.json"
+    assert today_netlists("a" * 12, path) == {}
+    path.write_text(json.dumps({"rtl": "a" * 12, "netlists": {"wcc-4pe": "n" * 12}}))
+    assert today_netlists("a" * 12, path) == {"wcc-4pe": "n" * 12}
+    assert today_netlists("b" * 12, path) == {} and today_netlists(None, path) == {}
+    path.write_text("[]")
+    with pytest.raises(ConfigError, match="netlists.json: not a netlists file"):
+        today_netlists("a" * 12, path)
+
+
 def test_reverted_failed_and_other_tops_rows_do_not_count():
     rows = [a_row(1, 140.0, rtl="kept00000000"),
             a_row(1, 99.0, rtl="reverted0000", date="2026-12-03T00:00:00+00:00", reverted_by="a9c0cc4"),
@@ -194,6 +232,7 @@ def test_the_matrix_resumes_and_stops_cleanly(tmp_path, monkeypatch, capsys):
         return fake_report(MATRIX[0], seed)
 
     monkeypatch.setattr(bench_synth, "synth_once", synth_once)
+    monkeypatch.setattr(bench_synth, "top_netlist", lambda top: "n" * 12)
     argv = ["--matrix", "--tops", "wcc-4pe", "--results", str(results)]
     assert bench_synth.main(argv) == 130
     assert [row["seed"] for row in load_rows(results)] == [1]   # what was measured, nothing half-written
@@ -203,6 +242,11 @@ def test_the_matrix_resumes_and_stops_cleanly(tmp_path, monkeypatch, capsys):
     assert [(row["kind"], row.get("seed")) for row in rows] == [("seed", 1), ("seed", 2), ("seed", 3), ("median", None)]
     assert rows[-1]["fmax_mhz"] == 102.0 and all(row["rtl"] == "f" * 12 for row in rows)
     assert bench_synth.main(argv) == 0 and runs == [1, 2, 2, 3] and len(load_rows(results)) == 4
+    monkeypatch.setattr(bench_synth, "rtl_fingerprint", lambda revision=None: "g" * 12)   # other RTL, same netlist
+    assert bench_synth.main(argv) == 0 and runs == [1, 2, 2, 3]
+    monkeypatch.setattr(bench_synth, "top_netlist", lambda top: "o" * 12)   # and a changed netlist: run again
+    assert bench_synth.main(argv + ["--seeds", "1"]) == 0 and runs == [1, 2, 2, 3, 1]
+    assert load_rows(results)[-1]["netlist"] == "o" * 12
     monkeypatch.setattr(bench_synth, "rtl_fingerprint", lambda revision=None: "e" * 12 if revision else "f" * 12)
     assert bench_synth.main(argv) == 2
     assert capsys.readouterr().err.splitlines()[-1].startswith("bench_synth.py: the RTL has uncommitted changes")

@@ -13,7 +13,8 @@ Nothing here imports Amaranth.
 from ..architectures import DEFAULT_ARCHITECTURE
 from ..errors import ConfigError
 from .fingerprint import rtl_fingerprint
-from .results import RESULTS_FILE, latest_measurement, load_rows, rtl_note, seeds_words
+from .netlists import today_netlists
+from .results import MATRIX, RESULTS_FILE, latest_measurement, load_rows, rtl_note, seeds_words
 from .targets import TARGETS
 
 __all__ = ["check_synth_target", "clock_rates", "top_words"]
@@ -47,6 +48,16 @@ def _fingerprints(commit):
         return today, None
 
 
+def _today_netlist(key, fingerprint):
+    """The checkout's netlist fingerprint of the matrix top ``key`` (None: not a matrix top, or
+    the netlists file is not of this RTL)."""
+    try:
+        netlists = today_netlists(fingerprint)
+    except ConfigError:
+        return None
+    return next((netlists.get(top.name) for top in MATRIX if top.key() == key), None)
+
+
 def _platform_clock(platform):
     clock, mhz = platform.clock, platform.fpga.f_clk_mhz
     entry = {"kind": "platform", "mhz": mhz, "basis": clock.basis}
@@ -67,7 +78,8 @@ def _measured_fmax(target, top, arch, results):
     except ConfigError as error:
         return {**entry, "mhz": None, "label": f"no measured Fmax: {error}"}
     today, _ = _fingerprints(None)
-    measurement = latest_measurement(rows, {**top, "arch": arch, "target": target}, today)
+    key = {**top, "arch": arch, "target": target}
+    measurement = latest_measurement(rows, key, today, _today_netlist(key, today))
     if measurement is None:
         return {**entry, "mhz": None, "label": f"no measured Fmax for {words} on {target} in {results.name}"}
     median = measurement.median

@@ -3,7 +3,8 @@
 One line per top of :data:`~gravfm.synth.results.MATRIX`: its latest measurement
 (:func:`~gravfm.synth.results.latest_measurement`) with the median over the seeds measured, the
 placement goal and whether it was reached, the critical path, resources, and the RTL it describes
-("measured on older RTL (commit X)" when the fingerprint is not the checkout's), and the runs of
+("measured on older RTL (commit X)" when neither the RTL fingerprint nor the top's netlist
+fingerprint is the checkout's: :mod:`~gravfm.synth.netlists`), and the runs of
 today's RTL that gave no figure (:func:`~gravfm.synth.results.unfinished_today`). The pages hold
 the table between :data:`BEGIN` and :data:`END`; ``scripts/synth_table.py`` writes it there and
 a test checks that the pages hold what the results file gives, so nobody edits it by hand.
@@ -61,15 +62,17 @@ def _unfinished(rows):
     return f"today's RTL (commit {rows[-1]['commit'][:7]}): no figure from {runs}"
 
 
-def fmax_table(rows, fingerprint):
+def fmax_table(rows, fingerprint, netlists=None):
     """The Markdown table of every matrix top's latest measurement in ``rows``; ``fingerprint``
-    is the checkout's RTL fingerprint (None: unknown)."""
+    is the checkout's RTL fingerprint (None: unknown), ``netlists`` each top's netlist fingerprint
+    in the checkout, by name (:func:`~gravfm.synth.netlists.today_netlists`; None: unknown)."""
     lines = []
     for top in MATRIX:
         name = f"`{top.name}`: {top.label}"
         goal = f"{top.freq_mhz:g} MHz"
-        measurement = latest_measurement(rows, top.key(), fingerprint)
-        unfinished = _unfinished(unfinished_today(rows, top.key(), fingerprint))
+        netlist = (netlists or {}).get(top.name)
+        measurement = latest_measurement(rows, top.key(), fingerprint, netlist)
+        unfinished = _unfinished(unfinished_today(rows, top.key(), fingerprint, netlist))
         if measurement is None:
             lines.append(f"| {name} | {'no figure' if unfinished else 'not measured'} | {goal} | - | - | "
                          f"{unfinished or '-'} |\n")

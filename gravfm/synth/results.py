@@ -158,7 +158,7 @@ def median_row(rows):
     measured = [row for row in seeds if row.get("fmax_mhz") is not None]
     first = seeds[0]
     summary = {"kind": "median", **{key: first.get(key) for key in CONFIG_KEYS},
-               "seeds": [row["seed"] for row in seeds], "rtl": first["rtl"],
+               "seeds": [row["seed"] for row in seeds], "rtl": first["rtl"], "netlist": first.get("netlist"),
                "commit": max(seeds, key=lambda row: row["commit_date"])["commit"],
                "commit_date": max(row["commit_date"] for row in seeds)}
     if not measured:
@@ -172,11 +172,12 @@ def median_row(rows):
             **{key: chosen.get(key) for key in ("critical_path", "luts", "flip_flops", "bram_blocks", "dsps")}}
 
 
-def rtl_note(commit, stale):
-    """``today's RTL (commit X)``, ``measured on older RTL (commit X)``, or (``stale`` None) unknown."""
+def rtl_note(commit, stale, same="RTL"):
+    """``today's RTL (commit X)``, ``measured on older RTL (commit X)``, or (``stale`` None) unknown;
+    ``same="netlist"``: not today's RTL but today's netlist of that top (:mod:`gravfm.synth.netlists`)."""
     if stale is None:
         return f"commit {commit[:7]}; whether today's RTL differs is unknown (no git checkout)"
-    return f"measured on older RTL (commit {commit[:7]})" if stale else f"today's RTL (commit {commit[:7]})"
+    return f"measured on older RTL (commit {commit[:7]})" if stale else f"today's {same} (commit {commit[:7]})"
 
 
 def _seed_list(seeds):
@@ -208,43 +209,65 @@ class Measurement:
 
     median: dict
     stale: bool | None
+    same: str = "RTL"  # "netlist": today's netlist of the top, measured on other RTL
 
     def rtl_label(self):
         """The RTL it describes (:func:`rtl_note`)."""
-        return rtl_note(self.median["commit"], self.stale)
+        return rtl_note(self.median["commit"], self.stale, self.same)
 
 
 def _seed_groups(rows, key):
-    """The seed rows of the top ``key`` that count, by (RTL fingerprint, router, placement goal):
-    rows whose RTL a later commit reverted (``reverted_by``) do not."""
+    """The seed rows of the top ``key`` that count, by (what they describe, router, placement
+    goal): their netlist fingerprint (:mod:`gravfm.synth.netlists`; seeds of one netlist pool
+    across commits), or for a row without one its RTL fingerprint. Rows whose RTL a later commit
+    reverted (``reverted_by``) do not count."""
     groups = {}
     for row in rows:
         if row.get("kind") == "seed" and not row.get("reverted_by") and all(row.get(k) == v for k, v in key.items()):
-            groups.setdefault((row["rtl"], row.get("router"), row.get("pnr_freq_mhz")), []).append(row)
+            design = row.get("netlist") or row["rtl"]
+            groups.setdefault((design, row.get("router"), row.get("pnr_freq_mhz")), []).append(row)
     return groups
 
 
-def latest_measurement(rows, key, fingerprint):
+def _sameness(group, fingerprint, netlist):
+    """``"RTL"`` when a row of ``group`` was measured on the RTL ``fingerprint``, ``"netlist"``
+    when its netlist is ``netlist`` (the checkout's for that top), else None."""
+    if fingerprint is not None and any(row["rtl"] == fingerprint for row in group):
+        return "RTL"
+    if netlist is not None and group[0].get("netlist") == netlist:
+        return "netlist"
+    return None
+
+
+def latest_measurement(rows, key, fingerprint, netlist=None):
     """The latest :class:`Measurement` of the top ``key`` (the :data:`TOP_KEYS`), or None.
 
-    Seed rows group as :func:`_seed_groups` says; groups without an Fmax do not count. A group on
-    ``fingerprint`` (the checkout's RTL; None when unknown) wins; else the one with the latest commit.
+    Seed rows group as :func:`_seed_groups` says; groups without an Fmax do not count. A group of
+    today's design wins: measured on ``fingerprint`` (the checkout's RTL; None when unknown) or
+    of ``netlist`` (the top's netlist fingerprint in the checkout; None when unknown); else the
+    one with the latest commit.
     """
-    medians = [median_row(group) for group in _seed_groups(rows, key).values()]
-    medians = [median for median in medians if median["fmax_mhz"] is not None]
-    if not medians:
+    measured = []
+    for group in _seed_groups(rows, key).values():
+        median = median_row(group)
+        if median["fmax_mhz"] is not None:
+            measured.append((median, _sameness(group, fingerprint, netlist)))
+    if not measured:
         return None
-    best = max(medians, key=lambda median: (median["rtl"] == fingerprint, median["commit_date"]))
-    return Measurement(best, None if fingerprint is None else best["rtl"] != fingerprint)
+    best, same = max(measured, key=lambda pair: (pair[1] is not None, pair[0]["commit_date"]))
+    if fingerprint is None and netlist is None:
+        return Measurement(best, None)
+    return Measurement(best, same is None, same or "RTL")
 
 
-def unfinished_today(rows, key, fingerprint):
-    """The seed rows of the top ``key`` on ``fingerprint`` (the checkout's RTL) that gave no Fmax
-    (a timeout, a run stopped), by seed; none when a run on that RTL gave a figure, or the RTL is
-    unknown. What the table says beside an older measurement: today's RTL was tried."""
-    if fingerprint is None:
+def unfinished_today(rows, key, fingerprint, netlist=None):
+    """The seed rows of the top ``key`` of today's design (:func:`latest_measurement`) that gave
+    no Fmax (a timeout, a run stopped), by seed; none when a run of that design gave a figure, or
+    it is unknown. What the table says beside an older measurement: today's RTL was tried."""
+    if fingerprint is None and netlist is None:
         return []
-    today = [row for (rtl, _, _), group in _seed_groups(rows, key).items() if rtl == fingerprint for row in group]
+    today = [row for group in _seed_groups(rows, key).values() if _sameness(group, fingerprint, netlist)
+             for row in group]
     if any(row.get("fmax_mhz") is not None for row in today):
         return []
     return sorted(today, key=lambda row: (row["seed"], row["commit_date"]))

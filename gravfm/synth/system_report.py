@@ -19,7 +19,8 @@ from ..hw.unused import silence_unused
 from .report import synthesize
 from .targets import TARGETS, get_target
 
-__all__ = ["GraphCapacity", "pe_memory_bits", "config_memory_bits", "on_chip_memories", "blocks_for", "synth_system"]
+__all__ = ["GraphCapacity", "pe_memory_bits", "config_memory_bits", "on_chip_memories", "blocks_for", "synth_system",
+           "fpga_top_design"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,21 @@ def _pes_that_fit(algorithm, device, luts_per_pe, capacity, offchip_edges, fpgas
     return best
 
 
+def fpga_top_design(algorithm, *, pes, fpgas=1, offchip_edges=False, build_local_bits=8, build_edges_per_pe=4096,
+                    update_lanes=None, arch=DEFAULT_ARCHITECTURE):
+    """The FPGA top :func:`synth_system` synthesises, unelaborated, with its configuration:
+    ``(config, top)`` (parameters as there)."""
+    # Off chip, the PEs' AXI4 read ports are the top's ``mem`` ports, wrapped like the host ports.
+    config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
+                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes, arch=arch,
+                           edge_memory={"edge_memory": "offchip"} if offchip_edges else None)
+    if fpgas == 1:
+        return config, FpgaTop(config)
+    system = MultiFpgaSystem(config)
+    silence_unused(system)  # only builds FPGA 0's top; never elaborated itself
+    return config, system.fpga_top(0)
+
+
 def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=False, fpgas=1,
                  build_local_bits=8, build_edges_per_pe=4096, update_lanes=None, freq_mhz=None, seed=1,
                  router="router1", arch=DEFAULT_ARCHITECTURE):
@@ -100,17 +116,10 @@ def synth_system(algorithm, *, pes, target, workdir, capacity, offchip_edges=Fal
     placement seed; ``router``: nextpnr's router (``router1`` or ``router2``); ``arch``: the
     architecture built (:data:`gravfm.architectures.BUILT_ARCHITECTURES`).
     """
-    # Off chip, the PEs' AXI4 read ports are the top's ``mem`` ports, wrapped like the host ports.
-    config = system_config(algorithm, fpgas=fpgas, pes=pes, local_bits=build_local_bits,
-                           edges_per_pe=build_edges_per_pe, update_lanes=update_lanes, arch=arch,
-                           edge_memory={"edge_memory": "offchip"} if offchip_edges else None)
+    config, top = fpga_top_design(algorithm, pes=pes, fpgas=fpgas, offchip_edges=offchip_edges,
+                                  build_local_bits=build_local_bits, build_edges_per_pe=build_edges_per_pe,
+                                  update_lanes=update_lanes, arch=arch)
     update_lanes = config.pe.update_lanes
-    if fpgas == 1:
-        top = FpgaTop(config)
-    else:
-        system = MultiFpgaSystem(config)
-        silence_unused(system)  # only builds FPGA 0's top; never elaborated itself
-        top = system.fpga_top(0)
     result = synthesize(top, target=target, workdir=workdir, name="fpga_top", freq_mhz=freq_mhz, seed=seed,
                          router=router)
     memories = on_chip_memories(pe_memory_bits(algorithm, fpgas=fpgas, pes=pes, capacity=capacity), offchip_edges)
