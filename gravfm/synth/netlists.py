@@ -65,9 +65,9 @@ def top_netlist(top):
     checkout builds it (elaborated as ``gravfm synth`` elaborates it, not synthesised)."""
     from amaranth.back import verilog  # deferred: Amaranth (heavy)
 
-    from ..algorithms import get_algorithm
-    from .system_report import fpga_top_design
-    from .wrapper import PinLimitedWrapper
+    from ..algorithms import get_algorithm  # deferred: the registry loads every algorithm's kernels
+    from .system_report import fpga_top_design  # deferred: Amaranth (heavy)
+    from .wrapper import PinLimitedWrapper  # deferred: Amaranth (heavy)
 
     _, design = fpga_top_design(get_algorithm(top.algorithm), pes=top.pes, fpgas=top.fpgas,
                                 offchip_edges=top.edge_memory == "offchip", arch=top.arch)
