@@ -92,6 +92,22 @@ def test_rounding_ties_back_to_back(operation):
     assert all(result & 1 == 0 for result in run.results)
 
 
+@pytest.mark.parametrize("constant", [0x3F59_999A, 0x0000_0001, 0x8000_0000, 0x7F80_0000, 0x7FC0_0000, 0x4B80_0001])
+def test_a_constant_factor_multiplies_as_an_operand_would(constant):
+    """0.85 (PageRank's damping), a subnormal, -0, infinity, NaN, a full significand."""
+    operations = [{"a": a, "b": constant} for a in EDGE_CASES] + [
+        {"a": a, "b": constant} for a in random.Random(constant).choices(range(2**32), k=60)]
+    driven = [{**op, "b": 0x4049_0FDB} for op in operations]   # pi on the port: not read
+    run = run_operations(FPMultiplier(constant_b=constant), driven)
+    check_results("mul", operations, run)
+    check_full_throughput(FPMultiplier, operations, run)
+
+
+def test_a_constant_factor_must_be_a_bit_pattern():
+    with pytest.raises(TypeError, match="constant_b must be a binary32 bit pattern"):
+        FPMultiplier(constant_b=0.85)
+
+
 TAG_LAYOUT = data.StructLayout({"vertex": 12, "last": 1})
 
 

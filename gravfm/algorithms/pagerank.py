@@ -181,7 +181,7 @@ def _apply_factory(supersteps, damping):
 
             def elaborate(self, platform):
                 m = Module()
-                m.submodules.multiplier = mul = FPMultiplier(tag_shape=tag)
+                m.submodules.multiplier = mul = FPMultiplier(tag_shape=tag, constant_b=damping_bits)
                 m.submodules.adder = add = FPAdder(tag_shape=tag)
                 m.submodules.divider = div = FPDivider(tag_shape=tag)
                 m.submodules.queue = queue = LatencyQueue(shape=self.update_o.payload.shape(), latency=chain_latency)
@@ -196,7 +196,6 @@ def _apply_factory(supersteps, damping):
                     mul.operands.valid.eq(taken),
                     self.i.ready.eq(queue.room),
                     mul.operands.payload.a.eq(i.state.sum),
-                    mul.operands.payload.b.eq(damping_bits),
                     mul.operands.payload.tag.nodeid.eq(i.nodeid),
                     mul.operands.payload.tag.rank.eq(i.state.rank),
                     mul.operands.payload.tag.degree.eq(i.state.degree),
