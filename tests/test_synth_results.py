@@ -127,6 +127,7 @@ def test_seeds_of_one_netlist_pool_across_commits_and_stay_todays():
             a_row(1, 99.0, rtl="other0000000", date="2026-12-03T00:00:00+00:00", netlist="m" * 12)]
     found = latest_measurement(rows, WCC4, "new000000000", "n" * 12)
     assert found.median["seeds_measured"] == [1, 2, 3] and found.median["fmax_mhz"] == 150.0
+    assert (found.median["commit"], found.median["rtl"]) == ("2" * 40, "mid000000000")   # the latest, with its RTL
     assert found.stale is False and found.rtl_label() == "today's netlist (commit 2222222)"
     found = latest_measurement(rows, WCC4, "new000000000", "z" * 12)   # the netlist changed too: the latest
     assert found.median["fmax_mhz"] == 99.0 and found.rtl_label() == "measured on older RTL (commit 1111111)"

@@ -148,7 +148,8 @@ def save_rows(path, rows, notes=None):
 
 
 def median_row(rows):
-    """The median row of one top's seed rows on one RTL (same :data:`CONFIG_KEYS` and ``rtl``).
+    """The median row of one top's seed rows of one design (same :data:`CONFIG_KEYS`, and ``rtl`` or
+    ``netlist``); it names the latest of their commits, with that commit's RTL fingerprint.
 
     The median is ``median_low`` over the seeds that gave an Fmax: a measured seed's figure, so
     that its critical path and resources go with it. ``status`` is ``ok`` when every seed gave a
@@ -157,10 +158,10 @@ def median_row(rows):
     seeds = sorted(rows, key=lambda row: row["seed"])
     measured = [row for row in seeds if row.get("fmax_mhz") is not None]
     first = seeds[0]
+    latest = max(seeds, key=lambda row: row["commit_date"])  # seeds of one netlist may span commits
     summary = {"kind": "median", **{key: first.get(key) for key in CONFIG_KEYS},
-               "seeds": [row["seed"] for row in seeds], "rtl": first["rtl"], "netlist": first.get("netlist"),
-               "commit": max(seeds, key=lambda row: row["commit_date"])["commit"],
-               "commit_date": max(row["commit_date"] for row in seeds)}
+               "seeds": [row["seed"] for row in seeds], "rtl": latest["rtl"], "netlist": latest.get("netlist"),
+               "commit": latest["commit"], "commit_date": latest["commit_date"]}
     if not measured:
         return {**summary, "status": first["status"], "fmax_mhz": None}
     middle = statistics.median_low(row["fmax_mhz"] for row in measured)
