@@ -117,10 +117,15 @@ class OffchipScatterUnit(wiring.Component):
         # its filled flag) ran through the read-ahead into the FIFO's block-RAM address (the
         # 1-PE off-chip top's path, 5069ec7: 91.4-95.0 MHz). The FIFO bypasses, so a descriptor
         # written into an empty FIFO still reaches the unpacker two cycles later.
+        # A skid buffer in front too: the burst splitter's decision that a list is issued (its
+        # page-end subtract, the burst's compares) ran on into the FIFO's write, count and
+        # full flag (the same top, 93548c2, router1 seed 1: 86.1 MHz).
         descriptor = descriptor_layout(layouts, layout)
+        m.submodules.list_entry = list_entry = SkidBuffer(shape=descriptor)
         m.submodules.list_fifo = list_fifo = StreamFIFO(shape=descriptor, depth=pe.edge_word_slots + 2,
                                                         head_register=True, bypass=True)
         m.submodules.lists = lists = SkidBuffer(shape=descriptor)
+        wiring.connect(m, list_entry.o, list_fifo.i)
         wiring.connect(m, list_fifo.o, lists.i)
         m.submodules.edge_rob = edge_rob = ReorderBuffer(depth=pe.edge_word_slots, meta=1, shape=pe.memory_word_bits,
                                                          max_take=MAX_BURST_WORDS)
@@ -129,7 +134,7 @@ class OffchipScatterUnit(wiring.Component):
         wiring.connect(m, wiring.flipped(self.updates), presence.updates)
         wiring.connect(m, wiring.flipped(self.present_wr), presence.present_wr)
         wiring.connect(m, index_rob.o, bursts.index)
-        wiring.connect(m, bursts.descriptors, list_fifo.i)
+        wiring.connect(m, bursts.descriptors, list_entry.i)
         wiring.connect(m, lists.o, unpack.lists)
         wiring.connect(m, unpack.o, feed.i)
         wiring.connect(m, feed.o, kernel.i)
@@ -143,10 +148,11 @@ class OffchipScatterUnit(wiring.Component):
         m.d.comb += [
             unpack.round.eq(rnd),
             self.mem_wait.eq(unpack.word_wait
-                             | (~list_fifo.o.valid & ~lists.o.valid & ~bursts.bursts.valid & (index_rob.used != 0)
-                                & ~index_rob.o.valid)),
+                             | (~list_entry.o.valid & ~list_fifo.o.valid & ~lists.o.valid & ~bursts.bursts.valid
+                                & (index_rob.used != 0) & ~index_rob.o.valid)),
             self.active.eq(presence.active | ar.o.valid | (index_rob.used != 0) | bursts.bursts.valid
-                           | list_fifo.o.valid | lists.o.valid | (edge_rob.used != 0) | feed.o.valid),
+                           | list_entry.o.valid | list_fifo.o.valid | lists.o.valid | (edge_rob.used != 0)
+                           | feed.o.valid),
         ]
         return m
 
