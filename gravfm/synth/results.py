@@ -39,8 +39,10 @@ FORMAT_NOTE = (
     "One row per gravfm synth of one FPGA top at one nextpnr seed (kind 'seed'), and per top and RTL the median "
     "over the seeds of a benchmarks/bench_synth.py --matrix sweep (kind 'median'). 'commit' is the commit the "
     "row was measured on, 'rtl' its RTL fingerprint (gravfm/synth/fingerprint.py: the files that feed "
-    "elaboration and synthesis); a row whose fingerprint is not the checkout's is stale: scripts/synth_table.py "
-    "marks it 'measured on older RTL' in the Fmax tables of README.md and docs/results.md.")
+    "elaboration and synthesis), 'netlist' (where present) the top's netlist fingerprint (gravfm/synth/netlists.py: "
+    "its Verilog, the flow's files, the tools' versions); a row whose RTL fingerprint is not the checkout's, nor its "
+    "netlist fingerprint the checkout's for that top, is stale: scripts/synth_table.py marks it 'measured on older "
+    "RTL' in the Fmax tables of README.md and docs/results.md.")
 
 #: The figures of a seed row (None where a run gave none: a timeout, a target without nextpnr).
 FIGURES = ("status", "fmax_mhz", "critical_path", "luts", "flip_flops", "bram_blocks", "dsps", "seconds")
