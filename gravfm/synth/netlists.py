@@ -18,13 +18,12 @@ Nothing here imports Amaranth at import time.
 
 import hashlib
 import json
-import os
 import re
 from importlib import metadata
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..provenance import PACKAGE_PARENT
+from ..provenance import PACKAGE_PARENT, write_results
 from .fingerprint import rtl_fingerprint
 
 __all__ = ["FLOW_SOURCES", "NETLISTS_FILE", "netlist_fingerprint", "top_netlist", "today_netlists", "write_today"]
@@ -86,9 +85,7 @@ def write_today(tops, path=NETLISTS_FILE, progress=None):
     document = {"rtl": rtl_fingerprint(), "netlists": netlists,
                 "note": "each matrix top's netlist fingerprint (gravfm/synth/netlists.py) for the RTL fingerprint "
                         "'rtl'; written by scripts/synth_table.py"}
-    partial = Path(path).with_name(Path(path).name + ".partial")
-    partial.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    write_results(document, path, stream=None)  # whole or not at all, with its provenance
     return netlists
 
 
