@@ -67,7 +67,7 @@ def simulate(messages, gaps, write_latency):
     config = SystemConfig.of(algorithm=WCC, pes_per_fpga=1, local_bits=6, edges_per_pe=8)  # 7-bit labels
     layouts = KernelLayouts(WCC, config)
     gather = ForwardingGatherUnit(layouts=layouts, config=config, kernel=WCC.gather(layouts),
-                                  twin=WCC.gather(layouts), write_latency=write_latency)
+                                  twins=(WCC.gather(layouts), WCC.gather(layouts)), write_latency=write_latency)
     harness = Harness(gather, layouts, write_latency)
     touched, refused, labels = [], [0], []
 
@@ -136,10 +136,11 @@ def test_only_combinational_kernels_forward():
     layouts = KernelLayouts(PAGERANK, config)
     kernel = build_kernels(PAGERANK, layouts)["gather"]
     assert isinstance(chosen_unit(layouts=layouts, config=config, kernel=kernel), GatherUnit)
-    twin = PAGERANK.gather(layouts)
-    silence_unused(twin)
+    twins = (PAGERANK.gather(layouts), PAGERANK.gather(layouts))
+    for twin in twins:
+        silence_unused(twin)
     with pytest.raises(TypeError, match="not a combinational gather kernel"):
-        ForwardingGatherUnit(layouts=layouts, config=config, kernel=kernel, twin=twin)
+        ForwardingGatherUnit(layouts=layouts, config=config, kernel=kernel, twins=twins)
 
 
 @pytest.mark.parametrize("forwarding, unit", [(True, ForwardingGatherUnit), (False, GatherUnit)])

@@ -84,11 +84,11 @@ def forwards(config, kernel):
 def build_gather_unit(*, layouts, config, kernel, write_latency=0, overlap=False):
     """The gather stage for ``kernel``: forwarding when :func:`forwards`, else with a hazard unit.
     ``overlap`` (a sparse algorithm) lets a forwarding stage run beside apply. A forwarding stage
-    gets a second instance of the algorithm's gather kernel (``twin``)."""
+    gets two more instances of the algorithm's gather kernel (``twins``)."""
     if forwards(config, kernel):
         return ForwardingGatherUnit(layouts=layouts, config=config, kernel=kernel,
-                                    twin=config.algorithm.gather(layouts), write_latency=write_latency,
-                                    overlap=overlap)
+                                    twins=(config.algorithm.gather(layouts), config.algorithm.gather(layouts)),
+                                    write_latency=write_latency, overlap=overlap)
     return GatherUnit(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency)
 
 
@@ -97,24 +97,28 @@ class ForwardingGatherUnit(GatherStage):
     (``combinational = True``). Parameters and ports as :class:`~gravfm.hw.pe.gather.GatherStage`;
     ``hazard_stall`` is always 0 (no message waits for its vertex).
 
-    ``twin`` is a second instance of the same kernel. ``kernel`` runs on the word read from the
-    vertex memory, ``twin`` on a forwarded word (registers), and the write-back register takes
-    the result of the one whose word is the newest: the choice of word then stands behind the
-    kernel instead of between the memory and the kernel. The memory's read data arrives late
-    and from afar (its block RAM's output register, 2.5 ns of route on ECP5): with the choice
-    in front, the memory word, the multiplexer and the kernel's compare were FPGA 0 of 2 x 4's
-    worst path (207d9e0, router1 seed 1: 141.5 MHz). A combinational kernel keeps no state
-    (the kernel contract), so two instances answer as one would.
+    ``twins`` are two more instances of the same kernel. ``kernel`` runs on the word read from
+    the vertex memory, the first twin on a word forwarded into the read-data registers, the
+    second on the word in the write-back register, and the write-back register takes the result
+    of the one whose word is the newest: the choice of word then stands behind the kernels
+    instead of in front. The memory's read data arrives late and from afar (its block RAM's
+    output register, 2.5 ns of route on ECP5): with the choice in front, the memory word, the
+    multiplexer and the kernel's compare were FPGA 0 of 2 x 4's worst path (207d9e0, router1
+    seed 1: 141.5 MHz). The write-back register's word, chosen in front of the twin, made the
+    loop from that register through the kernel back into it the path of FPGA 0 of 2 x 4
+    (cb17732, router1 seed 1: 137.8 MHz) and of the 4-PE tops. A combinational kernel keeps no
+    state (the kernel contract), so three instances answer as one would.
     """
 
-    def __init__(self, *, layouts, config, kernel, twin, write_latency=0, overlap=False):
-        for name, instance in (("kernel", kernel), ("twin", twin)):
+    def __init__(self, *, layouts, config, kernel, twins, write_latency=0, overlap=False):
+        for name, instance in (("kernel", kernel), ("twin", twins[0]), ("twin", twins[1])):
             if not is_combinational(instance):
                 silence_unused(self)
                 raise TypeError(f"{name} {type(instance).__name__} is not a combinational gather kernel "
                                 "(combinational = True); use GatherUnit")
-        silence_unused(twin)  # elaborated with this unit; the unit's own warning covers both
-        self._twin = twin
+        for twin in twins:
+            silence_unused(twin)  # elaborated with this unit; the unit's own warning covers them
+        self._twins = twins
         super().__init__(layouts=layouts, config=config, kernel=kernel, write_latency=write_latency,
                          overlap=overlap)
 
@@ -205,14 +209,17 @@ class ForwardingGatherUnit(GatherStage):
         if retry is not None:
             m.d.comb += [retry.i.valid.eq(blocked), retry.i.payload.eq(r_item)]
 
-        # The kernel on the memory's word, its twin on the forwarded one; the newest word's wins.
-        m.submodules.twin = twin = self._twin
-        for instance, word in ((kernel, memory_word), (twin, newer_word)):
+        # The kernel on the memory's word, its twins on the forwarded one and on the write-back
+        # register's; the newest word's result wins.
+        m.submodules.twin = twin = self._twins[0]
+        m.submodules.written_twin = written_twin = self._twins[1]
+        for instance, word in ((kernel, memory_word), (twin, forwarded_word), (written_twin, written)):
             m.d.comb += kernel_inputs(instance, valid=r_valid & ~blocked, level=level, item=r_item,
                                       state=word.state)
-        result = Mux(take_forwarded, twin.o.payload.as_value(), kernel.o.payload.as_value())
-        m.d.sync += [wb_valid.eq(Mux(take_forwarded, twin.o.valid, kernel.o.valid)), wb.eq(result),
-                     wb_before.eq(state_in)]
+        newest = Mux(r_takes_wb, written_twin.o.payload.as_value(),
+                     Mux(forwarded, twin.o.payload.as_value(), kernel.o.payload.as_value()))
+        newest_valid = Mux(r_takes_wb, written_twin.o.valid, Mux(forwarded, twin.o.valid, kernel.o.valid))
+        m.d.sync += [wb_valid.eq(newest_valid), wb.eq(newest), wb_before.eq(state_in)]
         self._write_back(m, valid=wb_valid, address=wb_address, written=written, changed=changed,
                          was_touched=wb_before.touched)
 
