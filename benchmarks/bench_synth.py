@@ -53,8 +53,8 @@ from gravfm.provenance import arguments, write_results
 from gravfm.stop_signals import STOP_SIGNALS, install_stop_handlers
 from gravfm.synth.fingerprint import commit_facts, rtl_fingerprint
 from gravfm.synth.netlists import top_netlist
-from gravfm.synth.results import (CONFIG_KEYS, FIGURES, MATRIX, MATRIX_ROUTER, MATRIX_SEEDS, RESULTS_FILE, load_rows,
-                                  median_row, save_rows, seed_row)
+from gravfm.synth.results import (CONFIG_KEYS, FIGURES, MATRIX, MATRIX_ROUTER, MATRIX_SEEDS, RESULTS_FILE, design_match,
+                                  load_rows, median_row, save_rows, seed_row)
 from gravfm.synth.targets import NEXTPNR_ROUTERS, get_target
 
 #: Seconds per configuration: a sweep's small tops, and the matrix's (FPGA 0 of 4 x 4 routes for ~40 min).
@@ -161,7 +161,7 @@ def matrix_config(top, router):
 def rows_on(rows, config, rtl, netlist, kind="seed"):
     """The rows of ``kind`` with the configuration ``config`` measured on the RTL ``rtl`` or on
     another RTL with the same netlist fingerprint ``netlist`` (the same design)."""
-    return [row for row in rows if row.get("kind") == kind and (row.get("rtl") == rtl or row.get("netlist") == netlist)
+    return [row for row in rows if row.get("kind") == kind and design_match(row, rtl, netlist)
             and all(row.get(key) == config[key] for key in CONFIG_KEYS)]
 
 

@@ -23,7 +23,7 @@ from ..provenance import PACKAGE_PARENT, stamped
 
 __all__ = ["Top", "MATRIX", "MATRIX_SEEDS", "MATRIX_ROUTER", "RESULTS_FILE", "TOP_KEYS", "CONFIG_KEYS", "ROW_KEYS",
            "FORMAT_NOTE", "FIGURES", "seed_row", "load_rows", "save_rows", "median_row", "rtl_note", "seeds_words",
-           "Measurement", "latest_measurement", "unfinished_today"]
+           "Measurement", "design_match", "latest_measurement", "unfinished_today"]
 
 #: The results file of a checkout (absent from an installed package).
 RESULTS_FILE = PACKAGE_PARENT / "benchmarks" / "results" / "synth_matrix.json"
@@ -232,14 +232,21 @@ def _seed_groups(rows, key):
     return groups
 
 
-def _sameness(group, fingerprint, netlist):
-    """``"RTL"`` when a row of ``group`` was measured on the RTL ``fingerprint``, ``"netlist"``
-    when its netlist is ``netlist`` (the checkout's for that top), else None."""
-    if fingerprint is not None and any(row["rtl"] == fingerprint for row in group):
+def design_match(row, rtl, netlist):
+    """How ``row`` describes a design: ``"RTL"`` when it was measured on the RTL fingerprint
+    ``rtl``, ``"netlist"`` when on another RTL with the netlist fingerprint ``netlist`` (the same
+    design), else None (either may be None: unknown)."""
+    if rtl is not None and row.get("rtl") == rtl:
         return "RTL"
-    if netlist is not None and group[0].get("netlist") == netlist:
+    if netlist is not None and row.get("netlist") == netlist:
         return "netlist"
     return None
+
+
+def _sameness(group, fingerprint, netlist):
+    """:func:`design_match` of a group of rows: ``"RTL"`` when one row has it, else the rows'."""
+    matches = {design_match(row, fingerprint, netlist) for row in group}
+    return "RTL" if "RTL" in matches else "netlist" if "netlist" in matches else None
 
 
 def latest_measurement(rows, key, fingerprint, netlist=None):
