@@ -118,9 +118,11 @@ def test_random_backpressure_keeps_order_and_tags(operation):
     for index in range(300):
         a, b = rng.choice(EDGE_CASES + (rng.getrandbits(32),) * 8), rng.getrandbits(32)
         operations.append({"a": a, "b": b, "tag": {"vertex": index % 4096, "last": index % 2}})
-    input_valid = [rng.random() < 0.8 for _ in range(61)]
+    # Back to back into the first long stall, which then fills the pipeline; flicker after.
+    latency = UNITS[operation].latency
+    input_valid = [True] * latency + [rng.random() < 0.8 for _ in range(61)]
     # Long stalls as well as cycle-by-cycle flicker on the output.
-    output_ready = [False] * 25 + [rng.random() < 0.6 for _ in range(70)] + [True] * 10
+    output_ready = [False] * (latency + 20) + [rng.random() < 0.6 for _ in range(70)] + [True] * 10
     unit = UNITS[operation](tag_shape=TAG_LAYOUT)
     run = run_operations(unit, operations, input_valid=input_valid, output_ready=output_ready)
     check_results(operation, operations, run)
@@ -185,7 +187,7 @@ def test_units_convert_to_rtlil_with_documented_ports(operation):
 def test_adder_without_options_has_only_operands():
     assert set(operands_layout().members) == {"a", "b"}
     assert set(operands_layout(subtract_field=True).members) == {"a", "b", "subtract"}
-    assert FPDivider.latency == 18 and FPAdder.latency == 4 and FPMultiplier.latency == 6
+    assert FPDivider.latency == 31 and FPAdder.latency == 4 and FPMultiplier.latency == 6
 
 
 @pytest.mark.slow

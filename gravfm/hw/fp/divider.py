@@ -31,21 +31,24 @@ class FPDivider(BinaryFPUnit):
     result is the canonical quiet NaN ``0x7FC00000``. ``0/0`` and ``inf/inf`` are NaN; a finite
     non-zero number divided by zero is a signed infinity (no exception flags are raised).
 
-    Latency is :attr:`latency` = 18 cycles, throughput one operation per cycle. Stages:
+    Latency is :attr:`latency` = 31 cycles, throughput one operation per cycle. Stages:
     (1) special cases and the significands' leading-zero counts; (2) normalization of subnormal
     significands (the shift) and the quotient's exponent; (3) doubling the dividend if it is
-    smaller than the divisor, so the quotient lies in [1, 2); (4..16) restoring division,
+    smaller than the divisor, so the quotient lies in [1, 2); (4..29) restoring division,
     :attr:`quotient_bits_per_stage` quotient bits per stage, 26 bits in all (24 significand bits,
-    guard and round; the remainder gives the sticky bit); (17) right shift into the subnormal
-    range when the exponent is below 1; (18) rounding and packing. Count and shift are two
+    guard and round; the remainder gives the sticky bit); (30) right shift into the subnormal
+    range when the exponent is below 1; (31) rounding and packing. Count and shift are two
     stages: in one, behind the PageRank apply kernel's adder, they were the path of its 4-PE
-    ECP5 top (14.4 ns, 69 MHz).
+    ECP5 top (14.4 ns, 69 MHz). One quotient bit per stage, one subtract's carry chain: with
+    two, chained, the second behind the first, the PageRank 4-PE top's path was a stage of the
+    divider (1b22f5f, router2 seed 1: 87.2 MHz, 11.5 ns). The stages cost flip-flops, not
+    LUTs, and a pipeline that never stalls (rule 7 in docs/architecture.md) no cycle per item.
 
     Operands (``a`` the dividend, ``b`` the divisor), results and ``tag_shape`` as in
     :class:`~gravfm.hw.fp.unit.BinaryFPUnit`.
     """
 
-    quotient_bits_per_stage = 2
+    quotient_bits_per_stage = 1
     # Count, normalize, compare, the division stages, subnormal shift, round and pack.
     latency = 3 + -(-QUOTIENT_BITS // quotient_bits_per_stage) + 2
 
