@@ -13,6 +13,7 @@ from gravfm.algorithms.pagerank import RANK_RTOL, bits_float, float_bits
 from gravfm.algorithms.reference import pagerank
 from gravfm.errors import ConfigError
 from gravfm.graph.tiny import tiny_graph
+from gravfm.hw.fp import FPAdder, FPDivider, FPMultiplier
 from conftest import check_pagerank_run, random_graph, run_flow
 
 SHORT = make_pagerank(supersteps=6)
@@ -63,16 +64,17 @@ def test_full_hazard_window_sustains_one_message_per_cycle():
     """With hazard_slots >= adder latency + 1, a round costs about its edges plus its apply pass.
 
     On the complete graph every sender's list has distinct destinations, so only the pipeline
-    latencies (apply ~25, the rest as for WCC: SUPERSTEP_OVERHEAD = 24 in test_hw_system, up
-    from 16 since the memory-output and skid registers of the timing work) add to edges +
-    vertices per round.
+    latencies (apply's chain and its queue's head, the rest as for WCC: SUPERSTEP_OVERHEAD = 24
+    in test_hw_system, up from 16 since the memory-output and skid registers of the timing work)
+    add to edges + vertices per round: 30 cycles a round beside apply's latency.
     """
+    apply_latency = FPMultiplier.latency + FPAdder.latency + FPDivider.latency + 1
     graph = tiny_graph("complete")
     report, _ = check_pagerank_run(run_flow(SHORT, graph, pes=1, hazard_slots=6))
     rounds = report.supersteps
     ideal = graph.num_edges * (rounds - 1) + rounds * report.plan.config.pe.vertices_per_pe
     assert report.stalls["stall_hazard"] <= rounds * graph.num_vertices
-    assert report.cycles <= ideal + rounds * 58, (report.cycles, ideal)
+    assert report.cycles <= ideal + rounds * (30 + apply_latency), (report.cycles, ideal)
 
 
 def test_initial_state_carries_the_constants():
