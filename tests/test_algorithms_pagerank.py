@@ -66,14 +66,16 @@ def test_full_hazard_window_sustains_one_message_per_cycle():
     On the complete graph every sender's list has distinct destinations, so only the pipeline
     latencies (apply's chain and its queue's head, the rest as for WCC: SUPERSTEP_OVERHEAD = 24
     in test_hw_system, up from 16 since the memory-output and skid registers of the timing work)
-    add to edges + vertices per round: 30 cycles a round beside apply's latency.
+    add to edges + vertices per round: 30 cycles a round beside apply's latency. A vertex's
+    messages come four apart here, closer than the combining adder's latency: measured 1 stall
+    per vertex and round with a 4-cycle adder, 1.5 with today's 5-cycle one; the bound is 2.
     """
     apply_latency = FPMultiplier.latency + FPAdder.latency + FPDivider.latency + 1
     graph = tiny_graph("complete")
     report, _ = check_pagerank_run(run_flow(SHORT, graph, pes=1, hazard_slots=6))
     rounds = report.supersteps
     ideal = graph.num_edges * (rounds - 1) + rounds * report.plan.config.pe.vertices_per_pe
-    assert report.stalls["stall_hazard"] <= rounds * graph.num_vertices
+    assert report.stalls["stall_hazard"] <= 2 * rounds * graph.num_vertices
     assert report.cycles <= ideal + rounds * (30 + apply_latency), (report.cycles, ideal)
 
 

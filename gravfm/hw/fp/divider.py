@@ -92,18 +92,23 @@ class FPDivider(BinaryFPUnit):
                 bits.append(bit)
             # Cat puts its first argument at the bottom: newest bit lowest.
             quotient = Cat(*reversed(bits), stage.quotient[:first_bit])
+            last = first_bit + steps == QUOTIENT_BITS
+            # The last division stage also decides the subnormal shift (the exponent is settled
+            # since stage 3), so the shift stage starts from registers: with the compare and the
+            # subtraction in front of its shifter, that stage was 9 levels deep in PageRank's
+            # 4-PE ECP5 netlist (6228a4f).
+            subnormal = {"tiny": stage.exponent < 1, "tiny_shift": 1 - stage.exponent} if last else {}
             stage = pipe.register(is_special=stage.is_special,
                                   special_result=stage.special_result, sign=stage.sign,
                                   exponent=stage.exponent, remainder=remainder,
-                                  divisor=stage.divisor, quotient=quotient)
+                                  divisor=stage.divisor, quotient=quotient, **subnormal)
 
         # Shift into the subnormal range if the exponent is below 1.
         extended = Cat(stage.remainder != 0, stage.quotient[:QUOTIENT_BITS])
-        tiny = stage.exponent < 1
-        extended = Mux(tiny, shift_right_jam(extended, 1 - stage.exponent, max_amount=EXTENDED_BITS),
+        extended = Mux(stage.tiny, shift_right_jam(extended, stage.tiny_shift, max_amount=EXTENDED_BITS),
                        extended)
         stage = pipe.register(is_special=stage.is_special, special_result=stage.special_result,
-                              sign=stage.sign, exponent=Mux(tiny, 1, stage.exponent),
+                              sign=stage.sign, exponent=Mux(stage.tiny, 1, stage.exponent),
                               extended=extended)
 
         # Last stage: round and pack.

@@ -75,16 +75,18 @@ class FPMultiplier(BinaryFPUnit):
         operand_zeros = leading_zeros(a.significand)[:5] + leading_zeros(b.significand)[:5]
         s1 = pipe.register(
             **special,
-            exponent=a.exponent + b.exponent - (EXPONENT_BIAS - 1) - operand_zeros,
+            exponent_sum=a.exponent + b.exponent - (EXPONENT_BIAS - 1),
             operand_zeros=operand_zeros,
             a_significand=a.significand, **({} if constant else {"b_significand": b.significand}),
         )
         b_significand = b.significand if constant else s1.b_significand
 
-        # Stage 2: the partial products, one DSP multiplier each, registered.
+        # Stage 2: the partial products, one DSP multiplier each, registered; the exponent less
+        # the leading zeros (behind the count in stage 1 it made that stage 8 levels deep in
+        # PageRank's 4-PE ECP5 netlist, 6228a4f).
         partial = _partial_products(s1.a_significand, b_significand)
         s2 = pipe.register(is_special=s1.is_special, special_result=s1.special_result, sign=s1.sign,
-                           exponent=s1.exponent, operand_zeros=s1.operand_zeros,
+                           exponent=s1.exponent_sum - s1.operand_zeros, operand_zeros=s1.operand_zeros,
                            **{f"product_{name}": value for name, value in partial.items()})
 
         # Stage 3: their sum.
