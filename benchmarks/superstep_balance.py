@@ -20,6 +20,15 @@ longer of its floor and one crossing. (Counting both in full, work then crossing
 4 x 9 BFS on a uniform graph measured CPE 1.040 against that sum's 1.046, its supersteps'
 crossings overlapping the other FPGAs' work.)
 
+The hybrid architecture (``--scatter-units``) scatters each update once per FPGA, in the scatter
+unit that owns its sender (:func:`gravfm.partition.hybrid_store.scatter_owner`), which streams the
+sender's edges into that FPGA at one edge per cycle: a superstep then also waits for its busiest
+scatter unit, and a hub's edges are one unit's. ``scatter_floor`` is the sum over supersteps of
+the longer of the busiest PE's messages and the busiest scatter unit's edges, over the sum of the
+means. ``--hub-degree D`` asks what a hub path would give: the edges of every sender with more
+than ``D`` out-edges dealt round-robin over its FPGA's scatter units (as if its update reached all
+of them), the rest as now (``scatter_floor_with_hubs``, and the number of such senders).
+
 The active senders of each superstep come from the algorithm itself: BFS levels (the vertices at
 level r send in superstep r), WCC label propagation (the vertices whose label changed send),
 PageRank (every vertex, every superstep);
@@ -101,6 +110,29 @@ def intake_floor(graph, steps, per_pe, pe_of_vertex, pes_per_fpga, lanes):
     return sum(superstep_floors(per_pe, intake)) / sum(mean_per_superstep(per_pe)), intake
 
 
+def edges_per_scatter_unit(graph, steps, pe_of_vertex, pes_per_fpga, hub_degree=None):
+    """One array per superstep: the edges each scatter unit of the hybrid streams (module doc);
+    a sender with more than ``hub_degree`` out-edges has its edges into each FPGA dealt
+    round-robin over that FPGA's units."""
+    sources, targets = graph.sources(), graph.targets
+    units = pe_of_vertex.max() // pes_per_fpga * pes_per_fpga + pes_per_fpga
+    owner = pe_of_vertex[sources] % pes_per_fpga
+    if hub_degree is not None:
+        hub = graph.out_degree()[sources] > hub_degree
+        # The edge's rank among its sender's out-edges (CSR order) deals it to a unit.
+        rank = np.arange(sources.size) - graph.offsets[sources]
+        owner = np.where(hub, rank % pes_per_fpga, owner)
+    unit = pe_of_vertex[targets] // pes_per_fpga * pes_per_fpga + owner
+    return [np.bincount(unit[active[sources]], minlength=units) for active in steps]
+
+
+def scatter_floor(per_pe, per_unit):
+    """Sum over supersteps of the busiest PE's messages or busiest scatter unit's edges, over
+    the sum of the means (module doc)."""
+    return sum(max(int(pe.max()), int(unit.max())) for pe, unit in zip(per_pe, per_unit)) / sum(
+        mean_per_superstep(per_pe))
+
+
 def superstep_floors(per_pe, intake):
     """Each superstep's floor in cycles: its busiest PE's edges or its busiest FPGA's intake."""
     return [max(float(counts.max()), cycles) for counts, cycles in zip(per_pe, intake)]
@@ -111,6 +143,19 @@ def with_barriers(per_pe, intake, supersteps, barrier_cycles):
     takes the longer of its floor and ``barrier_cycles`` (module doc)."""
     floors = superstep_floors(per_pe, intake) + [0.0] * (supersteps - len(per_pe))
     return sum(max(floor, barrier_cycles) for floor in floors) / sum(mean_per_superstep(per_pe))
+
+
+def scatter_unit_figures(graph, steps, pe_of_vertex, pes_per_fpga, per_pe, hub_degrees):
+    """The hybrid's scatter-unit figures of one partition (module doc)."""
+    per_unit = edges_per_scatter_unit(graph, steps, pe_of_vertex, pes_per_fpga)
+    figures = {"scatter_floor": scatter_floor(per_pe, per_unit),
+               "busiest_scatter_unit_per_superstep": [int(unit.max()) for unit in per_unit], "hubs": {}}
+    degree = graph.out_degree()
+    for hub_degree in hub_degrees:
+        dealt = edges_per_scatter_unit(graph, steps, pe_of_vertex, pes_per_fpga, hub_degree)
+        figures["hubs"][str(hub_degree)] = {"senders": int((degree > hub_degree).sum()),
+                                            "scatter_floor_with_hubs": scatter_floor(per_pe, dealt)}
+    return figures
 
 
 def main(argv=None):
@@ -126,7 +171,16 @@ def main(argv=None):
                         help="cycles a superstep's barrier spends beyond the work (default: the link "
                              "latency of --platform with several FPGAs, else 0)")
     parser.add_argument("--platform", default="ac510x4", help="platform for the link latency (default ac510x4)")
+    parser.add_argument("--root", type=int, default=None,
+                        help="BFS root (the input's id; default the vertex of highest out-degree)")
+    parser.add_argument("--scatter-units", action="store_true",
+                        help="also the hybrid architecture's scatter units (module doc)")
+    parser.add_argument("--hub-degree", type=int, nargs="*", default=[],
+                        help="with --scatter-units: out-degrees above which a sender's edges are dealt "
+                             "over its FPGA's scatter units (what-if of a hub path)")
     args = parser.parse_args(argv)
+    if args.hub_degree and not args.scatter_units:
+        parser.error("--hub-degree needs --scatter-units")
     barrier = args.barrier_cycles
     if barrier is None:
         barrier = load_platform(args.platform).network.link.latency_cycles if args.fpgas > 1 else 0
@@ -134,7 +188,7 @@ def main(argv=None):
     algorithm = get_algorithm(args.algorithm)
     graph = load_graph(args.graph)
     # BFS from the vertex of highest out-degree, as in bench_scaling.py.
-    given = {"root": graph.hub()} if "root" in algorithm.default_params else {}
+    given = {"root": graph.hub() if args.root is None else args.root} if "root" in algorithm.default_params else {}
     params = algorithm.params(given)
     graph = algorithm.prepare(graph, params)
     reference = algorithm.reference(graph, params)
@@ -145,8 +199,8 @@ def main(argv=None):
     if counted + [0] * (len(expected) - len(counted)) != expected:
         raise SystemExit("superstep_balance: the active senders do not reproduce the reference's message counts")
     result = {"analysis": "superstep balance (software, no hardware)", "graph": args.graph,
-              "algorithm": args.algorithm, "fpgas": args.fpgas, "pes_per_fpga": args.pes, "lanes": args.lanes,
-              "barrier_cycles": barrier, "supersteps": reference.supersteps,
+              "algorithm": args.algorithm, "params": params, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
+              "lanes": args.lanes, "barrier_cycles": barrier, "supersteps": reference.supersteps,
               "messages_per_superstep": counted, "methods": {}}
     for method in args.methods:
         parts = partition(graph, args.fpgas, args.pes, method=method)
@@ -157,6 +211,9 @@ def main(argv=None):
         result["methods"][method] = {"balance": value, "busiest_over_mean_per_superstep": ratios,
                                      "cpe_floor": floor, "intake_cycles_per_superstep": intake,
                                      "cpe_floor_with_barriers": with_barriers(per_pe, intake, reference.supersteps, barrier)}
+        if args.scatter_units:
+            result["methods"][method].update(scatter_unit_figures(graph, steps, pe_of_vertex, args.pes, per_pe,
+                                                                  args.hub_degree))
     write_results(result)
     return 0
 

@@ -7,7 +7,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from superstep_balance import balance, intake_floor, messages_per_pe, with_barriers  # noqa: E402
+from superstep_balance import (balance, edges_per_scatter_unit, intake_floor, messages_per_pe,  # noqa: E402
+                               scatter_floor, with_barriers)
 
 from gravfm.graph.csr import Graph  # noqa: E402
 
@@ -53,3 +54,22 @@ def test_pagerank_sends_from_every_vertex_in_every_superstep_but_the_last():
     counted = [int(active[graph.sources()].sum()) for active in steps]
     assert counted == [int(count) for count in reference.messages_per_superstep if count]
     assert len(steps) == len(reference.messages_per_superstep) - 1
+
+
+def test_a_hub_is_one_scatter_units_until_its_edges_are_dealt():
+    # One FPGA of two PEs: vertices 0-3 on PE 0, 4-7 on PE 1. Vertex 0 sends to 1, 2, 4, 5, 6, 7;
+    # vertex 4 to 0. Both send in the one superstep.
+    pe_of_vertex = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    graph = Graph.from_edges([0, 0, 0, 0, 0, 0, 4], [1, 2, 4, 5, 6, 7, 0], num_vertices=8)
+    senders = [np.isin(np.arange(8), [0, 4])]
+    per_pe = messages_per_pe(graph, senders, pe_of_vertex, 2)
+    assert per_pe[0].tolist() == [3, 4]
+    # Vertex 0's scatter unit (PE 0's) streams its six edges, PE 1's unit vertex 4's one.
+    per_unit = edges_per_scatter_unit(graph, senders, pe_of_vertex, 2)
+    assert per_unit[0].tolist() == [6, 1]
+    assert scatter_floor(per_pe, per_unit) == 6 / 3.5
+    # Dealt over both units (degree above 2), vertex 0's edges are three each: PE 1's unit holds
+    # 4, the busiest PE's messages 4.
+    dealt = edges_per_scatter_unit(graph, senders, pe_of_vertex, 2, hub_degree=2)
+    assert dealt[0].tolist() == [3, 4]
+    assert scatter_floor(per_pe, dealt) == 4 / 3.5
