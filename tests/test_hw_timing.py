@@ -10,6 +10,7 @@ from amaranth.lib import data
 
 from gravfm.algorithms import PAGERANK, WCC
 from gravfm.hw import SystemConfig
+from gravfm.hw.fp import FPAdder
 from gravfm.hw.kernels import build_kernels
 from gravfm.hw.layouts import KernelLayouts
 from gravfm.hw.network import Endpoint, RoundMerger
@@ -45,7 +46,7 @@ def test_hazard_slots_reject_a_bad_latency(bad):
         hazard_slots_for(4, _Kernel(bad))
 
 
-@pytest.mark.parametrize(("algorithm", "expected"), [(WCC, 4), (PAGERANK, 7)])
+@pytest.mark.parametrize(("algorithm", "expected"), [(WCC, 4), (PAGERANK, FPAdder.latency + 3)])
 def test_gather_unit_sizes_its_hazard_unit_from_the_kernel(algorithm, expected):
     config = SystemConfig.of(algorithm=algorithm, local_bits=5)
     layouts = KernelLayouts(algorithm, config)
