@@ -111,6 +111,36 @@ def test_hazard_unit_with_remove_latency_frees_the_entry_a_cycle_later():
     run(dut, bench)
 
 
+def test_hazard_unit_by_slot_removes_and_stores_the_named_slot():
+    """With ``by_slot`` an insert reports its slot, and a removal or a store names the slot, not
+    the address (the same address may then sit in two slots, as gather never lets it)."""
+    dut = HazardUnit(addr_bits=3, slots=3, payload=unsigned(8), remove_latency=1, by_slot=True)
+
+    async def bench(ctx):
+        taken = []
+        for address in (5, 2, 6):
+            taken.append(ctx.get(dut.insert_slot))
+            await insert_addresses(ctx, dut, (address,))
+        assert taken == [0, 1, 2] and ctx.get(dut.full)
+        ctx.set(dut.store, 1)
+        ctx.set(dut.store_slot, 1)
+        ctx.set(dut.store_data, 0x5A)
+        await ctx.tick()
+        ctx.set(dut.store, 0)
+        ctx.set(dut.remove, 1)   # announce slot 1 (address 2); the address port is not read
+        ctx.set(dut.remove_slot, 1)
+        ctx.set(dut.remove_addr, 5)
+        await ctx.tick()
+        ctx.set(dut.remove, 0)
+        assert ctx.get(dut.remove_data) == 0x5A
+        ctx.set(dut.check_addr, 2)
+        assert not ctx.get(dut.hazard) and not ctx.get(dut.full) and ctx.get(dut.insert_slot) == 1
+        ctx.set(dut.check_addr, 5)
+        assert ctx.get(dut.hazard)
+
+    run(dut, bench)
+
+
 def test_hazard_unit_rejects_a_bad_remove_latency():
     with pytest.raises(TypeError, match="remove latency"):
         HazardUnit(addr_bits=3, slots=2, remove_latency=2)

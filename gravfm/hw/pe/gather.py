@@ -24,6 +24,7 @@ state read is kept beside the vertex's hazard entry until the write-back, for th
 
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import stream, wiring
+from amaranth.lib.fifo import SyncFIFO
 from amaranth.lib.wiring import In, Out
 
 from ..memory_ports import read_port_signature, write_port_signature
@@ -224,7 +225,7 @@ class GatherUnit(GatherStage):
         slots = self.parking_slots
         m.submodules.hazard = hazard = HazardUnit(addr_bits=local_bits, slots=self.hazard_slots,
                                                   payload=layouts.vertex_word, remove_latency=1,
-                                                  lookahead=2 + slots)
+                                                  lookahead=2 + slots, by_slot=True)
 
         incoming = self.messages.payload
         incoming_address = incoming.neighbor[:local_bits]
@@ -300,16 +301,38 @@ class GatherUnit(GatherStage):
         park.update(m, head=h, head_next=h_next, next_head_address=Mux(h_load, incoming_address, h_address),
                     in_flight_next=[in_flight_next(2 + k, park.address[k]) for k in range(slots)])
 
+        # Each message carries the hazard slot it took, so that its store and its removal name
+        # the slot instead of comparing its vertex with every slot's.
+        s_slot = Signal.like(hazard.insert_slot)
+        r_slot = Signal.like(hazard.insert_slot)
         with m.If(s_advance):
-            m.d.sync += [s_valid.eq(issue), s_item.eq(chosen)]
+            m.d.sync += [s_valid.eq(issue), s_item.eq(chosen), s_slot.eq(hazard.insert_slot)]
         with m.If(r_advance):
-            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item)]
+            m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_slot.eq(s_slot)]
 
         self._write_back(m, layouts, local_bits, kernel, hazard, level=level, chosen_address=chosen_address,
-                         s_advance=s_advance, r_advance=r_advance, r_valid=r_valid, r_item=r_item)
+                         s_advance=s_advance, r_advance=r_advance, r_valid=r_valid, r_item=r_item, r_slot=r_slot)
+
+    def _slots_in_kernel(self, m, kernel, hazard, *, r_valid, r_slot):
+        """The hazard slot of the kernel's output: the kernel keeps its inputs' order, so the
+        slots of the messages inside it wait in a FIFO beside it, in LUT RAM (one output per
+        input; an output in its input's own cycle takes the slot from R). The removal's address
+        compare with every slot, behind the kernel's output register, was the path of
+        PageRank's 4-PE top (9b2ba09, router2 seed 1: 89.6 MHz, 11.2 ns into the parking slots'
+        blocked flags)."""
+        m.submodules.kernel_slots = fifo = SyncFIFO(width=len(r_slot), depth=self.hazard_slots)
+        taken = r_valid & kernel.i.ready
+        same_cycle = kernel.o.valid & ~fifo.r_rdy
+        m.d.comb += [
+            fifo.w_en.eq(taken & ~same_cycle),
+            fifo.w_data.eq(r_slot),
+            fifo.r_en.eq(kernel.o.valid & fifo.r_rdy),
+            hazard.remove_slot.eq(Mux(fifo.r_rdy, fifo.r_data, r_slot)),
+            hazard.store_slot.eq(r_slot),
+        ]
 
     def _write_back(self, m, layouts, local_bits, kernel, hazard, *, level, chosen_address, s_advance, r_advance,
-                    r_valid, r_item):
+                    r_valid, r_item, r_slot):
         """The read data (forwarded from a write not yet landed) into the kernel, and its result
         through the write-back register into the vertex memory, the touched list and the hazard unit."""
         # Write-back register: the kernel's result is written one cycle after it leaves the
@@ -339,7 +362,6 @@ class GatherUnit(GatherStage):
         m.d.comb += kernel_inputs(kernel, valid=r_valid, level=level, item=r_item, state=r_data.state)
         m.d.comb += [
             hazard.store.eq(r_valid & kernel.i.ready),
-            hazard.store_addr.eq(r_item.neighbor[:local_bits]),
             hazard.store_data.eq(r_data),
             self.wr.en.eq(wb_valid),
             self.wr.addr.eq(wb_address),
@@ -350,5 +372,5 @@ class GatherUnit(GatherStage):
             self.touch.payload.eq(wb_address),
             # Announced a cycle ahead: the entry frees as the write-back stage writes it.
             hazard.remove.eq(kernel.o.valid),
-            hazard.remove_addr.eq(kernel.o.payload.nodeid[:local_bits]),
         ]
+        self._slots_in_kernel(m, kernel, hazard, r_valid=r_valid, r_slot=r_slot)

@@ -35,6 +35,11 @@ class HazardUnit(wiring.Component):
         later (the entry counts as free, and ``remove_data`` shows its data, in that cycle).
     lookahead : int
         Number of look-ahead checks (``ahead_addr``/``ahead``); needs ``remove_latency=1``.
+    by_slot : bool
+        Removals and stores name the entry's slot (``remove_slot``, ``store_slot``; the slot an
+        insert took is ``insert_slot``) instead of its address: the user carries the slot beside
+        the vertex, and the announcement decodes it rather than comparing an address with every
+        slot (the address ``remove_addr`` and ``store_addr`` are then not read).
 
     Ports
     -----
@@ -59,13 +64,16 @@ class HazardUnit(wiring.Component):
         Nothing in flight.
     store, store_addr, store_data : In(1), In(addr_bits), In(payload)
         Attach ``store_data`` to the in-flight entry of ``store_addr`` (when ``payload`` is given).
+    insert_slot, remove_slot, store_slot : Out(range(slots)), In(range(slots)), In(range(slots))
+        With ``by_slot``: the slot this cycle's insert takes, and the slots a removal and a
+        store name.
     remove_data : Out(payload)
         Data attached to the entry of ``remove_addr`` (``store_data`` itself when stored in the
         same cycle, for a kernel without latency); with ``remove_latency=1`` a register, valid
         in the cycle after the announcement.
     """
 
-    def __init__(self, *, addr_bits, slots, payload=None, remove_latency=0, lookahead=0):
+    def __init__(self, *, addr_bits, slots, payload=None, remove_latency=0, lookahead=0, by_slot=False):
         if not isinstance(slots, int) or slots < 1:
             raise TypeError(f"hazard slots must be a positive integer, not {slots!r}")
         self._slots = slots
@@ -78,6 +86,7 @@ class HazardUnit(wiring.Component):
             silence_unused(self)
             raise TypeError(f"hazard look-ahead needs remove_latency=1 and a count >= 0, not {lookahead!r}")
         self._lookahead = lookahead
+        self._by_slot = bool(by_slot)
         members = {
             "check_addr": In(addr_bits), "hazard": Out(1), "full": Out(1),
             "check2_addr": In(addr_bits), "hazard2": Out(1),
@@ -88,6 +97,9 @@ class HazardUnit(wiring.Component):
         if lookahead:
             members.update({"ahead_addr": In(data.ArrayLayout(addr_bits, lookahead)),
                             "ahead": Out(lookahead)})
+        if by_slot:
+            members.update({"insert_slot": Out(range(slots)), "remove_slot": In(range(slots)),
+                            "store_slot": In(range(slots))})
         if payload is not None:
             members.update({"store": In(1), "store_addr": In(addr_bits), "store_data": In(payload),
                             "remove_data": Out(payload)})
@@ -102,7 +114,8 @@ class HazardUnit(wiring.Component):
         free = []
         announced = []
         for k in range(self._slots):
-            match = self.remove & valid[k] & (addr[k] == self.remove_addr)
+            names = (self.remove_slot == k) if self._by_slot else (addr[k] == self.remove_addr)
+            match = self.remove & valid[k] & names
             announced.append(match)
             if self._remove_latency:
                 # Compare a cycle ahead so that the write-back stage sees one flip-flop per slot
@@ -134,13 +147,20 @@ class HazardUnit(wiring.Component):
             for k in range(self._slots):
                 with (m.If if k == 0 else m.Elif)(free[k]):
                     m.d.sync += [valid[k].eq(1), addr[k].eq(self.insert_addr)]
+        if self._by_slot:
+            for k in reversed(range(self._slots)):   # the lowest free slot's index
+                with m.If(free[k]):
+                    m.d.comb += self.insert_slot.eq(k)
         if self._payload is not None:
             data = [Signal(self._payload, name=f"data{k}") for k in range(self._slots)]
             for k in range(self._slots):
-                with m.If(self.store & valid[k] & (addr[k] == self.store_addr)):
+                names = (self.store_slot == k) if self._by_slot else (addr[k] == self.store_addr)
+                with m.If(self.store & valid[k] & names):
                     m.d.sync += data[k].eq(self.store_data)
             # A store and the removal of the same entry in one cycle: a kernel without latency.
-            bypass = self.store & (self.store_addr == self.remove_addr)
+            same = ((self.store_slot == self.remove_slot) if self._by_slot
+                    else (self.store_addr == self.remove_addr))
+            bypass = self.store & same
             if self._remove_latency:
                 # Pick the entry's data when the removal is announced and register it, so the
                 # write-back stage compares against a flip-flop, not a slot mux.
