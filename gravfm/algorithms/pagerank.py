@@ -23,7 +23,7 @@ Vertex state (96 bits): ``rank``, ``sum`` and ``degree``, each a binary32 bit pa
   :func:`make_pagerank`.
 
 Kernels: gather adds the message to ``sum`` with an :class:`~gravfm.hw.fp.FPAdder` (latency
-4); apply chains multiplier -> adder -> divider (latency 6 + 4 + 31, one vertex per cycle,
+5); apply chains multiplier -> adder -> divider (latency 6 + 5 + 31, one vertex per cycle,
 never stalled: its updates queue behind it); scatter forwards the contribution through one
 register.
 

@@ -1,4 +1,4 @@
-"""Pipelined binary32 divider (restoring division, two quotient bits per stage)."""
+"""Pipelined binary32 divider (restoring division, one quotient bit per stage)."""
 
 from amaranth.hdl import Cat, Const, Mux
 
