@@ -41,10 +41,11 @@ def measure(args, algorithm, graph, arch):
     """One verified run's figures, or its error."""
     row = {"algorithm": algorithm, "graph": graph, "arch": arch, "fpgas": args.fpgas, "pes_per_fpga": args.pes,
            "platform": args.platform, "edge_memory": args.edge_memory, "partition": partition_of(args, arch),
-           "link_lanes": link_lanes_of(args, arch)}
+           "link_lanes": link_lanes_of(args, arch), "hub_degree": hub_degree_of(args, arch)}
     options = RunOptions(algorithm=algorithm, graph=graph, fpgas=args.fpgas, pes=args.pes, arch=arch,
                          platform=args.platform, edge_memory=args.edge_memory, cache_dir=args.cache,
-                         partition=row["partition"], hardware={"link_lanes": row["link_lanes"]})
+                         partition=row["partition"], hardware={"link_lanes": row["link_lanes"]},
+                         hub_degree=row["hub_degree"])
     try:
         report = run(options)
     except (GravfmError, SimulatorError) as error:  # a failed build (e.g. out of memory) is a row too
@@ -54,6 +55,7 @@ def measure(args, algorithm, graph, arch):
             "edges": report.edges, "supersteps": report.supersteps, "cycles": report.cycles,
             "messages": report.messages, "edges_per_cycle": edges_per_cycle, "system_cpe": report.cpe,
             "target_cpe": TARGET_CPE.get(algorithm), "update_lanes": report.update_lanes,
+            "hub_senders": int(report.plan.partition.hub_senders.sum()),
             "mteps": report.mteps, "f_clk_mhz": report.f_clk_hz / 1e6, "clock_basis": report.clock_basis,
             "model": (report.prediction.t_sys_mteps if report.prediction is not None else None),
             "model_design_cycles": design_cycles(report),
@@ -74,6 +76,8 @@ def main():
                         help="partitioning method (default: each architecture's own)")
     parser.add_argument("--link-lanes", type=int, default=None, choices=(1, 2),
                         help="update lanes per link to a peer (default: each architecture's rule)")
+    parser.add_argument("--hub-degree", type=int, default=None, metavar="D",
+                        help="hybrid rows: senders of more than D out-edges take the hub path (default: none)")
     parser.add_argument("--cache", default=None, help="build cache (default: gravfm's)")
     parser.add_argument("--json", default=str(Path(__file__).parent / "results" / "bench_hybrid.json"))
     parser.add_argument("--resume", action="store_true",
@@ -117,9 +121,14 @@ def link_lanes_of(args, arch):
     return args.link_lanes
 
 
+def hub_degree_of(args, arch):
+    """The hub degree of ``arch``'s runs: ``--hub-degree`` for the hybrid's, else None (no hub path)."""
+    return args.hub_degree if architecture_info(arch).scatter_at == "one_receiver" else None
+
+
 def row_key(args, algorithm, graph, arch):
     return (algorithm, graph, arch, args.fpgas, args.pes, args.platform, args.edge_memory, partition_of(args, arch),
-            link_lanes_of(args, arch))
+            link_lanes_of(args, arch), hub_degree_of(args, arch))
 
 
 def resumed_rows(path):
@@ -128,9 +137,11 @@ def resumed_rows(path):
         rows = json.loads(Path(path).read_text())["results"]
     except FileNotFoundError:
         return {}
-    # rows from before the partition and the link lanes were recorded were all greedy's, of one lane
+    # rows from before the partition, the link lanes and the hubs were recorded were all greedy's, of one
+    # lane, without hubs
     return {(r["algorithm"], r["graph"], r["arch"], r["fpgas"], r["pes_per_fpga"], r["platform"], r["edge_memory"],
-             r.get("partition", "greedy"), r.get("link_lanes", 1)): r for r in rows if r.get("verified")}
+             r.get("partition", "greedy"), r.get("link_lanes", 1), r.get("hub_degree")): r
+            for r in rows if r.get("verified")}
 
 
 def document(args, results, started):

@@ -51,6 +51,10 @@ def add_run_arguments(parser):
     parser.add_argument("--link-lanes", type=int, choices=(1, 2), default=None, metavar="N",
                         help="update lanes of each link to a peer FPGA, 1 or 2 (hybrid only; default: 2 from "
                              "32 PEs per FPGA on, else 1)")
+    parser.add_argument("--hub-degree", type=int, default=None, metavar="D",
+                        help="hybrid only: senders of more than D out-edges are hubs, whose updates every "
+                             "scatter unit of their FPGA takes and whose edges there are dealt over all units "
+                             "(default: no hubs)")
     parser.add_argument("--no-gather-forwarding", dest="gather_forwarding", action="store_false",
                         help="make messages to a vertex in the gather pipeline wait for its write-back "
                              "(the paper's hazard unit) instead of taking the in-flight result")
@@ -160,7 +164,8 @@ def options_from_args(args, algorithm, graph, pes):
                       max_cycles=args.max_cycles, watchdog_cycles=args.watchdog, cache_dir=args.cache,
                       threads=args.threads,
                       arch=args.arch, update_lanes=args.update_lanes, gather_forwarding=args.gather_forwarding,
-                      check_kernels=args.kernel_check, graph_options=graph_load_options(args),
+                      hub_degree=args.hub_degree, check_kernels=args.kernel_check,
+                      graph_options=graph_load_options(args),
                       edge_memory=args.edge_memory, memory=memory_overrides(args),
                       link_options=link_options_from_args(args), trace=trace_of(args),
                       hardware={} if args.link_lanes is None else {"link_lanes": args.link_lanes})

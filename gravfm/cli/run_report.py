@@ -14,6 +14,13 @@ FOLD_ROWS = 12
 FOLD_KEEP = 5
 
 
+def _hubs(report):
+    """The hybrid's hub path in the configuration line, or nothing."""
+    if report.hub_senders is None:
+        return ""
+    return f", hub path ({_count(report.hub_senders, 'hub sender')})"
+
+
 def _figure(value, digits=3):
     """A figure for reading: thousands separators, ``digits`` decimals for a float, "-" if none."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
@@ -56,7 +63,8 @@ def print_report(report, console, *, all_supersteps=False):
                   f"{report.partition} partition), capacity {1 << report.local_bits:,} vertices and "
                   f"{report.edges_per_pe:,} {'edges per list' if report.edge_memory == 'offchip' else 'edges per PE'}"
                   f" ({report.edge_memory}), {_count(report.update_lanes, 'update lane')}, gather "
-                  f"{'forwarding' if report.gather_forwarding else 'waits on hazards'}; platform {report.platform} at "
+                  f"{'forwarding' if report.gather_forwarding else 'waits on hazards'}{_hubs(report)}; platform "
+                  f"{report.platform} at "
                   f"{report.f_clk_hz / 1e6:g} MHz", highlight=False)
 
     figures = Table(title="measurement (simulated)", show_header=True, title_justify="left")

@@ -69,6 +69,9 @@ class RunOptions:
         Forward in-flight gather results to later messages for the same vertex (combinational
         gather kernels only; :mod:`gravfm.hw.pe.gather_forward`). False: messages wait in the
         hazard unit, as in the paper.
+    hub_degree : int, optional
+        Hybrid: the senders of more than this many out-edges are hubs, whose updates every
+        scatter unit of their FPGA takes (:func:`gravfm.flow.planning.with_hubs`).
     hardware : dict
         Further :class:`~gravfm.hw.SystemConfig` fields (``hazard_slots``, FIFO depths,
         ``max_rounds``; :data:`gravfm.flow.planning.HARDWARE_OPTIONS`).
@@ -113,6 +116,7 @@ class RunOptions:
     arch: str = DEFAULT_ARCHITECTURE
     update_lanes: int | None = None
     gather_forwarding: bool = True
+    hub_degree: int | None = None
     hardware: dict = field(default_factory=dict)
     graph_options: dict = field(default_factory=dict)
     link: object = None
@@ -140,6 +144,10 @@ class RunOptions:
                                               self.update_lanes not in range(1, lanes + 1)):
             raise ConfigError(f"update_lanes must be 1 .. {lanes} with the {self.arch} architecture, "
                               f"not {self.update_lanes!r}")
+        _positive("hub_degree", self.hub_degree, optional=True, zero=True)
+        if self.hub_degree is not None and info.scatter_at != "one_receiver":
+            raise ConfigError(f"--hub-degree {self.hub_degree}: the {info.title} architecture has no hub path "
+                              f"(the hybrid's: --arch hybrid)")
         if isinstance(self.backend, str) and self.backend not in BACKENDS:
             raise ConfigError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
         if not isinstance(self.backend, str) and not hasattr(self.backend, "simulate"):

@@ -58,6 +58,7 @@ def run(options, *, log=None, on_progress=None, on_stage=None):
     hardware = plan(prepared, fpgas=options.fpgas, pes=options.pes, partition=options.partition,
                     arch=options.arch, local_bits=options.local_bits, edges_per_pe=options.edges_per_pe,
                     update_lanes=options.update_lanes, gather_forwarding=options.gather_forwarding,
+                    hub_degree=options.hub_degree,
                     edge_memory=memory_hardware(platform, options.memory) if offchip else None,
                     memory_channels=memory_channels(platform) if offchip else 1,
                     **options.hardware)

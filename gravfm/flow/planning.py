@@ -25,7 +25,7 @@ __all__ = ["Plan", "plan", "system_config", "graph_capacities", "choose_capaciti
 
 #: :class:`~gravfm.hw.SystemConfig` fields a plan may set beyond the ones it chooses.
 HARDWARE_OPTIONS = ("message_fifo_depth", "network_fifo_depth", "link_fifo_depth", "link_lanes", "hazard_slots",
-                    "round_bits", "max_rounds")
+                    "round_bits", "max_rounds", "hub_path")
 
 
 @dataclass(frozen=True)
@@ -195,8 +195,24 @@ def system_config(algorithm, *, fpgas, pes, local_bits, edges_per_pe, arch=DEFAU
                            gather_forwarding=gather_forwarding, **edge_memory, **hardware)
 
 
+def with_hubs(graph, partition, arch, hub_degree):
+    """``partition`` with the hybrid's hub senders: those of more than ``hub_degree`` out-edges.
+
+    A hub's update goes to every scatter unit of its FPGA and its edges there are dealt over
+    them (:mod:`gravfm.hw.hybrid.network`), so that a superstep is not as long as its largest
+    sender's edges on one unit: BFS on RMAT scale 18 at 1 x 64 PEs cannot go below 1.22 cycles
+    per edge otherwise (``benchmarks/superstep_balance.py --hub-degree``). Each hub also costs
+    every unit a cycle of update intake, so the degree should exceed the FPGA's units.
+    """
+    check_integer("plan", "hub_degree", hub_degree, low=0)
+    if architecture_info(arch).scatter_at != "one_receiver":
+        raise ConfigError(f"--hub-degree {hub_degree}: the {arch} architecture has no hub path (the hybrid's)")
+    return partition.with_hubs(graph.out_degree() > hub_degree)
+
+
 def plan(prepared, *, fpgas=1, pes=1, partition=None, arch=DEFAULT_ARCHITECTURE, local_bits=None, edges_per_pe=None,
-         update_lanes=None, gather_forwarding=True, edge_memory=None, memory_channels=1, **hardware):
+         update_lanes=None, gather_forwarding=True, edge_memory=None, memory_channels=1, hub_degree=None,
+         **hardware):
     """Partition the prepared graph and size the hardware for it.
 
     Parameters
@@ -220,6 +236,8 @@ def plan(prepared, *, fpgas=1, pes=1, partition=None, arch=DEFAULT_ARCHITECTURE,
     memory_channels : int
         Off-chip edges: pseudo-channels of each FPGA's memory
         (:func:`gravfm.flow.memory.memory_channels`).
+    hub_degree : int, optional
+        Hybrid: the senders of more than this many out-edges are hubs (:func:`with_hubs`).
     **hardware
         Further :class:`~gravfm.hw.SystemConfig` fields (:data:`HARDWARE_OPTIONS`); ``max_rounds``
         defaults to :func:`default_max_rounds` of the reference's supersteps.
@@ -237,6 +255,9 @@ def plan(prepared, *, fpgas=1, pes=1, partition=None, arch=DEFAULT_ARCHITECTURE,
     else:
         method = architecture_info(arch).default_partition if partition is None else partition
         parts = make_partition(prepared.graph, fpgas, pes, method)
+    if hub_degree is not None:
+        parts = with_hubs(prepared.graph, parts, arch, hub_degree)
+        hardware["hub_path"] = True
     offchip = bool(edge_memory) and edge_memory.get("edge_memory") == "offchip"
     bits, edges, stores = graph_capacities(prepared.graph, parts, arch=arch, local_bits=local_bits,
                                            edges_per_pe=edges_per_pe, offchip=offchip)

@@ -147,7 +147,7 @@ def _busiest_unit_items(report, updates):
     plan = report.plan
     return busiest_unit_items(architecture_info(report.arch), report.prepared.graph, plan.partition.pe_of_vertex,
                               report.total_pes, updates, report.prepared.reference.senders_per_superstep,
-                              plan.config.pe.update_lanes)
+                              plan.config.pe.update_lanes, hubs=plan.partition.hubs)
 
 
 #: The throughput model's limits by the bound each stands for.

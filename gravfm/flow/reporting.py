@@ -34,6 +34,7 @@ class RunReport:
     with the same options). ``clock_basis`` is the platform clock's (``met`` or ``assumed``);
     ``clocks`` the clocks the caller reports MTEPS at (``gravfm run``: those of
     :func:`gravfm.synth.clocks.clock_rates`, dicts with ``mhz`` and ``label``), empty unless set.
+    ``hub_senders`` counts the hybrid's hub senders (None without its hub path).
     ``params`` are the algorithm's parameters with vertex ids in the input's ids (a file's own ids,
     also when the reader relabelled them). ``prepared``,
     ``plan`` and ``readback`` are the stage results behind the figures, for callers that check
@@ -86,6 +87,7 @@ class RunReport:
     superstep_model: dict | None = None
     clock_basis: str = "assumed"
     clocks: tuple = ()
+    hub_senders: int | None = None
     prepared: object = field(default=None, repr=False, compare=False)
     plan: object = field(default=None, repr=False, compare=False)
     readback: object = field(default=None, repr=False, compare=False)
@@ -282,6 +284,7 @@ def report(prepared, plan, top, readback, verdict, *, platform, backend, partiti
         edges=graph.num_edges, fpgas=config.fpgas, pes_per_fpga=config.pes_per_fpga, arch=config.arch,
         partition=partition, local_bits=config.pe.local_bits, edges_per_pe=config.pe.edges_per_pe,
         update_lanes=config.pe.update_lanes, gather_forwarding=top.gather_forwarding, backend=backend,
+        hub_senders=int(plan.partition.hub_senders.sum()) if config.network.hub_path else None,
         status=readback.status, verified=verdict.ok, check_detail=verdict.detail,
         supersteps=readback.supersteps, cycles=readback.cycles, messages=readback.messages,
         reference_supersteps=prepared.reference_supersteps, reference_messages=prepared.reference_messages,

@@ -113,7 +113,8 @@ class HybridArchitecture(Architecture):
         return HybridNetwork(update_layout=layouts.net_update, message_layout=layouts.net_message,
                              pes=config.pes_per_fpga, local_bits=config.pe.local_bits, remotes=config.fpgas - 1,
                              link_lanes=net.link_lanes, fifo_depth=net.fifo_depth, link_fifo_depth=net.link_fifo_depth,
-                             count_bits=config.count_bits, switch_depth=max(2, net.fifo_depth))
+                             count_bits=config.count_bits, switch_depth=max(2, net.fifo_depth),
+                             hub_path=net.hub_path)
 
     def pe_core(self, *, config, layouts, pe_index, kernel):
         return HybridScatter(layouts=layouts, config=config, pe_index=pe_index, kernel=kernel)

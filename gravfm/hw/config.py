@@ -35,7 +35,7 @@ EDGE_MEMORIES = ("onchip", "offchip")
 MAX_BURST_WORDS = 8
 #: Names of :class:`NetworkConfig`'s fields in :meth:`SystemConfig.of`.
 _NETWORK_NAMES = {"network_fifo_depth": "fifo_depth", "link_fifo_depth": "link_fifo_depth",
-                  "link_lanes": "link_lanes"}
+                  "link_lanes": "link_lanes", "hub_path": "hub_path"}
 
 
 def _bits_for(count):
@@ -190,14 +190,21 @@ class NetworkConfig:
     link_lanes : int
         Update lanes of each link to a peer (hybrid, several FPGAs): each lane its own merger,
         link sender and receiver, both in one link word (:func:`gravfm.hw.link.link_word_layout`).
+    hub_path : bool
+        Hybrid: every scatter unit of an FPGA also takes the updates of its hub senders, whose
+        edges into the FPGA are dealt over all units (:mod:`gravfm.hw.hybrid.network`): a hub's
+        edges are then not one unit's work. Which senders are hubs is loaded with the graph
+        (each PE's count, its local indices below it), so the build does not depend on it.
     """
 
     fifo_depth: int = 4
     link_fifo_depth: int = 4
     link_lanes: int = 1
+    hub_path: bool = False
 
     def __post_init__(self):
         check_fields(self, "fifo_depth", "link_fifo_depth", "link_lanes")
+        check_flag("NetworkConfig", "hub_path", self.hub_path)
         if self.link_lanes not in (1, 2):
             raise ConfigError(f"NetworkConfig.link_lanes must be 1 or 2, not {self.link_lanes!r}")
 
@@ -245,6 +252,9 @@ class SystemConfig:
                               f"per cycle)")
         pes = self.pes_per_fpga
         self._check_link_lanes()
+        if self.network.hub_path and architecture_info(self.arch).scatter_at != "one_receiver":
+            raise ConfigError(f"hub_path: the {self.arch} architecture has no hub path (the hybrid's: one scatter "
+                              f"unit per update)")
         if architecture_info(self.arch).power_of_two_pes and pes & (pes - 1):
             raise ConfigError(f"pes_per_fpga = {pes}: the {self.arch} architecture needs a power of two "
                               f"(its message network routes by the PE bits)")
@@ -302,7 +312,8 @@ class SystemConfig:
     @property
     def count_bits(self):
         """Width of a per-round update count (0 .. vertices_per_pe; with several FPGAs, a remote
-        FPGA's barrier counts all its PEs' updates: 0 .. pes_per_fpga * vertices_per_pe)."""
-        if self.fpgas > 1:
+        FPGA's barrier counts all its PEs' updates, and the hub path's all the FPGA's hubs':
+        0 .. pes_per_fpga * vertices_per_pe)."""
+        if self.fpgas > 1 or self.network.hub_path:
             return self.pe.local_bits + self.pes_per_fpga.bit_length() + 1
         return self.pe.local_bits + 1

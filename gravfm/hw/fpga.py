@@ -143,6 +143,8 @@ class FpgaTop(wiring.Component):
         config, layouts, arch = self.config, self.layouts, self.architecture
         fpga_index, pe_indices = self._identity(m)
         m.submodules.network = network = arch.network(config=config, layouts=layouts, fpga_index=fpga_index)
+        if config.network.hub_path:
+            self._hub_senders(m, network)
         words = {}
         done = 1
         for i in range(config.pes_per_fpga):
@@ -201,6 +203,15 @@ class FpgaTop(wiring.Component):
             # A multiple of p plus a constant, computed once at load time, not in any datapath.
             m.d.sync += [pe_index.eq(index * p + i) for i, pe_index in enumerate(pe_indices)]
         return fpga_index, pe_indices
+
+    def _hub_senders(self, m, network):
+        """Each local PE's hub count (``FpgaRegister.HUB_SENDERS``, host-loaded with the graph)."""
+        for i, port in enumerate(network.hub_senders):
+            hubs = Signal.like(port, name=f"hub_senders{i}")
+            with m.If(self.host_wr_en & (self.host_wr_mem == HostMem.FPGA) & (self.host_wr_pe == i)
+                      & (self.host_wr_addr == FpgaRegister.HUB_SENDERS)):
+                m.d.sync += hubs.eq(self.host_wr_data[:len(hubs)])
+            m.d.comb += port.eq(hubs)
 
     def _link_ends(self, m, network):
         """One sender and one receiver per peer (:func:`~gravfm.hw.link.ends.build_link_ends`);

@@ -35,7 +35,7 @@ class HostMem:
     REGISTERS = 3     #: PE registers (:class:`PeRegister`)
     FILTER = 4        #: neighbor filter (multi-FPGA GraVF-M): bit k = link k's peer hosts a neighbour
     APPLY_LIST = 5    #: vertices round 0's apply visits (sparse apply)
-    FPGA = 6          #: registers of the FPGA written to (:class:`FpgaRegister`); the PE is ignored
+    FPGA = 6          #: registers of the FPGA written to (:class:`FpgaRegister`); the PE names a per-PE one
     EDGE_PRESENT = 7  #: off-chip edges: which index entries hold a list (:data:`PRESENT_WORD_BITS` a word)
 
 
@@ -84,6 +84,7 @@ class FpgaRegister:
     FPGA tops apart. The host addresses an FPGA by any of its PEs; the top sees local PE indices."""
 
     INDEX = 0           #: this FPGA's index in the system (its PEs are INDEX * p .. INDEX * p + p - 1)
+    HUB_SENDERS = 1     #: the addressed PE's hubs: its local indices below this (hybrid's hub path)
 
 
 COUNTER_BITS = 64

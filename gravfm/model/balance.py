@@ -9,7 +9,8 @@ item a cycle, depends on where the architecture scatters (:class:`~gravfm.archit
   of its messages (edges into its vertices) and the round's updates over its update lanes;
 - one scatter unit per sender (the hybrid: the unit of the sender's PE) or the sender's own PE
   (GraVF): the larger of its senders' out-edges (scatter) and the messages to its vertices
-  (gather).
+  (gather). The hybrid's hubs (``hubs``) have their edges dealt over every unit, each taking
+  its share rounded up.
 
 One FPGA only: between FPGAs the links and the filter shape a round too. Computed from the
 software reference's senders of every round (never from a measurement); a prediction.
@@ -22,7 +23,7 @@ __all__ = ["busiest_unit_items"]
 
 
 def busiest_unit_items(arch, graph, pe_of_vertex, pes, updates_per_superstep, senders_per_superstep,
-                       update_lanes=1):
+                       update_lanes=1, hubs=None):
     """Items (cycles at one a cycle) of each superstep's busiest PE on one FPGA of ``pes`` PEs.
 
     Parameters
@@ -35,6 +36,8 @@ def busiest_unit_items(arch, graph, pe_of_vertex, pes, updates_per_superstep, se
     senders_per_superstep : sequence of arrays, or None
         Each round's senders; None: every vertex in each round with updates (PageRank).
     update_lanes : int
+    hubs : array of bool, optional
+        The hybrid's hub senders (:meth:`gravfm.partition.Partition.with_hubs`).
 
     Returns
     -------
@@ -57,6 +60,14 @@ def busiest_unit_items(arch, graph, pe_of_vertex, pes, updates_per_superstep, se
         if arch.scatter_at == "receivers":
             busiest.append(int(max(gather, -(-updates // update_lanes))))
         else:
-            scatter = np.bincount(pe_of_vertex[senders], weights=out_degree[senders], minlength=pes).max()
-            busiest.append(int(max(gather, scatter)))
+            busiest.append(int(max(gather, _busiest_scatter(senders, pe_of_vertex, out_degree, pes, hubs))))
     return busiest
+
+
+def _busiest_scatter(senders, pe_of_vertex, out_degree, pes, hubs):
+    """The most out-edges one scatter unit streams for ``senders`` (a hub's dealt over all)."""
+    if hubs is None:
+        return np.bincount(pe_of_vertex[senders], weights=out_degree[senders], minlength=pes).max()
+    hub = hubs[senders]
+    own = np.bincount(pe_of_vertex[senders[~hub]], weights=out_degree[senders[~hub]], minlength=pes)
+    return own.max() + (-(-out_degree[senders[hub]] // pes)).sum()

@@ -223,8 +223,8 @@ def check_partition_fits(graph, partition, what):
 
 def _edges_in_sender_hw_order(graph, partition):
     """Indices of all edges, grouped by sender in increasing hw id, CSR order within a sender,
-    and the sender of each. (Increasing hw id = by PE, then by global id.)"""
-    senders = np.argsort(partition.pe_of_vertex, kind="stable")
+    and the sender of each (:meth:`Partition.vertices_of_pe`'s order)."""
+    senders = partition.vertices_in_hw_order
     offsets = graph.offsets
     lengths = offsets[senders + 1] - offsets[senders]
     first_in_concat = np.cumsum(lengths) - lengths

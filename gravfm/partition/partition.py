@@ -20,7 +20,7 @@ class Partition:
     """Assignment of every vertex to a processing element.
 
     The global PE index is ``g = fpga * pes_per_fpga + pe``. Within a PE, vertices get local
-    indices in increasing global id, and hardware vertex ids are
+    indices in increasing global id (its hubs first, if any), and hardware vertex ids are
     ``hw_id = (g << local_bits) | local_index`` (``docs/interfaces.md`` §4).
 
     Parameters
@@ -33,12 +33,16 @@ class Partition:
         PEs on every FPGA, at least 1.
     method : str, optional
         Name of the partitioner that made it (for reports).
+    hubs : array_like of bool, optional
+        The hybrid's hub senders (:meth:`with_hubs`): each PE numbers its hubs first, so that a
+        hub is a local index below the PE's :attr:`hub_senders`. Stored read-only.
     """
 
     pe_of_vertex: np.ndarray
     fpgas: int
     pes_per_fpga: int
     method: str = field(default="")
+    hubs: np.ndarray | None = field(default=None)
 
     def __post_init__(self):
         for name in ("fpgas", "pes_per_fpga"):
@@ -60,6 +64,26 @@ class Partition:
         pe_of_vertex = pe_of_vertex.astype(np.int32)  # a private copy, frozen below
         pe_of_vertex.flags.writeable = False
         object.__setattr__(self, "pe_of_vertex", pe_of_vertex)
+        if self.hubs is not None:
+            hubs = np.asarray(self.hubs)
+            if hubs.shape != pe_of_vertex.shape or hubs.dtype != bool:
+                raise ConfigError(f"partition: hubs must be one bool per vertex ({pe_of_vertex.size}), not "
+                                  f"{hubs.dtype} with shape {hubs.shape}")
+            hubs = hubs.copy()
+            hubs.flags.writeable = False
+            object.__setattr__(self, "hubs", hubs)
+
+    def with_hubs(self, hubs):
+        """This partition with the hub senders ``hubs`` (one bool per vertex): the same PEs, each
+        numbering its hubs first (the hybrid's hub path, :mod:`gravfm.hw.hybrid.network`)."""
+        return Partition(self.pe_of_vertex, self.fpgas, self.pes_per_fpga, method=self.method, hubs=hubs)
+
+    @cached_property
+    def hub_senders(self):
+        """np.int64[num_pes]: each PE's hubs, which hold its local indices below this (0 without hubs)."""
+        if self.hubs is None:
+            return np.zeros(self.num_pes, dtype=np.int64)
+        return np.bincount(self.pe_of_vertex[self.hubs], minlength=self.num_pes).astype(np.int64)
 
     @property
     def num_vertices(self):
@@ -83,23 +107,27 @@ class Partition:
 
     @cached_property
     def local_index(self):
-        """np.int64[V]: index of each vertex among its PE's vertices, in increasing global id."""
-        order = np.argsort(self.pe_of_vertex, kind="stable")  # stable keeps ids increasing
+        """np.int64[V]: index of each vertex among its PE's vertices, in increasing global id
+        (hubs first)."""
+        order = self.vertices_in_hw_order
         first_of_pe = np.cumsum(self.vertices_per_pe) - self.vertices_per_pe
         local = np.empty(self.num_vertices, dtype=np.int64)
         local[order] = np.arange(self.num_vertices) - first_of_pe[self.pe_of_vertex[order]]
         return local
 
     @cached_property
-    def _vertices_sorted_by_pe(self):
-        return np.argsort(self.pe_of_vertex, kind="stable")
+    def vertices_in_hw_order(self):
+        """np.ndarray: every vertex in hardware id order (by PE, hubs first, then by global id)."""
+        if self.hubs is None:
+            return np.argsort(self.pe_of_vertex, kind="stable")  # stable keeps ids increasing
+        return np.lexsort((~self.hubs, self.pe_of_vertex))
 
     def vertices_of_pe(self, pe):
-        """Global ids of the vertices on global PE ``pe``, in increasing order (= local order)."""
+        """Global ids of the vertices on global PE ``pe`` in local order (increasing, hubs first)."""
         if not 0 <= pe < self.num_pes:
             raise ConfigError(f"partition: PE {pe} does not exist (there are {self.num_pes})")
         first = int(self.vertices_per_pe[:pe].sum())
-        return self._vertices_sorted_by_pe[first:first + int(self.vertices_per_pe[pe])]
+        return self.vertices_in_hw_order[first:first + int(self.vertices_per_pe[pe])]
 
     @property
     def min_local_bits(self):
@@ -138,7 +166,7 @@ class Partition:
         valid &= local < self.vertices_per_pe[np.where(valid, pe, 0)]
         first_of_pe = np.cumsum(self.vertices_per_pe) - self.vertices_per_pe
         position = first_of_pe[np.where(valid, pe, 0)] + np.where(valid, local, 0)
-        sorted_ids = self._vertices_sorted_by_pe
+        sorted_ids = self.vertices_in_hw_order
         if sorted_ids.size == 0:
             return np.full(hw_id.shape, -1, dtype=np.int64)
         result = sorted_ids[np.minimum(position, sorted_ids.size - 1)].astype(np.int64)

@@ -224,6 +224,9 @@ def build_load(algorithm, graph, partition, config, params=None, *, data_bits=No
         parts.extend(memory.parts)
     if config.fpgas > 1 and not gravf:   # the GraVF baseline has no neighbor filter
         parts.extend(_filter_writes(graph, partition, config))
+    if config.network.hub_path:
+        parts += [(g, HostMem.FPGA, np.array([FpgaRegister.HUB_SENDERS]), np.array([hubs], dtype=np.uint64))
+                  for g, hubs in enumerate(partition.hub_senders)]
     pe, mem, addr, data = _concatenate(parts)
     return LoadPlan(pe=pe, mem=mem, addr=addr, data=data, data_bits=data_bits,
                     num_local=partition.vertices_per_pe.astype(np.int64),
@@ -239,6 +242,9 @@ def _check_partition(graph, partition, config):
         raise ConfigError(f"partition has {partition.num_pes} PEs but the system has {config.total_pes}")
     if partition.num_vertices != graph.num_vertices:
         raise ConfigError(f"partition covers {partition.num_vertices} vertices, graph has {graph.num_vertices}")
+    if partition.hubs is not None and partition.hubs.any() and not config.network.hub_path:
+        raise ConfigError("the partition has hub senders but the system has no hub path (hub_path = false): "
+                          "their edges would be dealt to units that never see their updates")
     capacity = config.pe.vertices_per_pe
     busiest = int(partition.vertices_per_pe.max()) if graph.num_vertices else 0
     if busiest > capacity:

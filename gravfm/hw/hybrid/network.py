@@ -10,6 +10,19 @@ Per local PE ``d`` (its ports ``src[d]`` and ``dst[d]`` each carry an ``updates`
                                                   Endpoint d (1 + remotes sources) ─▶ dst[d].updates
     src[d].messages ─▶ MultistageNetwork ─▶ dst[d].messages
 
+The hub path (``hub_path``): a hub sender's edges into its FPGA are dealt over all the FPGA's
+scatter units (:mod:`gravfm.partition.hybrid_store`), so every unit takes its update. PE ``d``'s
+local updates are split by sender: a local index below ``hub_senders[d]`` (each PE numbers its
+hubs first) joins the hub stream, the rest go to its endpoint as before::
+
+    src[d].updates ─ (Broadcaster) ─ split ─┬─ FIFO ─▶ Endpoint d
+                                            └─ skid ─▶ RoundCombiner ─ copy to all ─ FIFO ─▶ Endpoint e (each)
+
+Each split output's barrier counts what it took; the combiner sends one barrier per round once
+every PE's is in, and the copy to every endpoint counts the round's hubs for each. One hub
+stream moves one update per cycle: a hub has more out-edges than there are units, so its edges
+keep them busier than its update does. A hub's update to other FPGAs goes to its owner there.
+
 With ``link_lanes`` 2 there are a merger and a router per port and lane: PE ``d``'s filtered
 link FIFOs feed lane ``d`` mod 2, and a lane's router feeds only the endpoints of that residue
 (every sender on lane ``l`` is owned by a PE ``l`` mod 2), each endpoint one source per peer.
@@ -45,11 +58,12 @@ round apart (PE ``d``'s round ``r+2`` update barrier needs gather ``d``'s round-
 i.e. every local scatter unit's round ``r+1``).
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Cat, Const, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..network import Broadcaster, Endpoint, MultistageNetwork, RoundMerger
+from ..network import Broadcaster, Endpoint, MultistageNetwork, RoundCombiner, RoundMerger
+from ..network.broadcast import route_counted
 from ..network.network import filtered_link_fifo
 from ..skid_buffer import SkidBuffer
 from ..stream_fifo import StreamFIFO
@@ -87,6 +101,8 @@ class HybridNetwork(wiring.Component):
         As :class:`~gravfm.hw.network.Network`'s.
     switch_depth : int
         Depth of the message network's crosspoint FIFOs (at least 2).
+    hub_path : bool
+        Every scatter unit also takes the FPGA's hub senders' updates (module docstring).
 
     Ports
     -----
@@ -97,14 +113,17 @@ class HybridNetwork(wiring.Component):
         sources sent), and its gather's messages (one barrier per round).
     terminated, waiting : Out(pes)
         A silent round ended the run (message network) / a barrier wait on either side.
+    hub_senders : In(array of ``pes`` of local_bits + 1), ``hub_path`` only
+        PE ``d``'s hubs: its senders whose local index is below it (host-loaded).
     remote_in, remote_out, link_sender, link_lookup, link_keep
         As :class:`~gravfm.hw.network.Network`'s (several FPGAs), ``remote_in[k link_lanes + l]``
         and ``remote_out[k link_lanes + l]`` lane ``l`` of port ``k``.
     """
 
     def __init__(self, *, update_layout, message_layout, pes, local_bits, remotes=0, link_lanes=1, fifo_depth=4,
-                 link_fifo_depth=None, count_bits=8, switch_depth=4):
+                 link_fifo_depth=None, count_bits=8, switch_depth=4, hub_path=False):
         self._update, self._message = update_layout, message_layout
+        self._hub_path = hub_path
         self._pes, self._local_bits, self._remotes, self._lanes = pes, local_bits, remotes, link_lanes
         self._fifo_depth, self._link_fifo_depth = fifo_depth, link_fifo_depth
         self._count_bits, self._switch_depth = count_bits, switch_depth
@@ -117,6 +136,8 @@ class HybridNetwork(wiring.Component):
             members["link_sender"] = Out(update_layout.members["sender"]).array(pes * remotes)
             members["link_lookup"] = Out(1).array(pes * remotes)
             members["link_keep"] = In(1).array(pes * remotes)
+        if hub_path:
+            members["hub_senders"] = In(local_bits + 1).array(pes)
         super().__init__(members)
 
     def elaborate(self, platform):
@@ -126,8 +147,8 @@ class HybridNetwork(wiring.Component):
                                                              depth=self._switch_depth)
         endpoints = []
         for d in range(p):
-            endpoint = Endpoint(layout=self._update, sources=1 + self._remotes, count_bits=self._count_bits,
-                                forward_silent=True)
+            endpoint = Endpoint(layout=self._update, sources=1 + self._remotes + self._hub_path,
+                                count_bits=self._count_bits, forward_silent=True)
             m.submodules[f"endpoint{d}"] = endpoint
             wiring.connect(m, endpoint.o, wiring.flipped(self.dst[d].updates))
             wiring.connect(m, wiring.flipped(self.src[d].messages), messages.src[d])
@@ -171,15 +192,19 @@ class HybridNetwork(wiring.Component):
                 wiring.connect(m, merger.o, wiring.flipped(self.remote_out[k * lanes + lane]))
                 mergers.append(merger)
         depth = self._fifo_depth if self._link_fifo_depth is None else self._link_fifo_depth
+        hubs = self._hub_streams(m, endpoints) if self._hub_path else None
         for d in range(p):
             m.submodules[f"fifo{d}"] = fifo = self._fifo()
             wiring.connect(m, fifo.o, endpoints[d].i[0])
-            if not remotes:
-                wiring.connect(m, wiring.flipped(self.src[d].updates), fifo.i)
-                continue
-            m.submodules[f"broadcast{d}"] = copies = Broadcaster(shape=self._update, count=1 + remotes)
-            wiring.connect(m, wiring.flipped(self.src[d].updates), copies.i)
-            wiring.connect(m, copies.o[0], fifo.i)
+            local = wiring.flipped(self.src[d].updates)
+            if remotes:
+                m.submodules[f"broadcast{d}"] = copies = Broadcaster(shape=self._update, count=1 + remotes)
+                wiring.connect(m, local, copies.i)
+                local = copies.o[0]
+            if hubs is None:
+                wiring.connect(m, local, fifo.i)
+            else:
+                self._split_hubs(m, d, local, own=fifo.i, hub=hubs[d])
             for k in range(remotes):
                 index = d * remotes + k
                 m.submodules[f"link_fifo{d}_{k}"] = filtered_link_fifo(
@@ -187,3 +212,32 @@ class HybridNetwork(wiring.Component):
                     sender=self.link_sender[index],
                     lookup=self.link_lookup[index], keep=self.link_keep[index],
                     entry_name=f"link_entry{d}_{k}")
+
+    def _hub_streams(self, m, endpoints):
+        """The hub stream: every PE's hub updates, one barrier per round, copied to every
+        endpoint's last source. Returns each PE's input to it."""
+        p = self._pes
+        m.submodules.hub_combiner = combiner = RoundCombiner(layout=self._update, sources=p)
+        outputs = []
+        for d in range(p):
+            # A skid buffer makes each endpoint FIFO's ready a flip-flop for the copy.
+            m.submodules[f"hub_entry{d}"] = entry = SkidBuffer(shape=self._update)
+            m.submodules[f"hub_fifo{d}"] = fifo = self._fifo()
+            wiring.connect(m, entry.o, fifo.i)
+            wiring.connect(m, fifo.o, endpoints[d].i[-1])
+            outputs.append(entry.i)
+        route_counted(m, combiner.o, outputs, target=Const(0, p), copy=1)
+        return combiner.i
+
+    def _split_hubs(self, m, d, local, *, own, hub):
+        """PE ``d``'s local updates: a hub's (local index below ``hub_senders[d]``) to ``hub``,
+        the rest to ``own``, each barrier counting what its side took."""
+        # Registered on both sides: the split's choice runs from flip-flops, and neither the
+        # combiner's nor the FIFO's ready reaches back into the PE's update queue.
+        m.submodules[f"hub_split{d}"] = entry = SkidBuffer(shape=self._update)
+        m.submodules[f"hub_out{d}"] = to_hubs = SkidBuffer(shape=self._update)
+        wiring.connect(m, local, entry.i)
+        wiring.connect(m, to_hubs.o, hub)
+        sender = entry.o.payload.sender[:self._local_bits]
+        is_hub = sender < self.hub_senders[d]
+        route_counted(m, entry.o, [own, to_hubs.i], target=Cat(~is_hub, is_hub))

@@ -36,17 +36,19 @@ def distribute(m, source, outputs, *, copy, target):
     return accepted, complete
 
 
-def route_counted(m, source, outputs, *, target):
+def route_counted(m, source, outputs, *, target, copy=None):
     """Route a round-sorted stream ``source`` (``barrier`` and ``count`` fields) to ``outputs``.
 
-    An item goes to the outputs set in ``target`` (:func:`distribute`) and is counted for the one
-    that takes it; the round's barrier is copied to every output, each copy carrying the number
-    of items that output took this round, and the counts restart once every copy is taken (the
-    destination's :class:`~gravfm.hw.network.Endpoint` waits for the counted items).
+    An item goes to the outputs set in ``target`` (:func:`distribute`), or with ``copy`` set to
+    every output, and is counted for each that takes it; the round's barrier is copied to every
+    output, each copy carrying the number of items that output took this round, and the counts
+    restart once every copy is taken (the destination's :class:`~gravfm.hw.network.Endpoint`
+    waits for the counted items).
     """
     item = source.payload
     counts = [Signal(len(item.count), name=f"count{d}") for d in range(len(outputs))]
-    accepted, complete = distribute(m, source, outputs, copy=item.barrier, target=target)
+    copied = item.barrier if copy is None else item.barrier | copy
+    accepted, complete = distribute(m, source, outputs, copy=copied, target=target)
     m.d.comb += [out.payload.count.eq(counts[d]) for d, out in enumerate(outputs)]
     with m.If(source.valid & item.barrier):
         with m.If(complete):
