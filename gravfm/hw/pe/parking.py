@@ -56,8 +56,8 @@ def parking_for(layouts, config):
 
 
 def _first(flags):
-    """One-hot: the lowest set flag of ``flags``."""
-    return [flags[k] & ~any_of(flags[:k]) for k in range(len(flags))]
+    """One-hot: the lowest set flag of ``flags`` (each 1 bit wide)."""
+    return [flags[k] & ~any_of(flags[:k]) if k else flags[0] for k in range(len(flags))]
 
 
 class ParkingSlots:
@@ -107,9 +107,6 @@ class ParkingSlots:
         else:
             slot_turn, from_head = can_issue & ~head_free, can_issue & head_free
         self._m.d.comb += [flag.eq(slot_turn & one) for flag, one in zip(self._issue, first)]
-        # The slot that issues if the port is free: not a target for combining this cycle.
-        self._next_out = [self.ready[k] & first[k] & ~head_free if self._combiner is not None else 0
-                          for k in range(self.count)]
         return any_of(self._issue), from_head
 
     def issues_to(self, address):
@@ -141,8 +138,12 @@ class ParkingSlots:
         # The combiner keeps its inputs' order: the slot of each result waits in a FIFO beside it.
         m.submodules.combining = pending = SyncFIFO(width=max(1, (self.count - 1).bit_length()),
                                                     depth=self.count)
-        # A slot takes an addition while its message is neither in the combiner nor issuing.
-        idle = [self.valid[k] & ~self.busy[k] & ~self._next_out[k] for k in range(self.count)]
+        # A slot takes an addition while its message is neither in the combiner nor free to issue
+        # (its vertex in flight): all flip-flops. Excluding only the slot that does issue (the
+        # first ready one, unless the head is free) ran the arbitration through the choice of
+        # target into the head register's enable (PageRank's 4-PE top, f9a7539, router2 seed 1:
+        # 87.9 MHz, 9 levels); a ready slot issues at the next free port cycle anyway.
+        idle = [self.valid[k] & ~self.busy[k] & self.blocked[k] for k in range(self.count)]
         target = [idle[k] & self.head_on[k] for k in range(self.count)]
         first_target = _first(target)
         # When the head does not use the combiner, two idle slots of one vertex are added into
@@ -195,6 +196,39 @@ class ParkingSlots:
         self._done = [combiner.o.valid & (pending.r_data == k) for k in range(self.count)]
         self._result = combiner.o.payload
         return park | combine
+
+    def issued(self, m, head, *, head_free, advance):
+        """The message issued at the last ``advance``, for the read stage: its source (a slot or
+        the head) is registered as it issues, one-hot, and the message is selected behind it.
+
+        Registering the message itself ran the choice of source (about 4 levels from the slots'
+        flags) into the select of a multiplexer as wide as the message, whose register sat far
+        away (PageRank's 4-PE top, 78a885e, router2 seed 1: 92.0 MHz, a 5.6 ns net). The head is
+        copied as it issues; a slot that issued keeps its message a cycle (it refills at the
+        earliest in the next cycle, written at that cycle's end), so the read stage's message is
+        held in a register of its own from its second cycle on.
+        """
+        first = _first(self.ready)
+        if self._combiner is not None:
+            from_slot = [~head_free & one for one in first]
+        else:
+            from_slot = first
+        source = Signal(self.count + 1, name="s_source")          # bit k: slot k; the last: the head
+        head_copy = Signal.like(head, name="s_head", reset_less=True)
+        with m.If(advance):
+            m.d.sync += [source.eq(Cat(*from_slot, ~any_of(from_slot))), head_copy.eq(head)]
+        live = Signal.like(head, name="s_live")
+        m.d.comb += live.eq(one_hot_select(list(source), [*(item.as_value() for item in self.item),
+                                                          head_copy.as_value()]))
+        # From the read stage's second cycle on (it waits), its own copy.
+        held = Signal(name="s_held")
+        kept = Signal.like(head, name="s_kept", reset_less=True)
+        m.d.sync += held.eq(~advance)
+        with m.If(~held):
+            m.d.sync += kept.eq(live)
+        message = Signal.like(head, name="s_item")
+        m.d.comb += message.eq(Mux(held, kept, live))
+        return message
 
     def chosen(self, head, *, head_free):
         """The message to issue: as :meth:`arbitrate` orders them."""
