@@ -51,6 +51,19 @@ def test_combining_across_fpgas_and_off_chip(options):
     check_pagerank_run(run_flow(SHORT, hub_graph(48, 60, seed=6), **options))
 
 
+def test_combining_while_the_gather_kernel_stalls():
+    """The read stage waits while the kernel stalls (every third cycle): its message, selected
+    behind a registered source, is then held in a copy of its own (ParkingSlots.issued)."""
+    from test_hw_kernels import Delayed, run_unchecked   # the slow-kernel wrapper of those tests
+
+    slow = dataclasses.replace(SHORT, gather=lambda layouts: Delayed(SHORT.gather(layouts), port="o", stages=2,
+                                                                     stall_period=3))
+    report, rank = check_pagerank_run(run_unchecked(slow, hub_graph(), pes=2))
+    assert stalls(report) > 0
+    _, unstalled = check_pagerank_run(run_flow(SHORT, hub_graph(), pes=2))
+    assert np.allclose(rank, unstalled, rtol=1e-5, atol=0)
+
+
 def test_one_pe_keeps_the_reference_order():
     report, rank = check_pagerank_run(run_flow(SHORT, hub_graph(32, 40, seed=7)))
     assert (rank == report.prepared.reference.rank).all()
