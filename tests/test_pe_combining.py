@@ -52,8 +52,9 @@ def test_combining_across_fpgas_and_off_chip(options):
 
 
 def test_combining_while_the_gather_kernel_stalls():
-    """The read stage waits while the kernel stalls (every third cycle): its message, selected
-    behind a registered source, is then held in a copy of its own (ParkingSlots.issued)."""
+    """The read stage waits while the kernel stalls (every third cycle): combining must keep
+    the parked messages and the one in the read stage as they are (an earlier read stage that
+    selected its message behind a registered source failed this without its held copy)."""
     from test_hw_kernels import Delayed, run_unchecked   # the slow-kernel wrapper of those tests
 
     slow = dataclasses.replace(SHORT, gather=lambda layouts: Delayed(SHORT.gather(layouts), port="o", stages=2,

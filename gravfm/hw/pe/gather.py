@@ -247,6 +247,7 @@ class GatherUnit(GatherStage):
 
         # Read stage: the message whose state is being read (data arrives one cycle later).
         s_valid = Signal()
+        s_item = Signal(layouts.scatter_out)
         # Read-data register: the vertex memory's output (block RAM clock-to-out, or a LUT-RAM
         # mux tree) ends at a flip-flop instead of running on through the gather kernel into the
         # write-back register (the PE's critical path). It adds one cycle to a vertex's time in
@@ -266,11 +267,8 @@ class GatherUnit(GatherStage):
         issue = from_parked | from_head
         # The message to issue, if any: selected by registers alone (when nothing issues, the
         # read and the read stage's item are ignored).
-        # The message to issue, for its address (read, hazard entry, forwarding compare); the
-        # read stage selects the whole message a cycle later (ParkingSlots.issued).
         chosen = park.chosen(h, head_free=candidate & ~head_conflict)
         chosen_address = chosen.neighbor[:local_bits]
-        s_item = park.issued(m, h, head_free=candidate & ~head_conflict, advance=s_advance)
         flushed = hazard.empty & ~park.any_valid
         m.d.comb += take_barrier.eq(~paused & h_valid & h.barrier & flushed & ~self.apply_busy)
         h_leaves = from_head | moves_aside | take_barrier
@@ -308,7 +306,7 @@ class GatherUnit(GatherStage):
         s_slot = Signal.like(hazard.insert_slot)
         r_slot = Signal.like(hazard.insert_slot)
         with m.If(s_advance):
-            m.d.sync += [s_valid.eq(issue), s_slot.eq(hazard.insert_slot)]
+            m.d.sync += [s_valid.eq(issue), s_item.eq(chosen), s_slot.eq(hazard.insert_slot)]
         with m.If(r_advance):
             m.d.sync += [r_valid.eq(s_valid), r_item.eq(s_item), r_slot.eq(s_slot)]
 

@@ -56,8 +56,8 @@ def parking_for(layouts, config):
 
 
 def _first(flags):
-    """One-hot: the lowest set flag of ``flags`` (each 1 bit wide)."""
-    return [flags[k] & ~any_of(flags[:k]) if k else flags[0] for k in range(len(flags))]
+    """One-hot: the lowest set flag of ``flags``."""
+    return [flags[k] & ~any_of(flags[:k]) for k in range(len(flags))]
 
 
 class ParkingSlots:
@@ -196,39 +196,6 @@ class ParkingSlots:
         self._done = [combiner.o.valid & (pending.r_data == k) for k in range(self.count)]
         self._result = combiner.o.payload
         return park | combine
-
-    def issued(self, m, head, *, head_free, advance):
-        """The message issued at the last ``advance``, for the read stage: its source (a slot or
-        the head) is registered as it issues, one-hot, and the message is selected behind it.
-
-        Registering the message itself ran the choice of source (about 4 levels from the slots'
-        flags) into the select of a multiplexer as wide as the message, whose register sat far
-        away (PageRank's 4-PE top, 78a885e, router2 seed 1: 92.0 MHz, a 5.6 ns net). The head is
-        copied as it issues; a slot that issued keeps its message a cycle (it refills at the
-        earliest in the next cycle, written at that cycle's end), so the read stage's message is
-        held in a register of its own from its second cycle on.
-        """
-        first = _first(self.ready)
-        if self._combiner is not None:
-            from_slot = [~head_free & one for one in first]
-        else:
-            from_slot = first
-        source = Signal(self.count + 1, name="s_source")          # bit k: slot k; the last: the head
-        head_copy = Signal.like(head, name="s_head", reset_less=True)
-        with m.If(advance):
-            m.d.sync += [source.eq(Cat(*from_slot, ~any_of(from_slot))), head_copy.eq(head)]
-        live = Signal.like(head, name="s_live")
-        m.d.comb += live.eq(one_hot_select(list(source), [*(item.as_value() for item in self.item),
-                                                          head_copy.as_value()]))
-        # From the read stage's second cycle on (it waits), its own copy.
-        held = Signal(name="s_held")
-        kept = Signal.like(head, name="s_kept", reset_less=True)
-        m.d.sync += held.eq(~advance)
-        with m.If(~held):
-            m.d.sync += kept.eq(live)
-        message = Signal.like(head, name="s_item")
-        m.d.comb += message.eq(Mux(held, kept, live))
-        return message
 
     def chosen(self, head, *, head_free):
         """The message to issue: as :meth:`arbitrate` orders them."""
