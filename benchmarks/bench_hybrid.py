@@ -123,7 +123,7 @@ def link_lanes_of(args, arch):
 
 def hub_degree_of(args, arch):
     """The hub degree of ``arch``'s runs: ``--hub-degree`` for the hybrid's, else None (no hub path)."""
-    return args.hub_degree if architecture_info(arch).scatter_at == "one_receiver" else None
+    return args.hub_degree if architecture_info(arch).has_hub_path else None
 
 
 def row_key(args, algorithm, graph, arch):

@@ -125,6 +125,13 @@ class ArchitectureInfo:
         return self.scatter_at == "one_receiver"
 
     @property
+    def has_hub_path(self):
+        """Hub senders may have their updates taken by every scatter unit of their FPGA and their
+        edges dealt over them (the hybrid's, ``--hub-degree``): only where ONE unit per FPGA
+        scatters an update does a hub's whole list otherwise fall on one unit."""
+        return self.scatter_at == "one_receiver"
+
+    @property
     def message_network(self):
         """Every traversed edge is a message crossing an on-chip network to its destination's PE
         (GraVF's router, the hybrid's multi-stage network); GraVF-M scatters where the edges'

@@ -145,7 +145,7 @@ class RunOptions:
             raise ConfigError(f"update_lanes must be 1 .. {lanes} with the {self.arch} architecture, "
                               f"not {self.update_lanes!r}")
         _positive("hub_degree", self.hub_degree, optional=True, zero=True)
-        if self.hub_degree is not None and info.scatter_at != "one_receiver":
+        if self.hub_degree is not None and not info.has_hub_path:
             raise ConfigError(f"--hub-degree {self.hub_degree}: the {info.title} architecture has no hub path "
                               f"(the hybrid's: --arch hybrid)")
         if isinstance(self.backend, str) and self.backend not in BACKENDS:

@@ -205,7 +205,7 @@ def with_hubs(graph, partition, arch, hub_degree):
     every unit a cycle of update intake, so the degree should exceed the FPGA's units.
     """
     check_integer("plan", "hub_degree", hub_degree, low=0)
-    if architecture_info(arch).scatter_at != "one_receiver":
+    if not architecture_info(arch).has_hub_path:
         raise ConfigError(f"--hub-degree {hub_degree}: the {arch} architecture has no hub path (the hybrid's)")
     return partition.with_hubs(graph.out_degree() > hub_degree)
 

@@ -252,7 +252,7 @@ class SystemConfig:
                               f"per cycle)")
         pes = self.pes_per_fpga
         self._check_link_lanes()
-        if self.network.hub_path and architecture_info(self.arch).scatter_at != "one_receiver":
+        if self.network.hub_path and not architecture_info(self.arch).has_hub_path:
             raise ConfigError(f"hub_path: the {self.arch} architecture has no hub path (the hybrid's: one scatter "
                               f"unit per update)")
         if architecture_info(self.arch).power_of_two_pes and pes & (pes - 1):

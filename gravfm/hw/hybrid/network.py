@@ -16,7 +16,7 @@ local updates are split by sender: a local index below ``hub_senders[d]`` (each 
 hubs first) joins the hub stream, the rest go to its endpoint as before::
 
     src[d].updates ─ (Broadcaster) ─ split ─┬─ FIFO ─▶ Endpoint d
-                                            └─ skid ─▶ RoundCombiner ─ copy to all ─ FIFO ─▶ Endpoint e (each)
+                                            └─ FIFO ─▶ RoundCombiner ─ copy to all ─ FIFO ─▶ Endpoint e (each)
 
 Each split output's barrier counts what it took; the combiner sends one barrier per round once
 every PE's is in, and the copy to every endpoint counts the round's hubs for each. One hub
